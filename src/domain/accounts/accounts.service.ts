@@ -1,0 +1,94 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { AppError } from '../../contracts/errors.js';
+import { newId } from '../../contracts/ids.js';
+import { nowIso, type Db } from '../../infra/db/database.js';
+import { insertBalance } from '../billing/billing.repository.js';
+import { creditsToMilli, grant } from '../billing/billing.service.js';
+import * as repo from './accounts.repository.js';
+
+/**
+ * Accounts and their API keys. A key is `mk_live_` + 32 base64url characters (192 random bits);
+ * only its sha256 is stored, so a database leak does not leak usable keys, and the key is shown
+ * exactly once, at creation. A plain hash (no salt/stretching) is right for random secrets of this
+ * size: there is nothing to brute-force.
+ */
+const KEY_PREFIX = 'mk_live_';
+const KEY_RE = /^mk_live_[A-Za-z0-9_-]{32}$/;
+
+export interface Principal {
+  accountId: string;
+  keyId: string;
+}
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+export async function createAccount(db: Db, input: { name: string; credits: number }): Promise<{ accountId: string; apiKey: string; keyId: string }> {
+  if (!Number.isFinite(input.credits) || input.credits < 0) throw new Error('credits must be a non-negative number');
+  const accountId = newId('account');
+  const result = await db.transaction().execute(async (tx) => {
+    await repo.insertAccount(tx, { id: accountId, name: input.name, default_character_id: null, default_motion_id: null, created_at: nowIso() });
+    await insertBalance(tx, accountId);
+    const milli = creditsToMilli(input.credits);
+    if (milli > 0) await grant(tx, accountId, `grant_initial_${accountId}`, milli, 'initial credits');
+    return issueKey(tx, accountId);
+  });
+  return { accountId, ...result };
+}
+
+async function issueKey(tx: Db, accountId: string): Promise<{ apiKey: string; keyId: string }> {
+  const apiKey = KEY_PREFIX + randomBytes(24).toString('base64url');
+  const keyId = newId('apiKey');
+  await repo.insertKey(tx, {
+    id: keyId,
+    account_id: accountId,
+    secret_hash: hashKey(apiKey),
+    display_prefix: apiKey.slice(0, KEY_PREFIX.length + 4),
+    created_at: nowIso(),
+    revoked_at: null,
+    last_used_at: null,
+  });
+  return { apiKey, keyId };
+}
+
+export async function createKey(db: Db, accountId: string): Promise<{ apiKey: string; keyId: string }> {
+  const account = await repo.findAccount(db, accountId);
+  if (!account) throw new Error(`no account ${accountId}`);
+  return issueKey(db, accountId);
+}
+
+export async function revokeKey(db: Db, keyId: string): Promise<{ revoked: boolean }> {
+  const key = await repo.findKey(db, keyId);
+  if (!key) throw new Error(`no key ${keyId}`);
+  const n = await repo.revokeKey(db, keyId, nowIso());
+  return { revoked: n > 0 || key.revoked_at !== null };
+}
+
+export async function grantCredits(db: Db, accountId: string, credits: number): Promise<void> {
+  const milli = creditsToMilli(credits);
+  if (milli <= 0) throw new Error('amount must be positive');
+  if (!(await repo.findAccount(db, accountId))) throw new Error(`no account ${accountId}`);
+  await db.transaction().execute((tx) => grant(tx, accountId, newId('ledger').replace('led_', 'grant_'), milli, 'admin grant'));
+}
+
+export async function setProjectDefaults(db: Db, accountId: string, characterId: string | null, motionId: string | null): Promise<void> {
+  if ((await repo.setDefaults(db, accountId, characterId, motionId)) === 0) throw new Error(`no account ${accountId}`);
+}
+
+/**
+ * Resolves a bearer token to a principal. Malformed, unknown and revoked keys are all
+ * INVALID_CREDENTIAL (a client cannot tell which, by design).
+ */
+export async function authenticate(db: Db, token: string): Promise<Principal> {
+  const invalid = () =>
+    new AppError('INVALID_CREDENTIAL', 'The API key is malformed, revoked or unknown.', {
+      headers: { 'WWW-Authenticate': 'Bearer realm="marionette", error="invalid_token"' },
+    });
+  if (!KEY_RE.test(token)) throw invalid();
+  const key = await repo.findKeyByHash(db, hashKey(token));
+  if (!key || key.revoked_at !== null) throw invalid();
+  return { accountId: key.account_id, keyId: key.id };
+}
+
+export { findAccount, countAccounts } from './accounts.repository.js';

@@ -1,0 +1,109 @@
+import { AppError } from '../../contracts/errors.js';
+import type { Db } from '../../infra/db/database.js';
+import * as repo from './billing.repository.js';
+
+/**
+ * Credits, kept as integer thousandths ("milli-credits"). Every movement is one append-only ledger
+ * row keyed by (resource_id, kind) and applied to the balance in the same transaction.
+ *
+ * Exactly-once: each operation first takes the account's balance row lock, then looks at the
+ * resource's existing rows. Two racing settlements of one render therefore run one after the
+ * other, and the second sees the first's row and does nothing. Callers pass the transaction that
+ * also writes the resource, so billing and state commit together.
+ */
+
+export const MILLI_PER_CREDIT = 1000;
+
+export function creditsToMilli(credits: number): number {
+  return Math.round(credits * MILLI_PER_CREDIT);
+}
+
+export function milliToCredits(milli: number): number {
+  return Math.round(milli) / MILLI_PER_CREDIT;
+}
+
+function insufficient(neededMilli: number, availableMilli: number): AppError {
+  return new AppError('INSUFFICIENT_CREDITS', `This needs ${milliToCredits(neededMilli)} credits; the balance is ${milliToCredits(availableMilli)}.`, {
+    details: { required: milliToCredits(neededMilli), balance: milliToCredits(availableMilli) },
+  });
+}
+
+async function lock(tx: Db, accountId: string) {
+  const bal = await repo.lockBalance(tx, accountId);
+  if (!bal) throw new Error(`account ${accountId} has no balance row`);
+  return bal;
+}
+
+/** Adds credits (admin grants, the demo account). `grantId` makes a retried grant a no-op. */
+export async function grant(tx: Db, accountId: string, grantId: string, amountMilli: number, note?: string): Promise<void> {
+  if (!Number.isInteger(amountMilli) || amountMilli <= 0) throw new Error('grant amount must be a positive integer');
+  await lock(tx, accountId);
+  const rows = await repo.ledgerRowsFor(tx, grantId);
+  if (rows.some((r) => r.kind === 'grant')) return;
+  await repo.appendMovement(tx, { accountId, resourceId: grantId, kind: 'grant', amountMilli, reservedDeltaMilli: 0, note });
+}
+
+/** Sets aside an estimate for a resource (renders). Refuses with INSUFFICIENT_CREDITS when short. */
+export async function reserve(tx: Db, accountId: string, resourceId: string, amountMilli: number): Promise<void> {
+  const bal = await lock(tx, accountId);
+  if ((await repo.ledgerRowsFor(tx, resourceId)).some((r) => r.kind === 'reserve')) return;
+  if (bal.available_milli < amountMilli) throw insufficient(amountMilli, bal.available_milli);
+  await repo.appendMovement(tx, { accountId, resourceId, kind: 'reserve', amountMilli: -amountMilli, reservedDeltaMilli: amountMilli });
+}
+
+/** Takes a flat price (Characters). Refuses with INSUFFICIENT_CREDITS when short. */
+export async function charge(tx: Db, accountId: string, resourceId: string, amountMilli: number): Promise<void> {
+  const bal = await lock(tx, accountId);
+  if ((await repo.ledgerRowsFor(tx, resourceId)).some((r) => r.kind === 'charge')) return;
+  if (amountMilli === 0) return;
+  if (bal.available_milli < amountMilli) throw insufficient(amountMilli, bal.available_milli);
+  await repo.appendMovement(tx, { accountId, resourceId, kind: 'charge', amountMilli: -amountMilli, reservedDeltaMilli: 0 });
+}
+
+/** Gives a charge back (a Character whose processing failed). Once. */
+export async function refund(tx: Db, accountId: string, resourceId: string): Promise<void> {
+  await lock(tx, accountId);
+  const rows = await repo.ledgerRowsFor(tx, resourceId);
+  const charged = rows.find((r) => r.kind === 'charge');
+  if (!charged || rows.some((r) => r.kind === 'refund')) return;
+  await repo.appendMovement(tx, { accountId, resourceId, kind: 'refund', amountMilli: -charged.amount_milli, reservedDeltaMilli: 0 });
+}
+
+/**
+ * Closes a reservation against the actual cost. The unused part returns to the balance; when the
+ * actual cost exceeds the estimate (a rounding frame), the extra is taken only as far as the
+ * balance allows, because the balance never goes below zero. Returns the milli-credits charged.
+ */
+export async function settle(tx: Db, accountId: string, resourceId: string, actualMilli: number): Promise<number> {
+  const bal = await lock(tx, accountId);
+  const rows = await repo.ledgerRowsFor(tx, resourceId);
+  const reserved = rows.find((r) => r.kind === 'reserve');
+  if (!reserved || rows.some((r) => r.kind === 'settle' || r.kind === 'release')) return 0;
+  const held = reserved.reserved_delta_milli;
+  const extra = Math.max(0, actualMilli - held);
+  const charged = Math.min(actualMilli, held + Math.min(extra, bal.available_milli));
+  await repo.appendMovement(tx, { accountId, resourceId, kind: 'settle', amountMilli: held - charged, reservedDeltaMilli: -held, note: `actual ${actualMilli}` });
+  return charged;
+}
+
+/** Returns a whole reservation (failed or cancelled renders). Once. */
+export async function release(tx: Db, accountId: string, resourceId: string): Promise<void> {
+  await lock(tx, accountId);
+  const rows = await repo.ledgerRowsFor(tx, resourceId);
+  const reserved = rows.find((r) => r.kind === 'reserve');
+  if (!reserved || rows.some((r) => r.kind === 'settle' || r.kind === 'release')) return;
+  const held = reserved.reserved_delta_milli;
+  await repo.appendMovement(tx, { accountId, resourceId, kind: 'release', amountMilli: held, reservedDeltaMilli: -held });
+}
+
+export interface CreditsView {
+  balance: number;
+  reserved: number;
+  updated_at: string;
+}
+
+export async function balanceOf(db: Db, accountId: string): Promise<CreditsView> {
+  const b = await repo.getBalance(db, accountId);
+  if (!b) throw new Error(`account ${accountId} has no balance row`);
+  return { balance: milliToCredits(b.available_milli), reserved: milliToCredits(b.reserved_milli), updated_at: b.updated_at };
+}

@@ -1,0 +1,18 @@
+import type { BackgroundSpec, CharacterAssets, ImageInfo, MotionAssets, ProgressFn, RenderResult, VideoInfo } from '../../engine/types.js';
+
+/**
+ * What the service needs from the animation engine. `createEngine()` in src/engine satisfies it;
+ * tests may pass a narrower fake only where the engine is not the thing under test.
+ */
+export interface EnginePort {
+  probeImage(file: string): Promise<ImageInfo>;
+  probeVideo(file: string): Promise<VideoInfo>;
+  analyzeCharacter(input: { imageFile: string; outDir: string; thumbnail: boolean; signal?: AbortSignal; onProgress?: (percent: number) => void }): Promise<CharacterAssets>;
+  loadCharacter(dir: string): Promise<CharacterAssets>;
+  extractMotion(input: { videoFile: string; outDir: string; targetFps?: number; smoothing: boolean; signal?: AbortSignal; onProgress?: (percent: number) => void }): Promise<MotionAssets>;
+  loadMotion(dir: string): Promise<MotionAssets>;
+  render(input: { character: CharacterAssets; motion: MotionAssets; background: BackgroundSpec; outDir: string; signal?: AbortSignal; onProgress?: ProgressFn }): Promise<RenderResult>;
+  listTemplates(): { id: string; name: string; durationS: number }[];
+  writeTemplateMotion(id: string, outDir: string): Promise<MotionAssets>;
+  writeDefaultCharacterImage(outFile: string): Promise<void>;
+}

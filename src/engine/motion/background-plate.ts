@@ -1,0 +1,191 @@
+/**
+ * Clean background plate of a driving video: a per-pixel temporal median over a bounded sample of
+ * frames, counting a pixel only in frames where the performer's (dilated) body region does not cover
+ * it; pixels the performer covers in every sample are filled by push-pull diffusion from their
+ * surroundings.
+ *
+ * Memory budget: at most `maxSamples` RGB frames at `plateLongSide` — about 60 x 480x325x3 = 28 MB,
+ * whatever the video length.
+ */
+import type { Keypoint } from '../types.js';
+import { drawBodyRegion } from '../vision/body-region.js';
+import { downsampleRgba } from '../vision/pose-detector.js';
+
+export interface PlateOptions {
+  maxSamples?: number;
+  plateLongSide?: number;
+}
+
+interface Sample {
+  index: number;
+  rgb: Uint8Array;
+}
+
+export class PlateBuilder {
+  readonly width: number;
+  readonly height: number;
+  private readonly stride: number;
+  private readonly maxSamples: number;
+  private readonly samples: Sample[] = [];
+
+  /**
+   * @param srcWidth,srcHeight size of the frames given to `offer`
+   * @param expectedFrames estimate of the frame count, used to spread samples over the whole clip
+   */
+  constructor(
+    private readonly srcWidth: number,
+    private readonly srcHeight: number,
+    expectedFrames: number,
+    opts: PlateOptions = {},
+  ) {
+    this.maxSamples = opts.maxSamples ?? 60;
+    const long = opts.plateLongSide ?? 480;
+    const s = Math.min(1, long / Math.max(srcWidth, srcHeight));
+    this.width = Math.max(1, Math.round(srcWidth * s));
+    this.height = Math.max(1, Math.round(srcHeight * s));
+    this.stride = Math.max(1, Math.ceil(expectedFrames / this.maxSamples));
+  }
+
+  wants(index: number): boolean {
+    return index % this.stride === 0 && this.samples.length < this.maxSamples;
+  }
+
+  /** Keeps a reduced copy of frame `index` when it is on the sampling schedule. */
+  offer(index: number, rgba: Buffer): void {
+    if (!this.wants(index)) return;
+    const small =
+      this.width === this.srcWidth && this.height === this.srcHeight
+        ? rgba
+        : downsampleRgba(rgba, this.srcWidth, this.srcHeight, this.width, this.height);
+    const rgb = new Uint8Array(this.width * this.height * 3);
+    for (let i = 0, j = 0; j < rgb.length; i += 4, j += 3) {
+      rgb[j] = small[i];
+      rgb[j + 1] = small[i + 1];
+      rgb[j + 2] = small[i + 2];
+    }
+    this.samples.push({ index, rgb });
+  }
+
+  get sampleCount(): number {
+    return this.samples.length;
+  }
+
+  /**
+   * Builds the plate (RGB, this.width x this.height). `bodyAt(index)` gives the performer's keypoints for
+   * a sampled frame in source-frame pixels, or null when nobody is there.
+   */
+  build(bodyAt: (index: number) => Keypoint[] | null): { rgb: Uint8Array; unseenFraction: number } {
+    const w = this.width;
+    const h = this.height;
+    const n = this.samples.length;
+    const sx = w / this.srcWidth;
+    const sy = h / this.srcHeight;
+    const masks = this.samples.map((s) => {
+      const m = new Uint8Array(w * h);
+      const body = bodyAt(s.index);
+      if (body) drawBodyRegion(m, w, h, body.map((k) => ({ x: k.x * sx, y: k.y * sy, score: k.score })));
+      return m;
+    });
+    const rgb = new Uint8Array(w * h * 3);
+    const known = new Uint8Array(w * h);
+    const luma = new Float32Array(n);
+    const order = new Int32Array(n);
+    let unseen = 0;
+    for (let p = 0; p < w * h; p++) {
+      let count = 0;
+      for (let k = 0; k < n; k++) {
+        if (masks[k][p]) continue;
+        const o = p * 3;
+        const rgbK = this.samples[k].rgb;
+        const l = 0.299 * rgbK[o] + 0.587 * rgbK[o + 1] + 0.114 * rgbK[o + 2];
+        // Insertion into the sorted prefix: n <= 60, so this beats a general sort per pixel.
+        let q = count++;
+        while (q > 0 && luma[q - 1] > l) {
+          luma[q] = luma[q - 1];
+          order[q] = order[q - 1];
+          q--;
+        }
+        luma[q] = l;
+        order[q] = k;
+      }
+      if (count === 0) {
+        unseen++;
+        continue;
+      }
+      // The median by luminance keeps one real colour instead of mixing channels from different frames.
+      const pick = this.samples[order[count >> 1]].rgb;
+      const o = p * 3;
+      rgb[o] = pick[o];
+      rgb[o + 1] = pick[o + 1];
+      rgb[o + 2] = pick[o + 2];
+      known[p] = 1;
+    }
+    if (unseen > 0) pushPullFill(rgb, known, w, h);
+    return { rgb, unseenFraction: unseen / (w * h) };
+  }
+}
+
+/**
+ * Fills pixels with known=0 by push-pull: average known pixels down an image pyramid (weights carried
+ * along), then pull coarse values back up into the holes. Smooth, boundary-continuous, O(pixels).
+ */
+export function pushPullFill(rgb: Uint8Array, known: Uint8Array, w: number, h: number): void {
+  interface Level { w: number; h: number; c: Float32Array; wt: Float32Array }
+  const base: Level = { w, h, c: new Float32Array(w * h * 3), wt: new Float32Array(w * h) };
+  for (let p = 0; p < w * h; p++) {
+    if (!known[p]) continue;
+    base.wt[p] = 1;
+    for (let ch = 0; ch < 3; ch++) base.c[p * 3 + ch] = rgb[p * 3 + ch];
+  }
+  const levels: Level[] = [base];
+  while (levels[levels.length - 1].w > 1 || levels[levels.length - 1].h > 1) {
+    const f = levels[levels.length - 1];
+    const cw = Math.max(1, Math.ceil(f.w / 2));
+    const chh = Math.max(1, Math.ceil(f.h / 2));
+    const c: Level = { w: cw, h: chh, c: new Float32Array(cw * chh * 3), wt: new Float32Array(cw * chh) };
+    for (let y = 0; y < f.h; y++) {
+      for (let x = 0; x < f.w; x++) {
+        const p = y * f.w + x;
+        const q = (y >> 1) * cw + (x >> 1);
+        const wt = f.wt[p];
+        if (wt === 0) continue;
+        c.wt[q] += wt;
+        for (let ch = 0; ch < 3; ch++) c.c[q * 3 + ch] += f.c[p * 3 + ch] * wt;
+      }
+    }
+    for (let q = 0; q < cw * chh; q++) {
+      const wt = c.wt[q];
+      if (wt > 0) for (let ch = 0; ch < 3; ch++) c.c[q * 3 + ch] /= wt;
+      c.wt[q] = Math.min(1, wt);
+    }
+    levels.push(c);
+  }
+  for (let li = levels.length - 2; li >= 0; li--) {
+    const f = levels[li];
+    const c = levels[li + 1];
+    for (let y = 0; y < f.h; y++) {
+      for (let x = 0; x < f.w; x++) {
+        const p = y * f.w + x;
+        const wt = f.wt[p];
+        if (wt >= 1) continue;
+        // Bilinear sample of the coarse level at this pixel's centre.
+        const fx = Math.min(c.w - 1, Math.max(0, (x + 0.5) / 2 - 0.5));
+        const fy = Math.min(c.h - 1, Math.max(0, (y + 0.5) / 2 - 0.5));
+        const x0 = Math.floor(fx), y0 = Math.floor(fy);
+        const x1 = Math.min(c.w - 1, x0 + 1), y1 = Math.min(c.h - 1, y0 + 1);
+        const ax = fx - x0, ay = fy - y0;
+        for (let ch = 0; ch < 3; ch++) {
+          const v =
+            (c.c[(y0 * c.w + x0) * 3 + ch] * (1 - ax) + c.c[(y0 * c.w + x1) * 3 + ch] * ax) * (1 - ay) +
+            (c.c[(y1 * c.w + x0) * 3 + ch] * (1 - ax) + c.c[(y1 * c.w + x1) * 3 + ch] * ax) * ay;
+          f.c[p * 3 + ch] = f.c[p * 3 + ch] * wt + v * (1 - wt);
+        }
+        f.wt[p] = 1;
+      }
+    }
+  }
+  for (let p = 0; p < w * h; p++) {
+    if (known[p]) continue;
+    for (let ch = 0; ch < 3; ch++) rgb[p * 3 + ch] = Math.round(base.c[p * 3 + ch]);
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * Motion extraction: driving video -> per-frame pose track, clean background plate, normalised source
+ * video and audio, all written into one directory.
+ *
+ * Frames stream through one ffmpeg pipe at a working size (long side <= WORK_LONG_SIDE): pose runs on a
+ * further reduced copy and the plate keeps a bounded sample, so memory does not grow with duration.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import { EngineError, type MotionAssets, type MotionTrack, type PoseFrame } from '../types.js';
+import { abortError, decodeFrames, extractAudio, runFfmpeg, type MediaTools } from '../media/ffmpeg.js';
+import { probeVideo } from '../media/probe.js';
+import { createPoseDetector, type PoseDetector } from '../vision/pose-detector.js';
+import { PlateBuilder } from './background-plate.js';
+import { fillGaps, smoothTrack } from './track-filters.js';
+
+export interface ExtractMotionOptions {
+  tools: MediaTools;
+  videoFile: string;
+  outDir: string;
+  /** Track frame rate; default the source rate capped at 30. Clamped to 1..60. */
+  targetFps?: number;
+  smoothing: boolean;
+  signal?: AbortSignal;
+  /** 0..100, monotonic. */
+  onProgress?: (percent: number) => void;
+  /** Injected for tests and benchmarks; defaults to MoveNet Lightning. */
+  detector?: PoseDetector;
+}
+
+/** Working decode size: enough for a 480 px plate and for MoveNet's 192 px input, cheap to move. */
+const WORK_LONG_SIDE = 512;
+/** A clip is refused when fewer than this share of its frames show a person. */
+const MIN_DETECTED_SHARE = 0.3;
+const MAX_FPS = 60;
+const DEFAULT_FPS_CAP = 30;
+
+export async function extractMotion(opts: ExtractMotionOptions): Promise<MotionAssets> {
+  const { tools, videoFile, outDir, signal } = opts;
+  const report = progressReporter(opts.onProgress);
+  if (signal?.aborted) throw abortError(signal);
+  const info = await probeVideo(tools, videoFile);
+  const fps = chooseFps(info.fps, opts.targetFps);
+  const expectedFrames = Math.max(1, Math.round((info.durationMs / 1000) * fps));
+  await mkdir(outDir, { recursive: true });
+
+  const ws = Math.min(1, WORK_LONG_SIDE / Math.max(info.width, info.height));
+  const workW = Math.max(2, Math.round(info.width * ws));
+  const workH = Math.max(2, Math.round(info.height * ws));
+  const toSrcX = info.width / workW;
+  const toSrcY = info.height / workH;
+
+  // The source video normalisation and audio copy run beside the pose pass; both are short ffmpeg jobs.
+  const sourceVideoFile = 'source.mp4';
+  const sideJobs = Promise.all([
+    normaliseSource(tools, videoFile, path.join(outDir, sourceVideoFile), info.videoCodec, info.fps, fps, signal),
+    info.hasAudio ? extractAudio(tools, videoFile, path.join(outDir, 'audio.m4a'), { signal }) : Promise.resolve(false),
+  ]);
+  sideJobs.catch(() => undefined);
+
+  const detector = opts.detector ?? createPoseDetector();
+  const plate = new PlateBuilder(workW, workH, expectedFrames);
+  const raw: PoseFrame[] = [];
+  for await (const frame of decodeFrames(tools, videoFile, { fps, width: workW, height: workH, signal })) {
+    const index = raw.length;
+    plate.offer(index, frame);
+    const pose = await detector.detect(frame, workW, workH);
+    const timeMs = (index * 1000) / fps;
+    raw.push(
+      pose
+        ? {
+            timeMs,
+            body: pose.body.map((k) => ({ x: k.x * toSrcX, y: k.y * toSrcY, score: k.score })),
+            score: pose.score,
+            detected: true,
+          }
+        : { timeMs, body: [], score: 0, detected: false },
+    );
+    report((90 * (index + 1)) / Math.max(expectedFrames, index + 1));
+  }
+  if (signal?.aborted) throw abortError(signal);
+
+  const detectedCount = raw.filter((f) => f.detected).length;
+  if (raw.length === 0) throw new EngineError('INVALID_MOTION', 'The driving video has no decodable frames', { videoFile });
+  if (detectedCount / raw.length < MIN_DETECTED_SHARE) {
+    throw new EngineError(
+      'INVALID_MOTION',
+      `No performer found: a person was detected in ${detectedCount} of ${raw.length} frames ` +
+        `(at least ${Math.round(MIN_DETECTED_SHARE * 100)}% needed)`,
+      { detectedFrames: detectedCount, frameCount: raw.length },
+    );
+  }
+  const emptyBody = () => Array.from({ length: 17 }, () => ({ x: 0, y: 0, score: 0 }));
+  const filled = fillGaps(raw.map((f) => (f.detected ? f : { ...f, body: emptyBody() })))!;
+  const frames = opts.smoothing ? smoothTrack(filled, fps, Math.max(info.width, info.height)) : filled;
+
+  // The plate uses the filled but unsmoothed track: smoothing lags fast limbs and would uncover them.
+  const { rgb } = plate.build((i) =>
+    filled[i] ? filled[i].body.map((k) => ({ x: k.x / toSrcX, y: k.y / toSrcY, score: k.score })) : null,
+  );
+  const plateFile = 'plate.png';
+  await sharp(Buffer.from(rgb.buffer, rgb.byteOffset, rgb.length), { raw: { width: plate.width, height: plate.height, channels: 3 } })
+    .resize(info.width, info.height, { kernel: 'lanczos3' })
+    .png({ compressionLevel: 6 })
+    .toFile(path.join(outDir, plateFile));
+  report(95);
+
+  const track: MotionTrack = {
+    version: 1,
+    fps,
+    frameCount: frames.length,
+    durationMs: Math.round((frames.length * 1000) / fps),
+    width: info.width,
+    height: info.height,
+    smoothing: opts.smoothing,
+    frames,
+  };
+  const trackFile = 'track.json';
+  await writeFile(path.join(outDir, trackFile), JSON.stringify(track));
+  const [, hasAudio] = await sideJobs;
+  report(100);
+  return { dir: outDir, track, trackFile, sourceVideoFile, plateFile, audioFile: hasAudio ? 'audio.m4a' : null };
+}
+
+export function chooseFps(sourceFps: number, target?: number): number {
+  const want = target && target > 0 ? target : Math.min(sourceFps, DEFAULT_FPS_CAP);
+  const fps = Math.min(MAX_FPS, Math.max(1, want));
+  // Keep common NTSC rates exact-ish but avoid long binary fractions in track.json.
+  return Math.round(fps * 1000) / 1000;
+}
+
+/**
+ * H.264 copy of the driving video at the track rate, without audio. Remuxes when the source is already
+ * H.264 at that rate (no generation loss, ~instant); otherwise re-encodes with even dimensions.
+ */
+async function normaliseSource(
+  tools: MediaTools,
+  input: string,
+  output: string,
+  codec: string,
+  sourceFps: number,
+  fps: number,
+  signal?: AbortSignal,
+): Promise<void> {
+  const base = ['-v', 'error', '-i', input, '-map', '0:v:0', '-an', '-sn', '-dn'];
+  if (codec === 'h264' && Math.abs(sourceFps - fps) < 0.01) {
+    await runFfmpeg(tools, [...base, '-c:v', 'copy', '-movflags', '+faststart', output], { signal });
+    return;
+  }
+  await runFfmpeg(
+    tools,
+    [
+      ...base,
+      '-vf', `fps=${fps},scale=trunc(iw/2)*2:trunc(ih/2)*2`,
+      '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '20', '-pix_fmt', 'yuv420p',
+      '-movflags', '+faststart', output,
+    ],
+    { signal },
+  );
+}
+
+function progressReporter(fn?: (p: number) => void): (p: number) => void {
+  let last = -1;
+  return (p) => {
+    const v = Math.floor(Math.min(100, Math.max(0, p)));
+    if (!fn || v <= last) return;
+    last = v;
+    fn(v);
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * buildRig: CharacterAnalysis + texture alpha → skeleton, silhouette mesh, skin weights and drawing
+ * order. Everything in the returned Rig is in texture pixels, so the renderer can sample the texture
+ * at any resolution by scaling.
+ */
+import type { CharacterAnalysis } from '../types.js';
+import { dilate, distanceToOutside, keepLargeComponents, maskFromAlpha } from './mask.js';
+import { buildMesh } from './mesh.js';
+import { BONES, BONE_COUNT, BONE_LAYER, RIG_JOINTS, boneLength, jointsFromKeypoints, type Point } from './skeleton.js';
+import { MAX_INFLUENCES, pointWeights, regionField } from './weights.js';
+
+export interface Rig {
+  version: 1;
+  /** Texture size the coordinates below refer to. */
+  textureWidth: number;
+  textureHeight: number;
+  /** RIG_JOINTS order, texture px. */
+  joints: Array<{ name: string; x: number; y: number }>;
+  /** BONES order (parents precede children). */
+  bones: Array<{ name: string; parent: number; from: number; to: number }>;
+  /** Flat [x0, y0, x1, y1, ...] texture px; also the texture coordinates. */
+  vertices: number[];
+  /** Flat vertex indices, three per triangle, already in back-to-front drawing order. */
+  triangles: number[];
+  /** Bone that dominates each triangle (drives its layer). */
+  triangleBones: number[];
+  /** Layer of each triangle (BONE_LAYER of its bone); drawing order is ascending layer. */
+  triangleLayers: number[];
+  /** MAX_INFLUENCES bone indices and weights per vertex (weights sum to 1). */
+  influences: number;
+  boneIndices: number[];
+  boneWeights: number[];
+}
+
+/** Rigging refused the input; the facade maps it to EngineError('INVALID_CHARACTER'). */
+export class RigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RigError';
+  }
+}
+
+/** The longest side of the grid the rig is computed on. */
+const WORK_SIZE = 400;
+
+export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w: number, h: number): Rig {
+  if (textureRgba.length !== w * h * 4) throw new RigError('texture size does not match its dimensions');
+  const { crop } = analysis;
+  const sx = w / crop.width, sy = h / crop.height;
+  const texJoints: Point[] = jointsFromKeypoints(analysis.body).map((p) => ({ x: (p.x - crop.x) * sx, y: (p.y - crop.y) * sy }));
+  if (texJoints.some((p) => !Number.isFinite(p.x) || !Number.isFinite(p.y))) throw new RigError('body keypoints are not finite');
+  const torsoTex = boneLength(texJoints, 0);
+  if (torsoTex < 4) throw new RigError('no visible torso: shoulders and hips coincide');
+
+  const scale = Math.min(1, WORK_SIZE / Math.max(w, h));
+  const raw = maskFromAlpha(textureRgba, w, h, scale);
+  const { mask, area } = keepLargeComponents(raw, 0.02);
+  if (area < raw.w * raw.h * 0.01) throw new RigError('the character mask is empty or too small');
+  const dil = dilate(mask, 2);
+  const dilDist = distanceToOutside(dil);
+  const joints = texJoints.map((p) => ({ x: p.x * scale, y: p.y * scale }));
+  const torsoLen = boneLength(joints, 0);
+
+  const gridSpacing = Math.max(5, Math.max(raw.w, raw.h) / 45);
+  const mesh = buildMesh(dil, dilDist, 3, gridSpacing);
+  const nv = mesh.xs.length;
+  if (mesh.triangles.length / 3 < 16) throw new RigError('the character silhouette is too small to rig');
+
+  const field = regionField(dil, distanceToOutside(mask), joints);
+  const boneIdx = new Int32Array(nv * MAX_INFLUENCES);
+  const boneW = new Float32Array(nv * MAX_INFLUENCES);
+  const band = Math.max(2, 0.12 * torsoLen);
+  let unreachable = 0;
+  for (let v = 0; v < nv; v++) {
+    if (pointWeights(field, dil, mesh.xs[v], mesh.ys[v], band, boneIdx, boneW, v * MAX_INFLUENCES) < 0) unreachable++;
+  }
+  if (unreachable > nv * 0.5) throw new RigError('the skeleton does not lie on the character');
+
+  // Dominant bone per triangle = largest summed vertex weight; then stable sort by layer, bone.
+  const nt = mesh.triangles.length / 3;
+  const triBone = new Int32Array(nt);
+  const acc = new Float32Array(BONE_COUNT);
+  for (let t = 0; t < nt; t++) {
+    acc.fill(0);
+    for (let k = 0; k < 3; k++) {
+      const v = mesh.triangles[t * 3 + k];
+      for (let i = 0; i < MAX_INFLUENCES; i++) acc[boneIdx[v * MAX_INFLUENCES + i]] += boneW[v * MAX_INFLUENCES + i];
+    }
+    let best = 0;
+    for (let b = 1; b < BONE_COUNT; b++) if (acc[b] > acc[best]) best = b;
+    triBone[t] = best;
+  }
+  const order = Array.from({ length: nt }, (_, t) => t).sort(
+    (a, b) => BONE_LAYER[triBone[a]] * 16 + triBone[a] - (BONE_LAYER[triBone[b]] * 16 + triBone[b]) || a - b,
+  );
+
+  const inv = 1 / scale;
+  const round = (x: number): number => Math.round(x * 100) / 100;
+  const vertices: number[] = [];
+  for (let v = 0; v < nv; v++) {
+    vertices.push(round(Math.min(w, Math.max(0, mesh.xs[v] * inv))), round(Math.min(h, Math.max(0, mesh.ys[v] * inv))));
+  }
+  return {
+    version: 1,
+    textureWidth: w,
+    textureHeight: h,
+    joints: texJoints.map((p, i) => ({ name: RIG_JOINTS[i], x: round(p.x), y: round(p.y) })),
+    bones: BONES.map((b) => ({ ...b })),
+    vertices,
+    triangles: order.flatMap((t) => [mesh.triangles[t * 3], mesh.triangles[t * 3 + 1], mesh.triangles[t * 3 + 2]]),
+    triangleBones: order.map((t) => triBone[t]),
+    triangleLayers: order.map((t) => BONE_LAYER[triBone[t]]),
+    influences: MAX_INFLUENCES,
+    boneIndices: Array.from(boneIdx),
+    boneWeights: Array.from(boneW, (x) => Math.round(x * 1000) / 1000),
+  };
+}

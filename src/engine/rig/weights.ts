@@ -1,0 +1,209 @@
+/**
+ * Skin weights by segmenting the silhouette into bone regions.
+ *
+ * For every bone, a geodesic distance (shortest path that stays inside the mask) from the bone's
+ * seed pixels; a pixel's score for a bone is that distance minus the bone's radius (its half
+ * thickness measured on the mask), so a thin arm lying across a wide torso still claims the pixels
+ * within its own thickness, while a gap between an arm and the body keeps them apart (the path
+ * round the gap is long). Weights blend only between a vertex's winning bone and that bone's
+ * parent/children, and only within a band around the region border: limbs move rigidly and joints
+ * bend smoothly.
+ */
+import { BONES, BONE_COUNT, type Point } from './skeleton.js';
+import type { Mask } from './mask.js';
+
+/** Binary heap keyed by float distance, over pixel indices. */
+class MinHeap {
+  private keys = new Float64Array(1024);
+  private vals = new Int32Array(1024);
+  size = 0;
+  push(k: number, v: number): void {
+    if (this.size === this.keys.length) {
+      const nk = new Float64Array(this.size * 2); nk.set(this.keys); this.keys = nk;
+      const nv = new Int32Array(this.size * 2); nv.set(this.vals); this.vals = nv;
+    }
+    let i = this.size++;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (this.keys[p] <= k) break;
+      this.keys[i] = this.keys[p]; this.vals[i] = this.vals[p]; i = p;
+    }
+    this.keys[i] = k; this.vals[i] = v;
+  }
+  /** Pops the minimum; returns its value, key in `lastKey`. */
+  lastKey = 0;
+  pop(): number {
+    const top = this.vals[0];
+    this.lastKey = this.keys[0];
+    const k = this.keys[--this.size], v = this.vals[this.size];
+    let i = 0;
+    for (;;) {
+      let c = 2 * i + 1;
+      if (c >= this.size) break;
+      if (c + 1 < this.size && this.keys[c + 1] < this.keys[c]) c++;
+      if (this.keys[c] >= k) break;
+      this.keys[i] = this.keys[c]; this.vals[i] = this.vals[c]; i = c;
+    }
+    this.keys[i] = k; this.vals[i] = v;
+    return top;
+  }
+}
+
+/** Multi-source Dijkstra on the 8-connected grid of `m`'s inside pixels. */
+function geodesic(m: Mask, seeds: number[]): Float32Array {
+  const { w, h, data } = m;
+  const d = new Float32Array(w * h).fill(Infinity);
+  const heap = new MinHeap();
+  for (const s of seeds) {
+    if (data[s] && d[s] !== 0) { d[s] = 0; heap.push(0, s); }
+  }
+  const D = Math.SQRT2;
+  while (heap.size > 0) {
+    const p = heap.pop();
+    const dp = heap.lastKey;
+    if (dp > d[p]) continue;
+    const x = p % w, y = (p / w) | 0;
+    for (let dy = -1; dy <= 1; dy++) {
+      const ny = y + dy;
+      if (ny < 0 || ny >= h) continue;
+      for (let dx = -1; dx <= 1; dx++) {
+        const nx = x + dx;
+        if ((dx === 0 && dy === 0) || nx < 0 || nx >= w) continue;
+        const q = ny * w + nx;
+        if (!data[q]) continue;
+        const nd = dp + (dx !== 0 && dy !== 0 ? D : 1);
+        if (nd < d[q]) { d[q] = nd; heap.push(nd, q); }
+      }
+    }
+  }
+  return d;
+}
+
+function segmentSeeds(m: Mask, a: Point, b: Point, from = 0, to = 1): number[] {
+  const out: number[] = [];
+  const len = Math.hypot(b.x - a.x, b.y - a.y);
+  const steps = Math.max(1, Math.ceil(len * 2));
+  for (let s = 0; s <= steps; s++) {
+    const t = from + ((to - from) * s) / steps;
+    const x = Math.floor(a.x + (b.x - a.x) * t), y = Math.floor(a.y + (b.y - a.y) * t);
+    if (x >= 0 && y >= 0 && x < m.w && y < m.h) out.push(y * m.w + x);
+  }
+  return out;
+}
+
+/** Pixels inside the convex quad (shoulders and hips pulled slightly inwards). */
+function quadSeeds(m: Mask, quad: Point[]): number[] {
+  const out: number[] = [];
+  const minY = Math.max(0, Math.floor(Math.min(...quad.map((p) => p.y))));
+  const maxY = Math.min(m.h - 1, Math.ceil(Math.max(...quad.map((p) => p.y))));
+  const minX = Math.max(0, Math.floor(Math.min(...quad.map((p) => p.x))));
+  const maxX = Math.min(m.w - 1, Math.ceil(Math.max(...quad.map((p) => p.x))));
+  for (let y = minY; y <= maxY; y++) {
+    for (let x = minX; x <= maxX; x++) {
+      let pos = 0, neg = 0;
+      for (let i = 0; i < 4; i++) {
+        const p = quad[i], q = quad[(i + 1) % 4];
+        const c = (q.x - p.x) * (y + 0.5 - p.y) - (q.y - p.y) * (x + 0.5 - p.x);
+        if (c > 0) pos++; else if (c < 0) neg++;
+      }
+      if (pos === 0 || neg === 0) out.push(y * m.w + x);
+    }
+  }
+  return out;
+}
+
+export interface RegionField {
+  /** Per bone, per pixel: geodesic distance minus the bone's radius. */
+  scores: Float32Array[];
+  radius: number[];
+}
+
+/** @param joints rig joints in working pixels */
+export function regionField(m: Mask, dist: Float32Array, joints: Point[]): RegionField {
+  const J = (i: number): Point => joints[i];
+  const lerp = (a: Point, b: Point, t: number): Point => ({ x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t });
+  const torsoLen = Math.hypot(J(1).x - J(0).x, J(1).y - J(0).y) || 1;
+  const scores: Float32Array[] = [];
+  const radius: number[] = [];
+  for (let b = 0; b < BONE_COUNT; b++) {
+    const def = BONES[b];
+    const a = J(def.from), e = J(def.to);
+    let seeds: number[];
+    let r = 0;
+    if (b === 0) {
+      // Torso: the shoulder–hip quad, corners pulled 15 % towards the middle so limb roots blend.
+      const c = lerp(J(0), J(1), 0.5);
+      const quad = [J(3), J(6), J(12), J(9)].map((p) => lerp(p, c, 0.15));
+      seeds = quadSeeds(m, quad).concat(segmentSeeds(m, J(0), J(1)));
+    } else if (b === 1) {
+      // Head: neck to face centre and on past it, where the top of the head is.
+      seeds = segmentSeeds(m, a, e, 0.3, 1.8);
+    } else {
+      // Limbs: skip the first bit of the upper limb so the torso keeps the shoulder/hip.
+      seeds = segmentSeeds(m, a, e, def.parent === 0 ? 0.15 : 0, 1);
+      let best = 0;
+      for (const t of [0.4, 0.5, 0.6, 0.7]) {
+        const p = lerp(a, e, t);
+        const ix = Math.floor(p.x), iy = Math.floor(p.y);
+        if (ix >= 0 && iy >= 0 && ix < m.w && iy < m.h) best = Math.max(best, dist[iy * m.w + ix]);
+      }
+      const len = Math.hypot(e.x - a.x, e.y - a.y);
+      r = Math.min(best, 0.45 * len, 0.22 * torsoLen);
+    }
+    const d = geodesic(m, seeds);
+    for (let i = 0; i < d.length; i++) d[i] -= r;
+    scores.push(d);
+    radius.push(r);
+  }
+  return { scores, radius };
+}
+
+/** Bones a vertex of region `b` may blend with: itself, its parent and its children. */
+const NEIGHBOURS: number[][] = BONES.map((def, b) => [
+  b,
+  ...(def.parent >= 0 ? [def.parent] : []),
+  ...BONES.map((c, i) => (c.parent === b ? i : -1)).filter((i) => i >= 0),
+]);
+
+export const MAX_INFLUENCES = 4;
+
+/**
+ * Weights for one point (working px). Writes up to MAX_INFLUENCES (bone, weight) pairs.
+ * Returns the winning bone (the region), or -1 when the point is not reachable.
+ */
+export function pointWeights(
+  f: RegionField, m: Mask, x: number, y: number, band: number, outBones: Int32Array, outWeights: Float32Array, off: number,
+): number {
+  // Nearest reachable pixel around the point (outline vertices sit on pixel borders).
+  let idx = -1;
+  let bestD = Infinity;
+  for (let r = 0; r <= 3 && idx < 0; r++) {
+    for (let dy = -r; dy <= r; dy++) {
+      for (let dx = -r; dx <= r; dx++) {
+        const ix = Math.floor(x) + dx, iy = Math.floor(y) + dy;
+        if (ix < 0 || iy < 0 || ix >= m.w || iy >= m.h || !m.data[iy * m.w + ix]) continue;
+        const dd = dx * dx + dy * dy;
+        if (dd < bestD) { bestD = dd; idx = iy * m.w + ix; }
+      }
+    }
+  }
+  for (let k = 0; k < MAX_INFLUENCES; k++) { outBones[off + k] = 0; outWeights[off + k] = 0; }
+  if (idx < 0) { outWeights[off] = 1; return -1; }
+  let win = 0;
+  for (let b = 1; b < BONE_COUNT; b++) if (f.scores[b][idx] < f.scores[win][idx]) win = b;
+  if (!Number.isFinite(f.scores[win][idx])) { outWeights[off] = 1; return -1; }
+  const smin = f.scores[win][idx];
+  const cand: Array<[number, number]> = [];
+  for (const b of NEIGHBOURS[win]) {
+    const s = f.scores[b][idx];
+    if (!Number.isFinite(s)) continue;
+    // Half weight exactly on the border (s == smin for both), fading to 0 at `band` beyond it.
+    const u = (s - smin) / band;
+    if (u < 1) cand.push([b, (1 - u) * (1 - u)]);
+  }
+  cand.sort((p, q) => q[1] - p[1]);
+  const used = cand.slice(0, MAX_INFLUENCES);
+  const sum = used.reduce((s, c) => s + c[1], 0);
+  used.forEach(([b, w], k) => { outBones[off + k] = b; outWeights[off + k] = w / sum; });
+  return win;
+}

@@ -1,0 +1,103 @@
+/**
+ * Single-person 2D body pose (COCO-17) with MoveNet through @vladmandic/human.
+ *
+ * MoveNet Lightning takes a 192x192 input, so feeding it more pixels than that buys nothing but tensor
+ * conversion time; frames are resampled to at most `inputSize` on the long side before inference and the
+ * keypoints mapped back to source pixels.
+ */
+import { BODY_JOINTS, type Keypoint } from '../types.js';
+import { getHuman, rgbaToTensor, type Config } from './human-loader.js';
+
+export interface PoseResult {
+  /** 17 keypoints in BODY_JOINTS order, source pixel coordinates. */
+  body: Keypoint[];
+  score: number;
+}
+
+export interface PoseDetector {
+  detect(rgba: Buffer, width: number, height: number): Promise<PoseResult | null>;
+}
+
+export interface PoseDetectorOptions {
+  /** 'lightning' is the fast default (~192 px input); 'thunder' (256 px) is slower and steadier. */
+  model?: 'lightning' | 'thunder';
+  /** Long-side size frames are box-resampled to before inference, in pixels. */
+  inputSize?: number;
+  /** Minimum overall person score to report a detection. */
+  minScore?: number;
+}
+
+/** Nearest-box downsample of RGBA: averages each source block into one pixel (cheap and alias-free). */
+export function downsampleRgba(rgba: Buffer, width: number, height: number, outW: number, outH: number): Buffer {
+  const out = Buffer.alloc(outW * outH * 4);
+  const sx = width / outW;
+  const sy = height / outH;
+  for (let y = 0; y < outH; y++) {
+    const y0 = Math.floor(y * sy);
+    const y1 = Math.max(y0 + 1, Math.floor((y + 1) * sy));
+    for (let x = 0; x < outW; x++) {
+      const x0 = Math.floor(x * sx);
+      const x1 = Math.max(x0 + 1, Math.floor((x + 1) * sx));
+      let r = 0, g = 0, b = 0, n = 0;
+      for (let yy = y0; yy < y1; yy++) {
+        let i = (yy * width + x0) * 4;
+        for (let xx = x0; xx < x1; xx++, i += 4) {
+          r += rgba[i];
+          g += rgba[i + 1];
+          b += rgba[i + 2];
+          n++;
+        }
+      }
+      const o = (y * outW + x) * 4;
+      out[o] = r / n;
+      out[o + 1] = g / n;
+      out[o + 2] = b / n;
+      out[o + 3] = 255;
+    }
+  }
+  return out;
+}
+
+export function createPoseDetector(opts: PoseDetectorOptions = {}): PoseDetector {
+  const model = opts.model ?? 'lightning';
+  const inputSize = opts.inputSize ?? 256;
+  const minScore = opts.minScore ?? 0.2;
+  const config = {
+    body: {
+      enabled: true,
+      modelPath: `movenet-${model}.json`,
+      maxDetected: 1,
+      minConfidence: 0.1,
+      skipFrames: 0,
+      skipTime: 0,
+    },
+  } as unknown as Partial<Config>;
+
+  return {
+    async detect(rgba, width, height) {
+      if (rgba.length !== width * height * 4) throw new RangeError('rgba length does not match width*height*4');
+      const human = await getHuman();
+      const scale = Math.min(1, inputSize / Math.max(width, height));
+      const w = Math.max(1, Math.round(width * scale));
+      const h = Math.max(1, Math.round(height * scale));
+      const pixels = scale < 1 ? downsampleRgba(rgba, width, height, w, h) : rgba;
+      const tensor = rgbaToTensor(human, pixels, w, h);
+      try {
+        const result = await human.detect(tensor, config);
+        if (result.error) throw new Error(`pose detection failed: ${String(result.error)}`);
+        const person = result.body[0];
+        if (!person || person.score < minScore) return null;
+        // Keypoints come in the tensor's pixel space; positionRaw (0..1) maps back without rounding loss.
+        const byName = new Map(person.keypoints.map((k) => [k.part as string, k]));
+        const body: Keypoint[] = BODY_JOINTS.map((name) => {
+          const k = byName.get(name);
+          if (!k) return { x: 0, y: 0, score: 0 };
+          return { x: k.positionRaw[0] * width, y: k.positionRaw[1] * height, score: k.score };
+        });
+        return { body, score: person.score };
+      } finally {
+        human.tf.dispose(tensor);
+      }
+    },
+  };
+}

@@ -1,0 +1,116 @@
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import { ERROR_CATALOGUE } from '../contracts/errors.js';
+
+/**
+ * OpenAPI 3.1 produced from the same route schemas Fastify validates with (TypeBox JSON Schemas).
+ * Multipart bodies are not validated by Fastify (they stream), so their routes describe the form in
+ * `config.openapi.multipart`; the form readers validate against the same field list.
+ */
+export interface RouteDoc {
+  summary: string;
+  tags?: string[];
+  /** multipart/form-data body schema (object schema whose file fields have format: binary). */
+  multipart?: Record<string, unknown>;
+  /** Extra response descriptions by status (e.g. 302, 405). */
+  responses?: Record<string, string>;
+  public?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    openapi?: RouteDoc;
+  }
+}
+
+interface Collected {
+  method: string;
+  url: string;
+  schema: RouteOptions['schema'];
+  doc: RouteDoc | undefined;
+}
+
+const errorEnvelope = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'retryable', 'request_id', 'details', 'remediation'],
+      properties: {
+        code: { type: 'string', enum: Object.keys(ERROR_CATALOGUE) },
+        message: { type: 'string' },
+        retryable: { type: 'boolean' },
+        request_id: { type: ['string', 'null'] },
+        details: { type: 'object' },
+        remediation: {
+          type: 'object',
+          properties: { action: { type: 'string' }, retry_after_ms: { type: ['integer', 'null'], minimum: 0 } },
+        },
+      },
+    },
+  },
+};
+
+function toOpenApiPath(url: string): string {
+  return url.replace(/:([A-Za-z_]+)/g, '{$1}');
+}
+
+export function registerOpenApi(app: FastifyInstance): void {
+  const routes: Collected[] = [];
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const m of methods) {
+      if (m === 'HEAD' || m === 'OPTIONS') continue;
+      if (!route.url.startsWith('/v1/') || route.url === '/v1/openapi.json') continue;
+      routes.push({ method: m.toLowerCase(), url: route.url, schema: route.schema, doc: route.config?.openapi });
+    }
+  });
+
+  let cached: unknown = null;
+  app.get('/v1/openapi.json', { config: { openapi: { summary: 'This document', public: true } } }, async () => {
+    cached ??= buildDocument(routes);
+    return cached;
+  });
+}
+
+export function buildDocument(routes: Collected[]): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of routes) {
+    const s = (r.schema ?? {}) as Record<string, any>;
+    const parameters: unknown[] = [];
+    for (const [where, key] of [['path', 'params'], ['query', 'querystring'], ['header', 'headers']] as const) {
+      const obj = s[key];
+      if (!obj?.properties) continue;
+      for (const [name, schema] of Object.entries<any>(obj.properties)) {
+        parameters.push({ name, in: where, required: where === 'path' || (obj.required ?? []).includes(name), schema });
+      }
+    }
+    const responses: Record<string, unknown> = {};
+    for (const [code, schema] of Object.entries<any>(s.response ?? {})) {
+      responses[code] = { description: schema.description ?? 'Success', content: { 'application/json': { schema } } };
+    }
+    for (const [code, description] of Object.entries(r.doc?.responses ?? {})) responses[code] ??= { description };
+    responses.default = { description: 'Error envelope', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    const op: Record<string, unknown> = {
+      summary: r.doc?.summary ?? `${r.method.toUpperCase()} ${r.url}`,
+      tags: r.doc?.tags ?? [r.url.split('/')[2]],
+      parameters,
+      responses,
+    };
+    if (s.body) op.requestBody = { required: true, content: { 'application/json': { schema: s.body } } };
+    if (r.doc?.multipart) op.requestBody = { required: true, content: { 'multipart/form-data': { schema: r.doc.multipart } } };
+    if (r.doc?.public) op.security = [];
+    (paths[toOpenApiPath(r.url)] ??= {})[r.method] = op;
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Marionette V1', version: '2.0.0', description: 'Character-animation video service (self-hostable).' },
+    servers: [{ url: '/' }],
+    security: [{ bearer: [] }],
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key (mk_live_...)' } },
+      schemas: { Error: errorEnvelope },
+    },
+    paths,
+  };
+}

@@ -1,0 +1,43 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../../contracts/errors.js';
+import { authenticate, type Principal } from '../../domain/accounts/accounts.service.js';
+import type { Db } from '../../infra/db/database.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+/**
+ * Bearer authentication for an encapsulated scope (every /v1 route). No Authorization header:
+ * UNAUTHENTICATED. Anything present but unusable (another scheme, an empty or malformed token, an
+ * unknown or revoked key): INVALID_CREDENTIAL. Both carry WWW-Authenticate.
+ */
+export function registerAuth(scope: FastifyInstance, db: Db): void {
+  scope.decorateRequest('principal', null);
+  scope.addHook('onRequest', async (request) => {
+    request.principal = await principalOf(request, db);
+  });
+}
+
+async function principalOf(request: FastifyRequest, db: Db): Promise<Principal> {
+  const header = request.headers.authorization;
+  if (header === undefined) {
+    throw new AppError('UNAUTHENTICATED', 'Send your API key as "Authorization: Bearer <API_KEY>".', {
+      headers: { 'WWW-Authenticate': 'Bearer realm="marionette"' },
+    });
+  }
+  const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+  if (!m) {
+    throw new AppError('INVALID_CREDENTIAL', 'The Authorization header must be "Bearer <API_KEY>".', {
+      headers: { 'WWW-Authenticate': 'Bearer realm="marionette", error="invalid_request"' },
+    });
+  }
+  return authenticate(db, m[1]);
+}
+
+export function principal(request: FastifyRequest): Principal {
+  if (!request.principal) throw new Error('route is outside the authenticated scope');
+  return request.principal;
+}

@@ -1,0 +1,17 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { AppDeps } from '../deps.js';
+import { principal } from '../plugins/auth.js';
+import { balanceOf } from '../../domain/billing/billing.service.js';
+
+export const CreditsSchema = Type.Object({
+  balance: Type.Number({ description: 'Credits that can still be spent (open reservations already taken out). 1 credit = $0.01.' }),
+  reserved: Type.Number({ description: 'Credits held by renders in progress.' }),
+  updated_at: Type.String({ format: 'date-time' }),
+});
+
+export async function creditsRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  app.get('/credits', { schema: { response: { 200: CreditsSchema } }, config: { openapi: { summary: 'Balance of the calling account', tags: ['credits'] } } }, async (request) =>
+    balanceOf(deps.db, principal(request).accountId),
+  );
+}

@@ -1,0 +1,114 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, type Dialect, type Driver, type Migration, type MigrationProvider } from 'kysely';
+import type { Database } from './schema.js';
+import * as m0001 from './migrations/0001-initial.js';
+
+export type Db = Kysely<Database>;
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface DbHandle {
+  db: Db;
+  dialect: DialectName;
+  close(): Promise<void>;
+}
+
+export interface OpenDbOptions {
+  url: string;
+  /** PostgreSQL schema to use (created if missing); lets each test file own a fresh schema. */
+  schema?: string;
+  poolSize?: number;
+}
+
+// int8 (bigint) and numeric come back as strings by default; our values (milli-credits, bytes,
+// milliseconds) stay far below 2^53, so numbers are exact and far more convenient.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+/**
+ * SQLite's default deferred BEGIN can fail with SQLITE_BUSY when two processes (API and worker) both
+ * upgrade a read transaction to a write one; BEGIN IMMEDIATE takes the write lock up front and
+ * waits on busy_timeout instead, so concurrent writers queue rather than fail.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    driver.beginTransaction = async (connection) => {
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    };
+    return driver;
+  }
+}
+
+function sqliteDialect(file: string): Dialect {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const database = new SQLite(file);
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('busy_timeout = 10000');
+  database.pragma('foreign_keys = ON');
+  return new ImmediateSqliteDialect({ database });
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
+  if (opts.url.startsWith('sqlite:')) {
+    const file = opts.url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    const db = new Kysely<Database>({ dialect: sqliteDialect(file) });
+    return { db, dialect: 'sqlite', close: () => db.destroy() };
+  }
+  if (opts.schema !== undefined && !SCHEMA_NAME.test(opts.schema)) throw new Error(`invalid schema name ${opts.schema}`);
+  if (opts.schema) {
+    const admin = new pg.Client({ connectionString: opts.url });
+    await admin.connect();
+    try {
+      await admin.query(`create schema if not exists ${opts.schema}`);
+    } finally {
+      await admin.end();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.poolSize ?? 10,
+    ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', close: () => db.destroy() };
+}
+
+const MIGRATIONS: Record<string, Migration> = {
+  '0001-initial': m0001,
+};
+
+class StaticMigrations implements MigrationProvider {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return MIGRATIONS;
+  }
+}
+
+/** Brings the schema up to date; safe to call from every process at start (Kysely takes a lock). */
+export async function migrate(db: Db): Promise<void> {
+  const migrator = new Migrator({ db, provider: new StaticMigrations() });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`database migration failed${failed ? ` at ${failed.migrationName}` : ''}: ${String(error)}`);
+  }
+}
+
+export function isUniqueViolation(e: unknown): boolean {
+  const err = e as { code?: string; message?: string } | undefined;
+  if (!err) return false;
+  return err.code === '23505' || err.code === 'SQLITE_CONSTRAINT_UNIQUE' || err.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+export function isCheckViolation(e: unknown): boolean {
+  const err = e as { code?: string } | undefined;
+  return err?.code === '23514' || err?.code === 'SQLITE_CONSTRAINT_CHECK';
+}
+
+export function nowIso(): string {
+  return new Date().toISOString();
+}

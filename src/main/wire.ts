@@ -1,0 +1,64 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { Config } from '../config/config.js';
+import type { AppDeps } from '../http/deps.js';
+import { migrate, openDb, type DbHandle } from '../infra/db/database.js';
+import { InProcessPubSub } from '../infra/pubsub/pubsub.js';
+import { DiskStorage } from '../infra/storage/disk-storage.js';
+import { UrlSigner } from '../infra/storage/signer.js';
+import { EmbeddedQueue } from '../jobs/embedded-queue.js';
+import { createEngine } from '../engine/index.js';
+import { resolveTools } from '../engine/media/ffmpeg.js';
+
+/**
+ * The composition root: builds every adapter from the config and hands them out as AppDeps.
+ * Entrypoints (server, worker, admin) call this and nothing else builds infrastructure.
+ */
+export interface Wired {
+  deps: AppDeps;
+  dbHandle: DbHandle;
+  close(): Promise<void>;
+}
+
+/** The signing secret: from config, else generated once and kept in the data dir (mode 0600). */
+function signingSecret(config: Config): string {
+  if (config.signingSecret) return config.signingSecret;
+  const file = join(config.dataDir, 'signing-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(config.dataDir, { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+  chmodSync(file, 0o600);
+  return secret;
+}
+
+export async function wire(config: Config, opts: { schema?: string } = {}): Promise<Wired> {
+  mkdirSync(config.dataDir, { recursive: true });
+  const tmpDir = join(config.dataDir, 'tmp');
+  mkdirSync(tmpDir, { recursive: true });
+  const dbHandle = await openDb({ url: config.databaseUrl, schema: opts.schema });
+  await migrate(dbHandle.db);
+  const signer = new UrlSigner(signingSecret(config));
+  const storage = new DiskStorage(config.storage.root, config.publicUrl, signer);
+  const pubsub = new InProcessPubSub();
+  const tools = resolveTools({ FFMPEG_PATH: config.tools.ffmpeg, FFPROBE_PATH: config.tools.ffprobe });
+  const engine = createEngine({ tools, tmpDir });
+  const queue = new EmbeddedQueue(dbHandle.db, pubsub, {
+    workerId: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+    leaseMs: config.workers.leaseMs,
+    heartbeatMs: config.workers.heartbeatMs,
+    pollMs: config.workers.pollMs,
+  });
+  const deps: AppDeps = { config, db: dbHandle.db, dialect: dbHandle.dialect, storage, signer, pubsub, queue, engine, tmpDir };
+  return {
+    deps,
+    dbHandle,
+    async close() {
+      await queue.stop();
+      await pubsub.close();
+      await dbHandle.close();
+    },
+  };
+}

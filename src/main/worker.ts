@@ -1,0 +1,25 @@
+import { loadConfig, ConfigError } from '../config/config.js';
+import { startWorkers } from '../jobs/workers.js';
+import { wire } from './wire.js';
+
+/** `npm run worker`: workers only, no HTTP. Several may run against the same database. */
+async function main(): Promise<void> {
+  const config = loadConfig(process.env);
+  const wired = await wire(config);
+  await startWorkers(wired.deps);
+  process.stdout.write(`marionette worker started (database: ${wired.deps.dialect}, concurrency: ${config.workers.concurrency})\n`);
+  let closing = false;
+  const shutdown = async () => {
+    if (closing) return;
+    closing = true;
+    await wired.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown());
+  process.on('SIGTERM', () => void shutdown());
+}
+
+main().catch((e) => {
+  process.stderr.write(e instanceof ConfigError ? `${e.message}\n` : `marionette worker failed: ${e instanceof Error ? e.stack : String(e)}\n`);
+  process.exit(e instanceof ConfigError ? 2 : 1);
+});

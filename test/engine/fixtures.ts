@@ -1,0 +1,55 @@
+/**
+ * Shared test fixtures: locating the shared sample media (read in place, never copied) and turning
+ * the AnimatedDrawings char1 annotation into a CharacterAnalysis, so rig and render tests do not
+ * depend on the pose detector.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CharacterAnalysis, Keypoint } from '../../src/engine/types.js';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const MEDIA_DIR = resolve(repoRoot, '..', 'shared', 'media');
+export const mediaPath = (rel: string): string => join(MEDIA_DIR, rel);
+/** Reason to skip, or false when the file is there. */
+export const missingMedia = (rel: string): string | false =>
+  existsSync(mediaPath(rel)) ? false : `sample media ${rel} not found in ${MEDIA_DIR}; skipping`;
+
+/** Reads the `skeleton:` list of an AnimatedDrawings char_cfg.yaml (name + loc). */
+export function readAnimatedDrawingsJoints(file: string): Map<string, [number, number]> {
+  const out = new Map<string, [number, number]>();
+  const lines = readFileSync(file, 'utf8').split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i].trim() !== '- loc:') continue;
+    const x = Number(lines[i + 1].trim().slice(2));
+    const y = Number(lines[i + 2].trim().slice(2));
+    const name = lines[i + 3].trim().replace(/^name:\s*/, '');
+    out.set(name, [x, y]);
+  }
+  return out;
+}
+
+/** COCO-17 keypoints from an AnimatedDrawings 16-joint annotation (face placed around `neck`). */
+export function analysisFromAnimatedDrawings(cfgFile: string, width: number, height: number): CharacterAnalysis {
+  const j = readAnimatedDrawingsJoints(cfgFile);
+  const get = (n: string): [number, number] => {
+    const p = j.get(n);
+    if (!p) throw new Error(`joint ${n} missing in ${cfgFile}`);
+    return p;
+  };
+  const kp = ([x, y]: [number, number], dx = 0, dy = 0): Keypoint => ({ x: x + dx, y: y + dy, score: 1 });
+  const head = get('neck');
+  const body: Keypoint[] = [
+    kp(head), kp(head, 15, -10), kp(head, -15, -10), kp(head, 30, 0), kp(head, -30, 0),
+    kp(get('left_shoulder')), kp(get('right_shoulder')),
+    kp(get('left_elbow')), kp(get('right_elbow')),
+    kp(get('left_hand')), kp(get('right_hand')),
+    kp(get('left_hip')), kp(get('right_hip')),
+    kp(get('left_knee')), kp(get('right_knee')),
+    kp(get('left_foot')), kp(get('right_foot')),
+  ];
+  return {
+    version: 1, width, height, maskMethod: 'alpha', body, poseMethod: 'heuristic',
+    crop: { x: 0, y: 0, width, height },
+  };
+}
