@@ -9,7 +9,7 @@
  */
 import type { Keypoint } from '../types.js';
 import { drawBodyRegion } from '../vision/body-region.js';
-import { downsampleRgba } from '../vision/pose-detector.js';
+import { downsampleRgba } from '../vision/image-ops.js';
 
 export interface PlateOptions {
   maxSamples?: number;

@@ -7,6 +7,7 @@
  */
 import { BODY_JOINTS, type Keypoint } from '../types.js';
 import { getHuman, rgbaToTensor, type Config } from './human-loader.js';
+import { downsampleRgba } from './image-ops.js';
 
 export interface PoseResult {
   /** 17 keypoints in BODY_JOINTS order, source pixel coordinates. */
@@ -25,37 +26,6 @@ export interface PoseDetectorOptions {
   inputSize?: number;
   /** Minimum overall person score to report a detection. */
   minScore?: number;
-}
-
-/** Nearest-box downsample of RGBA: averages each source block into one pixel (cheap and alias-free). */
-export function downsampleRgba(rgba: Buffer, width: number, height: number, outW: number, outH: number): Buffer {
-  const out = Buffer.alloc(outW * outH * 4);
-  const sx = width / outW;
-  const sy = height / outH;
-  for (let y = 0; y < outH; y++) {
-    const y0 = Math.floor(y * sy);
-    const y1 = Math.max(y0 + 1, Math.floor((y + 1) * sy));
-    for (let x = 0; x < outW; x++) {
-      const x0 = Math.floor(x * sx);
-      const x1 = Math.max(x0 + 1, Math.floor((x + 1) * sx));
-      let r = 0, g = 0, b = 0, n = 0;
-      for (let yy = y0; yy < y1; yy++) {
-        let i = (yy * width + x0) * 4;
-        for (let xx = x0; xx < x1; xx++, i += 4) {
-          r += rgba[i];
-          g += rgba[i + 1];
-          b += rgba[i + 2];
-          n++;
-        }
-      }
-      const o = (y * outW + x) * 4;
-      out[o] = r / n;
-      out[o + 1] = g / n;
-      out[o + 2] = b / n;
-      out[o + 3] = 255;
-    }
-  }
-  return out;
 }
 
 export function createPoseDetector(opts: PoseDetectorOptions = {}): PoseDetector {

@@ -1,0 +1,99 @@
+/**
+ * HTTP read-path load: GET /v1/videos/{id} and GET /v1/credits against a real server process
+ * (SQLite, workers off, rate limits off), next to a bare Fastify hello-world measured in the same
+ * run on the same machine, each with autocannon from this process.
+ *
+ *   npm run bench -- http [--seconds 10] [--connections 50] [--db sqlite|postgres]
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { machineLine, writeSection } from './_report.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+
+interface Row {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+function startChild(args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
+async function waitFor(url: string, headers: Record<string, string> = {}): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    try {
+      const r = await fetch(url, { headers });
+      if (r.status < 500) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+async function load(name: string, url: string, headers: Record<string, string>, seconds: number, connections: number): Promise<Row> {
+  const r = await autocannon({ url, headers, duration: seconds, connections, pipelining: 1 });
+  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+}
+
+export async function run(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, db: { type: 'string', default: 'sqlite' } } });
+  const seconds = Number(values.seconds);
+  const connections = Number(values.connections);
+  const dataDir = await mkdtemp(join(tmpdir(), 'marionette-bench-http-'));
+  const children: ChildProcess[] = [];
+  try {
+    const helloPort = 18_081;
+    children.push(startChild(['bench/_hello.ts', String(helloPort)], {}));
+    await waitFor(`http://127.0.0.1:${helloPort}/`);
+
+    const port = 18_080;
+    const env: Record<string, string> = {
+      MARIONETTE_DATA_DIR: dataDir,
+      MARIONETTE_PORT: String(port),
+      MARIONETTE_HOST: '127.0.0.1',
+      MARIONETTE_WORKERS: 'false',
+      MARIONETTE_RATE_LIMITS: 'false',
+      MARIONETTE_LOG_LEVEL: 'warn',
+    };
+    if (values.db === 'postgres') env.MARIONETTE_DATABASE_URL = process.env.MARIONETTE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+    children.push(startChild(['src/main/server.ts'], env));
+    const base = `http://127.0.0.1:${port}`;
+    await waitFor(`${base}/v1/openapi.json`);
+    const key = (await readFile(join(dataDir, 'demo-api-key'), 'utf8')).trim();
+    const auth = { authorization: `Bearer ${key}` };
+    const created = await fetch(`${base}/v1/renders`, { method: 'POST', headers: auth, body: new FormData() });
+    const render = (await created.json()) as { id?: string };
+    if (!render.id) throw new Error(`could not create a render: ${JSON.stringify(render)}`);
+
+    const rows: Row[] = [];
+    rows.push(await load('bare Fastify hello-world', `http://127.0.0.1:${helloPort}/`, {}, seconds, connections));
+    rows.push(await load('GET /v1/credits', `${base}/v1/credits`, auth, seconds, connections));
+    rows.push(await load('GET /v1/videos/{id}', `${base}/v1/videos/${render.id}`, auth, seconds, connections));
+
+    const table = [
+      `## HTTP read path`,
+      '',
+      `\`npm run bench -- http --seconds ${seconds} --connections ${connections} --db ${values.db}\` (${machineLine()}; autocannon in the bench process, server in its own process, 2 cores shared).`,
+      '',
+      '| endpoint | req/s | p50 ms | p99 ms | errors | non-2xx |',
+      '|---|---:|---:|---:|---:|---:|',
+      ...rows.map((r) => `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} |`),
+    ].join('\n');
+    writeSection(`http-${values.db}`, table);
+    process.stdout.write(table + '\n');
+  } finally {
+    for (const c of children) c.kill('SIGTERM');
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,93 @@
+import { stat } from 'node:fs/promises';
+import { AppError } from '../../contracts/errors.js';
+import type { ImageInfo, VideoInfo } from '../../engine/types.js';
+import type { AppDeps } from '../../http/deps.js';
+
+/**
+ * Media checked at the door (DECISIONS "Media limits"). The type comes from the file's content via
+ * the engine's probes, never from its name or declared MIME type; the limits come from config so an
+ * operator (and the tests) can tighten them. Every refusal is 422 UNSUPPORTED_MEDIA with the
+ * measured value and the limit in `details`. These functions never delete the file: the caller owns
+ * it and removes it on refusal, so nothing is left on disk.
+ */
+export type MediaCheckDeps = Pick<AppDeps, 'engine' | 'config'>;
+
+function unsupported(message: string, details: Record<string, unknown>, cause?: unknown): AppError {
+  return new AppError('UNSUPPORTED_MEDIA', message, { details, cause });
+}
+
+/** An EngineError (or any probe failure) becomes UNSUPPORTED_MEDIA; file paths never leak out. */
+function fromProbeError(kind: 'image' | 'video', e: unknown): AppError {
+  if (e instanceof AppError) return e;
+  const err = e as { name?: string; message?: string; code?: string; details?: Record<string, unknown> };
+  const details: Record<string, unknown> = { media: kind };
+  if (err?.name === 'EngineError' && err.details) {
+    for (const [k, v] of Object.entries(err.details)) if (k !== 'file' && k !== 'cause') details[k] = v;
+  }
+  const reason = err?.name === 'EngineError' && err.message ? err.message : `The ${kind} could not be read`;
+  const accepted = kind === 'image' ? 'PNG, JPEG or WebP' : 'MP4, MOV or WebM';
+  return unsupported(`${reason}. Send a ${accepted} file.`, details, e);
+}
+
+async function sizeOf(file: string): Promise<number> {
+  return (await stat(file)).size;
+}
+
+export async function checkImageFile(deps: MediaCheckDeps, file: string): Promise<ImageInfo> {
+  const limits = deps.config.limits;
+  // Size first: it is cheap and keeps oversized files away from the decoder.
+  const size = await sizeOf(file);
+  if (size > limits.imageBytes) {
+    throw unsupported(`The image is ${size} bytes; the limit is ${limits.imageBytes} bytes.`, { media: 'image', size_bytes: size, limit_bytes: limits.imageBytes });
+  }
+  if (size === 0) throw unsupported('The image file is empty.', { media: 'image', size_bytes: 0 });
+  let info: ImageInfo;
+  try {
+    info = await deps.engine.probeImage(file);
+  } catch (e) {
+    throw fromProbeError('image', e);
+  }
+  const side = limits.imageMaxSide;
+  if (info.width > side || info.height > side) {
+    throw unsupported(`The image is ${info.width}x${info.height} px; at most ${side} px per side is accepted.`, {
+      media: 'image',
+      format: info.format,
+      width: info.width,
+      height: info.height,
+      max_side_px: side,
+    });
+  }
+  return info;
+}
+
+export async function checkVideoFile(deps: MediaCheckDeps, file: string): Promise<VideoInfo> {
+  const limits = deps.config.limits;
+  const size = await sizeOf(file);
+  if (size > limits.videoBytes) {
+    throw unsupported(`The video is ${size} bytes; the limit is ${limits.videoBytes} bytes.`, { media: 'video', size_bytes: size, limit_bytes: limits.videoBytes });
+  }
+  if (size === 0) throw unsupported('The video file is empty.', { media: 'video', size_bytes: 0 });
+  let info: VideoInfo;
+  try {
+    info = await deps.engine.probeVideo(file);
+  } catch (e) {
+    throw fromProbeError('video', e);
+  }
+  const base = { media: 'video', container: info.container, duration_ms: info.durationMs, width: info.width, height: info.height };
+  if (info.durationMs < limits.videoMinMs || info.durationMs > limits.videoMaxMs) {
+    throw unsupported(
+      `The video lasts ${(info.durationMs / 1000).toFixed(3)} s; it must last from ${limits.videoMinMs / 1000} to ${limits.videoMaxMs / 1000} s.`,
+      { ...base, min_duration_ms: limits.videoMinMs, max_duration_ms: limits.videoMaxMs },
+    );
+  }
+  const small = Math.min(info.width, info.height);
+  const large = Math.max(info.width, info.height);
+  if (small < limits.videoMinSide || large > limits.videoMaxSide) {
+    throw unsupported(`The video is ${info.width}x${info.height} px; each side must be from ${limits.videoMinSide} to ${limits.videoMaxSide} px.`, {
+      ...base,
+      min_side_px: limits.videoMinSide,
+      max_side_px: limits.videoMaxSide,
+    });
+  }
+  return info;
+}

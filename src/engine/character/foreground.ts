@@ -1,0 +1,69 @@
+/**
+ * Foreground mask of a character picture, choosing the method by evidence:
+ *  1. the image's own alpha, when it actually separates something (some pixels transparent, some opaque);
+ *  2. the classical drawing path, when the border is plain (paper or flat colour all around);
+ *  3. person segmentation (Selfie) otherwise — photos and illustrated scenes — falling back to the
+ *     classical path when the model finds no person.
+ */
+import type { MaskMethod } from '../types.js';
+import { segmentPerson } from '../vision/segmentation.js';
+import { borderStats, classicalMask } from './mask-classical.js';
+import { close, fillHoles, keepLargestComponents, maskArea, open } from './mask-ops.js';
+
+export interface ForegroundResult {
+  /** 0/1 mask at the working size. */
+  mask: Uint8Array;
+  method: MaskMethod;
+  /** Evidence behind the choice, for logs and tests. */
+  evidence: { transparentShare?: number; borderPlainShare?: number; segmentationArea?: number };
+}
+
+/** A border counts as plain when this share of its pixels sits close to its median colour. */
+const PLAIN_BORDER_SHARE = 0.85;
+/** Masks smaller than this share of the picture are treated as "nothing found". */
+const MIN_AREA_SHARE = 0.003;
+
+function alphaMask(rgba: Buffer, w: number, h: number): { mask: Uint8Array; transparentShare: number } {
+  const mask = new Uint8Array(w * h);
+  let transparent = 0;
+  for (let p = 0; p < w * h; p++) {
+    if (rgba[p * 4 + 3] >= 128) mask[p] = 1;
+    else transparent++;
+  }
+  return { mask, transparentShare: transparent / (w * h) };
+}
+
+function cleanup(mask: Uint8Array, w: number, h: number): Uint8Array {
+  const r = Math.max(1, Math.round(Math.max(w, h) * 0.004));
+  let m = open(mask, w, h, r);
+  m = close(m, w, h, r);
+  m = keepLargestComponents(m, w, h).mask;
+  return fillHoles(m, w, h);
+}
+
+/** `rgba` is the EXIF-oriented picture at working size `w` x `h`; `hasAlpha` from the probe. */
+export async function findForeground(rgba: Buffer, w: number, h: number, hasAlpha: boolean): Promise<ForegroundResult> {
+  const minArea = w * h * MIN_AREA_SHARE;
+  if (hasAlpha) {
+    const { mask, transparentShare } = alphaMask(rgba, w, h);
+    if (transparentShare >= 0.02 && transparentShare <= 0.98) {
+      const kept = keepLargestComponents(mask, w, h, 0.05).mask;
+      return { mask: kept, method: 'alpha', evidence: { transparentShare } };
+    }
+  }
+  const border = borderStats(rgba, w, h);
+  const evidence: ForegroundResult['evidence'] = { borderPlainShare: border.plainShare };
+  if (border.plainShare >= PLAIN_BORDER_SHARE) {
+    return { mask: classicalMask(rgba, w, h), method: 'classical', evidence };
+  }
+  const prob = await segmentPerson(rgba, w, h);
+  if (prob) {
+    const bin = new Uint8Array(w * h);
+    for (let p = 0; p < w * h; p++) bin[p] = prob[p] >= 128 ? 1 : 0;
+    const mask = cleanup(bin, w, h);
+    const area = maskArea(mask);
+    evidence.segmentationArea = area / (w * h);
+    if (area >= minArea) return { mask, method: 'segmentation', evidence };
+  }
+  return { mask: classicalMask(rgba, w, h), method: 'classical', evidence };
+}

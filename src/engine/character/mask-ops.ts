@@ -1,0 +1,192 @@
+/**
+ * Binary mask operations (values 0/1, row-major w*h) used to clean foreground masks. All are linear in
+ * the pixel count so they stay cheap at the 512-1024 px working sizes used for analysis.
+ */
+
+/** Otsu's threshold over a 256-bin histogram: the level that maximises between-class variance. */
+export function otsuThreshold(hist: Uint32Array | number[]): number {
+  let total = 0;
+  let sum = 0;
+  for (let i = 0; i < 256; i++) {
+    total += hist[i];
+    sum += i * hist[i];
+  }
+  let wB = 0;
+  let sumB = 0;
+  let best = 0;
+  let bestVar = -1;
+  for (let t = 0; t < 256; t++) {
+    wB += hist[t];
+    if (wB === 0) continue;
+    const wF = total - wB;
+    if (wF === 0) break;
+    sumB += t * hist[t];
+    const mB = sumB / wB;
+    const mF = (sum - sumB) / wF;
+    const v = wB * wF * (mB - mF) * (mB - mF);
+    if (v > bestVar) {
+      bestVar = v;
+      best = t;
+    }
+  }
+  return best;
+}
+
+/** Square-window dilation (r >= 0) by separable running counts. */
+export function dilate(mask: Uint8Array, w: number, h: number, r: number): Uint8Array {
+  return boxOp(mask, w, h, r, (count) => count > 0);
+}
+
+/** Square-window erosion: a pixel survives only when its whole (2r+1)^2 window is set. */
+export function erode(mask: Uint8Array, w: number, h: number, r: number): Uint8Array {
+  return boxOp(mask, w, h, r, (count, size) => count === size);
+}
+
+function boxOp(mask: Uint8Array, w: number, h: number, r: number, keep: (count: number, size: number) => boolean): Uint8Array {
+  if (r <= 0) return mask.slice();
+  const tmp = new Uint8Array(w * h);
+  const out = new Uint8Array(w * h);
+  // The window is clipped at the image edge (keep() gets the clipped size), so the border behaves as
+  // an extension of the nearest pixels rather than as set or unset.
+  for (let y = 0; y < h; y++) {
+    const row = y * w;
+    let c = 0;
+    for (let k = 0; k <= Math.min(w - 1, r); k++) c += mask[row + k];
+    for (let x = 0; x < w; x++) {
+      const a = x - r;
+      const b = x + r;
+      tmp[row + x] = keep(c, Math.min(w - 1, b) - Math.max(0, a) + 1) ? 1 : 0;
+      if (b + 1 < w) c += mask[row + b + 1];
+      if (a >= 0) c -= mask[row + a];
+    }
+  }
+  for (let x = 0; x < w; x++) {
+    let c = 0;
+    for (let k = 0; k <= Math.min(h - 1, r); k++) c += tmp[k * w + x];
+    for (let y = 0; y < h; y++) {
+      const a = y - r;
+      const b = y + r;
+      out[y * w + x] = keep(c, Math.min(h - 1, b) - Math.max(0, a) + 1) ? 1 : 0;
+      if (b + 1 < h) c += tmp[(b + 1) * w + x];
+      if (a >= 0) c -= tmp[a * w + x];
+    }
+  }
+  return out;
+}
+
+export function close(mask: Uint8Array, w: number, h: number, r: number): Uint8Array {
+  return erode(dilate(mask, w, h, r), w, h, r);
+}
+
+export function open(mask: Uint8Array, w: number, h: number, r: number): Uint8Array {
+  return dilate(erode(mask, w, h, r), w, h, r);
+}
+
+/** Pixels with mask=0 reachable from the image border through mask=0 (4-connected). */
+export function reachableFromBorder(mask: Uint8Array, w: number, h: number): Uint8Array {
+  const seen = new Uint8Array(w * h);
+  const stack = new Int32Array(w * h);
+  let top = 0;
+  const push = (p: number) => {
+    if (!mask[p] && !seen[p]) {
+      seen[p] = 1;
+      stack[top++] = p;
+    }
+  };
+  for (let x = 0; x < w; x++) {
+    push(x);
+    push((h - 1) * w + x);
+  }
+  for (let y = 0; y < h; y++) {
+    push(y * w);
+    push(y * w + w - 1);
+  }
+  while (top > 0) {
+    const p = stack[--top];
+    const x = p % w;
+    if (x > 0) push(p - 1);
+    if (x < w - 1) push(p + 1);
+    if (p >= w) push(p - w);
+    if (p < (h - 1) * w) push(p + w);
+  }
+  return seen;
+}
+
+/** Sets every enclosed hole (0-region not connected to the border) to 1. */
+export function fillHoles(mask: Uint8Array, w: number, h: number): Uint8Array {
+  const outside = reachableFromBorder(mask, w, h);
+  const out = new Uint8Array(w * h);
+  for (let p = 0; p < w * h; p++) out[p] = outside[p] ? 0 : 1;
+  return out;
+}
+
+/**
+ * Keeps the largest 8-connected component and any other component at least `keepRatio` of its area
+ * (drawings often have detached parts such as a hat). Returns the kept area too.
+ */
+export function keepLargestComponents(mask: Uint8Array, w: number, h: number, keepRatio = 0.15): { mask: Uint8Array; area: number } {
+  const labels = new Int32Array(w * h);
+  const areas: number[] = [0];
+  const stack = new Int32Array(w * h);
+  for (let s = 0; s < w * h; s++) {
+    if (!mask[s] || labels[s]) continue;
+    const id = areas.length;
+    let area = 0;
+    let top = 0;
+    labels[s] = id;
+    stack[top++] = s;
+    while (top > 0) {
+      const p = stack[--top];
+      area++;
+      const x = p % w;
+      const y = (p - x) / w;
+      for (let dy = -1; dy <= 1; dy++) {
+        const yy = y + dy;
+        if (yy < 0 || yy >= h) continue;
+        for (let dx = -1; dx <= 1; dx++) {
+          const xx = x + dx;
+          if (xx < 0 || xx >= w) continue;
+          const q = yy * w + xx;
+          if (mask[q] && !labels[q]) {
+            labels[q] = id;
+            stack[top++] = q;
+          }
+        }
+      }
+    }
+    areas.push(area);
+  }
+  const largest = Math.max(0, ...areas);
+  const out = new Uint8Array(w * h);
+  let kept = 0;
+  if (largest === 0) return { mask: out, area: 0 };
+  for (let p = 0; p < w * h; p++) {
+    const l = labels[p];
+    if (l && areas[l] >= largest * keepRatio) {
+      out[p] = 1;
+      kept++;
+    }
+  }
+  return { mask: out, area: kept };
+}
+
+export function maskArea(mask: Uint8Array): number {
+  let n = 0;
+  for (let p = 0; p < mask.length; p++) n += mask[p] ? 1 : 0;
+  return n;
+}
+
+/** Bounding box of set pixels, or null when the mask is empty. */
+export function maskBounds(mask: Uint8Array, w: number, h: number): { x0: number; y0: number; x1: number; y1: number } | null {
+  let x0 = w, y0 = h, x1 = -1, y1 = -1;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      if (!mask[y * w + x]) continue;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+    }
+  }
+  return x1 < 0 ? null : { x0, y0, x1, y1 };
+}
