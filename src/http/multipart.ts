@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
-import { invalidRequest } from '../contracts/errors.js';
+import { AppError, invalidRequest } from '../contracts/errors.js';
 import { ulid } from '../contracts/ids.js';
 
 /**
@@ -38,15 +38,47 @@ class FieldTooLarge extends Error {
   }
 }
 
+class ClientGone extends Error {
+  constructor() {
+    super('the client disconnected during the upload');
+  }
+}
+
+/** Room for the text fields, part headers and boundaries of a form, on top of its files. */
+const FORM_OVERHEAD_BYTES = 1024 * 1024;
+
+/**
+ * A refusal sent while the client may still be sending: `Connection: close` makes the server drop
+ * the rest of the body instead of reading (and discarding) possibly hundreds of megabytes.
+ */
+function tooLarge(message: string, details: Record<string, unknown>): AppError {
+  return new AppError('INVALID_REQUEST', message, { details, headers: { Connection: 'close' } });
+}
+
 export async function readMultipart(request: FastifyRequest, spec: FormSpec, tmpRoot: string): Promise<ReceivedForm> {
   if (!request.isMultipart()) throw invalidRequest('This endpoint expects multipart/form-data.');
+  // A declared length that cannot fit is refused before a byte is read or a directory made.
+  const ceiling = Object.values(spec.files).reduce((sum, f) => sum + f.maxBytes, 0) + FORM_OVERHEAD_BYTES;
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > ceiling) {
+    throw tooLarge(`The form is ${declared} bytes; this endpoint accepts at most ${ceiling} bytes.`, { limit_bytes: ceiling, content_length: declared });
+  }
   const dir = join(tmpRoot, 'uploads', ulid());
   await mkdir(dir, { recursive: true });
   const cleanup = () => rm(dir, { recursive: true, force: true });
   const fields: Record<string, string> = {};
   const files: Record<string, ReceivedFile> = {};
+  // A client that goes away mid-file must not leave a pipeline waiting for bytes that never come:
+  // the abort tears the current file stream down, so the catch below always runs and cleans up.
+  const gone = new AbortController();
+  const onClose = () => {
+    if (!request.raw.complete) gone.abort(new ClientGone());
+  };
+  request.raw.once('close', onClose);
+  if (request.raw.destroyed) onClose();
   try {
     for await (const part of request.parts()) {
+      if (gone.signal.aborted) throw new ClientGone();
       const name = part.fieldname;
       if (name in fields || name in files) throw invalidRequest(`The field ${name} was sent more than once.`, { field: name });
       if (part.type === 'file') {
@@ -64,7 +96,7 @@ export async function readMultipart(request: FastifyRequest, spec: FormSpec, tmp
             cb(null, chunk);
           },
         });
-        await pipeline(part.file, meter, createWriteStream(path));
+        await pipeline(part.file, meter, createWriteStream(path), { signal: gone.signal });
         if (part.file.truncated) throw new FieldTooLarge(name, limit);
         files[name] = { path, size, filename: part.filename, mimetype: part.mimetype };
       } else {
@@ -75,10 +107,14 @@ export async function readMultipart(request: FastifyRequest, spec: FormSpec, tmp
         fields[name] = String(part.value);
       }
     }
+    if (gone.signal.aborted) throw new ClientGone();
   } catch (e) {
     await cleanup();
-    if (e instanceof FieldTooLarge) throw invalidRequest(`The file ${e.field} exceeds the ${e.limit} byte limit.`, { field: e.field, limit_bytes: e.limit });
+    if (e instanceof FieldTooLarge) throw tooLarge(`The file ${e.field} exceeds the ${e.limit} byte limit.`, { field: e.field, limit_bytes: e.limit });
+    if (gone.signal.aborted) throw invalidRequest('The client disconnected during the upload.', { reason: 'client_disconnected' });
     throw e;
+  } finally {
+    request.raw.off('close', onClose);
   }
   return { fields, files, dir, cleanup };
 }

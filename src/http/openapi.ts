@@ -11,6 +11,11 @@ export interface RouteDoc {
   tags?: string[];
   /** multipart/form-data body schema (object schema whose file fields have format: binary). */
   multipart?: Record<string, unknown>;
+  /** application/json body schema for routes that take JSON without Fastify validating it (an
+   * endpoint that accepts both a multipart and a JSON form, e.g. POST /v1/renders). */
+  json?: Record<string, unknown>;
+  /** Documented request headers (name → JSON Schema), e.g. Idempotency-Key. */
+  headers?: Record<string, Record<string, unknown>>;
   /** Extra response descriptions by status (e.g. 302, 405). */
   responses?: Record<string, string>;
   public?: boolean;
@@ -61,7 +66,7 @@ export function registerOpenApi(app: FastifyInstance): void {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const m of methods) {
       if (m === 'HEAD' || m === 'OPTIONS') continue;
-      if (!route.url.startsWith('/v1/') || route.url === '/v1/openapi.json') continue;
+      if (!route.url.startsWith('/v1/')) continue;
       routes.push({ method: m.toLowerCase(), url: route.url, schema: route.schema, doc: route.config?.openapi });
     }
   });
@@ -97,8 +102,15 @@ export function buildDocument(routes: Collected[]): Record<string, unknown> {
       parameters,
       responses,
     };
-    if (s.body) op.requestBody = { required: true, content: { 'application/json': { schema: s.body } } };
-    if (r.doc?.multipart) op.requestBody = { required: true, content: { 'multipart/form-data': { schema: r.doc.multipart } } };
+    for (const [name, schema] of Object.entries(r.doc?.headers ?? {})) {
+      parameters.push({ name, in: 'header', required: false, schema, ...(typeof schema.description === 'string' ? { description: schema.description } : {}) });
+    }
+    const content: Record<string, unknown> = {};
+    if (r.doc?.multipart) content['multipart/form-data'] = { schema: r.doc.multipart };
+    const json = s.body ?? r.doc?.json;
+    if (json) content['application/json'] = { schema: json };
+    // A route that also works without a body (POST /v1/renders: project defaults) has an optional one.
+    if (Object.keys(content).length > 0) op.requestBody = { required: !(r.doc?.multipart && r.doc?.json), content };
     if (r.doc?.public) op.security = [];
     (paths[toOpenApiPath(r.url)] ??= {})[r.method] = op;
   }

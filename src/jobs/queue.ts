@@ -1,10 +1,11 @@
-import type { Db } from '../infra/db/database.js';
+import type { AppError } from '../contracts/errors.js';
 
 /**
  * The job queue port. Jobs are always first written to the `jobs` table inside the transaction that
  * creates their resource (see `enqueueInTx`): a resource can never exist without its job, nor a job
  * without its resource. The embedded queue claims straight from that table with leases; a BullMQ
- * adapter treats the same rows as an outbox and relays them to Redis, so handlers do not change.
+ * adapter treats the same rows as an outbox and relays them to Redis, so handlers do not change:
+ * a handler only sees a `JobContext` and reports through its resource's transition function.
  */
 export type JobType = 'character.process' | 'motion.extract' | 'render.run';
 
@@ -13,14 +14,24 @@ export interface JobContext {
   type: JobType;
   resourceId: string;
   payload: Record<string, unknown>;
-  /** 1-based attempt number. */
+  /** 1-based attempt number (a stalled attempt that was reclaimed counts). */
   attempt: number;
   maxAttempts: number;
   /** Aborted when the job is cancelled, its lease is lost, or the worker shuts down. */
   signal: AbortSignal;
 }
 
-export type JobHandler = (job: JobContext) => Promise<void>;
+/**
+ * One job type's behaviour. `run` does the work and moves the resource to its terminal state on
+ * success. `fail` moves the resource to `failed` with a public error; the queue calls it exactly
+ * when the job is given up: a permanent error, attempts exhausted, or a stalled job found with no
+ * attempts left (its `run` is not called again then). Both must be idempotent: after a crash the
+ * same call may happen twice, and transitions on a terminal resource are no-ops.
+ */
+export interface JobHandler {
+  run(job: JobContext): Promise<void>;
+  fail(job: JobContext, error: AppError): Promise<void>;
+}
 
 /** Thrown by handlers for failures worth retrying (with backoff) while attempts remain. */
 export class TemporaryJobError extends Error {
@@ -39,7 +50,7 @@ export interface JobQueue {
   start(handlers: Partial<Record<JobType, JobHandler>>, opts: QueueWorkerOptions): Promise<void>;
   /** Stops pulling, aborts running handlers' signals and waits for them to settle. */
   stop(): Promise<void>;
-  /** Asks whoever runs the job of this resource to abort it (cancellation). */
+  /** Marks the resource's jobs cancelled and asks whoever runs one to abort it. */
   cancel(resourceId: string): Promise<void>;
   /** Wakes idle pollers after an enqueue (a hint; polling still finds the job). */
   notify(): void;

@@ -1,9 +1,22 @@
 import type { AppDeps } from '../http/deps.js';
+import { removeOrphanWorkDirs } from './asset-transfer.js';
+import { characterProcessHandler } from './handlers/character-process.handler.js';
+import { motionExtractHandler } from './handlers/motion-extract.handler.js';
+import { renderRunHandler } from './handlers/render-run.handler.js';
 
 /**
  * Starts the job handlers (`character.process`, `motion.extract`, `render.run`) on the queue.
- * Implementation: issue "Job execution end to end".
+ * `npm start` calls it next to the API, `npm run worker` alone; any number of worker processes may
+ * share one database. Work dirs left by a killed process are removed first.
  */
 export async function startWorkers(deps: AppDeps): Promise<void> {
-  void deps;
+  await removeOrphanWorkDirs(deps);
+  await deps.queue.start(
+    {
+      'character.process': characterProcessHandler(deps),
+      'motion.extract': motionExtractHandler(deps),
+      'render.run': renderRunHandler(deps),
+    },
+    { concurrency: deps.config.workers.concurrency },
+  );
 }

@@ -1,8 +1,40 @@
+import { randomBytes } from 'node:crypto';
 import type { Config } from '../config/config.js';
 import type { Db } from '../infra/db/database.js';
+import { InProcessPubSub } from '../infra/pubsub/pubsub.js';
+import { EmbeddedQueue } from '../jobs/embedded-queue.js';
+import { cancelRender } from '../domain/renders/render-cancel.service.js';
+import { isAppError } from '../contracts/errors.js';
 
 /**
  * Admin commands contributed by features (e.g. `render cancel ID` from the jobs feature). Each takes
  * the database, parsed flags (positionals as `_0`, `_1`...) and the config, and returns JSON.
  */
-export const adminCommands: Record<string, (db: Db, flags: Record<string, string | undefined>, config: Config) => Promise<unknown>> = {};
+export const adminCommands: Record<string, (db: Db, flags: Record<string, string | undefined>, config: Config) => Promise<unknown>> = {
+  /**
+   * Moves a queued or processing render to `cancelled`, releasing its reservation and storing the
+   * `cancelled` event. This process shares no bus with the server: its streams and workers learn
+   * from the database (streams poll recent events; workers see the job row at their heartbeat).
+   */
+  'render cancel': async (db, flags, config) => {
+    const id = flags._0;
+    if (!id) throw new Error('usage: render cancel RENDER_ID');
+    const pubsub = new InProcessPubSub();
+    const queue = new EmbeddedQueue(db, pubsub, {
+      workerId: `admin:${process.pid}:${randomBytes(3).toString('hex')}`,
+      leaseMs: config.workers.leaseMs,
+      heartbeatMs: config.workers.heartbeatMs,
+      pollMs: config.workers.pollMs,
+      dialect: config.databaseUrl.startsWith('sqlite:') ? 'sqlite' : 'postgres',
+    });
+    try {
+      return await cancelRender({ db, pubsub, queue }, id);
+    } catch (e) {
+      // The admin CLI prints `error` from the message; keep the public code visible to operators.
+      if (isAppError(e)) throw new Error(`${e.code}: ${e.message}`);
+      throw e;
+    } finally {
+      await pubsub.close();
+    }
+  },
+};

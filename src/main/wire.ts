@@ -50,6 +50,7 @@ export async function wire(config: Config, opts: { schema?: string } = {}): Prom
     leaseMs: config.workers.leaseMs,
     heartbeatMs: config.workers.heartbeatMs,
     pollMs: config.workers.pollMs,
+    dialect: dbHandle.dialect,
   });
   const deps: AppDeps = { config, db: dbHandle.db, dialect: dbHandle.dialect, storage, signer, pubsub, queue, engine, tmpDir };
   return {

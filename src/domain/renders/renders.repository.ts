@@ -27,10 +27,10 @@ export async function findCharacterForRender(db: Db, accountId: string, id: stri
 }
 
 /** A live (not deleted) Motion of the account. */
-export async function findMotionForRender(db: Db, accountId: string, id: string): Promise<Pick<MotionsTable, 'id' | 'status' | 'duration_ms'> | undefined> {
+export async function findMotionForRender(db: Db, accountId: string, id: string): Promise<Pick<MotionsTable, 'id' | 'status' | 'duration_ms' | 'template_id'> | undefined> {
   return db
     .selectFrom('motions')
-    .select(['id', 'status', 'duration_ms'])
+    .select(['id', 'status', 'duration_ms', 'template_id'])
     .where('id', '=', id)
     .where('account_id', '=', accountId)
     .where('deleted_at', 'is', null)

@@ -19,7 +19,7 @@ export interface ForegroundResult {
 }
 
 /** A border counts as plain when this share of its pixels sits close to its median colour. */
-const PLAIN_BORDER_SHARE = 0.85;
+const PLAIN_BORDER_SHARE = 0.8;
 /** Masks smaller than this share of the picture are treated as "nothing found". */
 const MIN_AREA_SHARE = 0.003;
 

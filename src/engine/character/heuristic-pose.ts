@@ -49,11 +49,17 @@ export function heuristicPose(mask: Uint8Array, w: number, h: number): Keypoint[
   const all = centroid(mask, w, x0, y0, x1, y1)!;
   const cx = all.x;
 
-  // Neck: narrowest row between 10% and 45% of the height (below the head, above the arms).
+  // Neck: the narrowest row below the head's widest row (crowns, hats and hair tufts are narrow too,
+  // so the search starts under the head), within the upper 45% of the figure.
+  const widthAt = (y: number) => (rowMin[y] < 0 ? 0 : rowMax[y] - rowMin[y]);
+  let headWide = y0 + Math.round(0.1 * H);
+  for (let y = y0 + Math.round(0.03 * H); y <= y0 + Math.round(0.25 * H); y++) {
+    if (widthAt(y) > widthAt(headWide)) headWide = y;
+  }
   let neckY = y0 + Math.round(0.2 * H);
   let narrowest = Infinity;
-  for (let y = y0 + Math.round(0.1 * H); y <= y0 + Math.round(0.45 * H); y++) {
-    const width = rowMin[y] < 0 ? 0 : rowMax[y] - rowMin[y];
+  for (let y = headWide + 1; y <= y0 + Math.round(0.45 * H); y++) {
+    const width = widthAt(y);
     if (width > 0 && width < narrowest) {
       narrowest = width;
       neckY = y;
@@ -62,7 +68,7 @@ export function heuristicPose(mask: Uint8Array, w: number, h: number): Keypoint[
   const head = centroid(mask, w, x0, y0, x1, neckY) ?? { x: cx, y: y0 + 0.1 * H };
   const headR = Math.max(2, (neckY - y0) / 2);
 
-  const band = Math.round(0.06 * W);
+  const band = Math.round(0.1 * W);
   const armTop = neckY;
   const armBottom = y0 + Math.round(0.65 * H);
   let leftMost = { x: w, y: 0 }, rightMost = { x: -1, y: 0 };

@@ -11,7 +11,7 @@ import sharp from 'sharp';
 import { EngineError, type MotionAssets, type MotionTrack, type PoseFrame } from '../types.js';
 import { abortError, decodeFrames, extractAudio, runFfmpeg, type MediaTools } from '../media/ffmpeg.js';
 import { probeVideo } from '../media/probe.js';
-import { createPoseDetector, type PoseDetector } from '../vision/pose-detector.js';
+import { createPoseDetector, isBodyDetection, type PoseDetector } from '../vision/pose-detector.js';
 import { PlateBuilder } from './background-plate.js';
 import { fillGaps, smoothTrack } from './track-filters.js';
 
@@ -65,7 +65,8 @@ export async function extractMotion(opts: ExtractMotionOptions): Promise<MotionA
   for await (const frame of decodeFrames(tools, videoFile, { fps, width: workW, height: workH, signal })) {
     const index = raw.length;
     plate.offer(index, frame);
-    const pose = await detector.detect(frame, workW, workH);
+    const found = await detector.detect(frame, workW, workH);
+    const pose = isBodyDetection(found) ? found : null;
     const timeMs = (index * 1000) / fps;
     raw.push(
       pose
@@ -86,8 +87,8 @@ export async function extractMotion(opts: ExtractMotionOptions): Promise<MotionA
   if (detectedCount / raw.length < MIN_DETECTED_SHARE) {
     throw new EngineError(
       'INVALID_MOTION',
-      `No performer found: a person was detected in ${detectedCount} of ${raw.length} frames ` +
-        `(at least ${Math.round(MIN_DETECTED_SHARE * 100)}% needed)`,
+      `No performer found: a person's body (head and shoulders at least) was detected in ${detectedCount} ` +
+        `of ${raw.length} frames; at least ${Math.round(MIN_DETECTED_SHARE * 100)}% are needed`,
       { detectedFrames: detectedCount, frameCount: raw.length },
     );
   }

@@ -50,9 +50,10 @@ class MinHeap {
 }
 
 /** Multi-source Dijkstra on the 8-connected grid of `m`'s inside pixels. */
-function geodesic(m: Mask, seeds: number[]): Float32Array {
+export function geodesic(m: Mask, seeds: number[]): Float64Array {
   const { w, h, data } = m;
-  const d = new Float32Array(w * h).fill(Infinity);
+  // Float64 like the heap keys: a float32 store would round below the popped key and drop nodes.
+  const d = new Float64Array(w * h).fill(Infinity);
   const heap = new MinHeap();
   for (const s of seeds) {
     if (data[s] && d[s] !== 0) { d[s] = 0; heap.push(0, s); }
@@ -114,7 +115,7 @@ function quadSeeds(m: Mask, quad: Point[]): number[] {
 
 export interface RegionField {
   /** Per bone, per pixel: geodesic distance minus the bone's radius. */
-  scores: Float32Array[];
+  scores: Float64Array[];
   radius: number[];
 }
 
@@ -123,7 +124,7 @@ export function regionField(m: Mask, dist: Float32Array, joints: Point[]): Regio
   const J = (i: number): Point => joints[i];
   const lerp = (a: Point, b: Point, t: number): Point => ({ x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t });
   const torsoLen = Math.hypot(J(1).x - J(0).x, J(1).y - J(0).y) || 1;
-  const scores: Float32Array[] = [];
+  const scores: Float64Array[] = [];
   const radius: number[] = [];
   for (let b = 0; b < BONE_COUNT; b++) {
     const def = BONES[b];

@@ -60,7 +60,15 @@ async function createHuman(): Promise<Human> {
   const { humanDist, wasmDir, modelsDir } = localPaths();
   installFileFetch();
   const require = createRequire(import.meta.url);
-  const mod = require(path.join(humanDist, 'human.node-wasm.js')) as { Human: new (cfg: Partial<Config>) => Human };
+  let mod: { Human: new (cfg: Partial<Config>) => Human };
+  try {
+    mod = require(path.join(humanDist, 'human.node-wasm.js')) as typeof mod;
+  } catch (err) {
+    // The node-wasm build requires tfjs-core, -converter and -backend-wasm as installed peers.
+    const missing = /Cannot find module '([^']+)'/.exec((err as Error).message)?.[1];
+    if (!missing) throw err;
+    throw new Error(`Pose/segmentation models need the npm package ${missing} (same version as @tensorflow/tfjs-core); it is not installed`, { cause: err });
+  }
   const config: Partial<Config> = {
     backend: 'wasm',
     wasmPath: wasmDir + path.sep,

@@ -28,6 +28,21 @@ export interface PoseDetectorOptions {
   minScore?: number;
 }
 
+/** Keypoint score above which a joint counts as seen. */
+export const SEEN_SCORE = 0.3;
+
+/**
+ * Whether a detection is a real body rather than MoveNet's hallucination on textures or a face-only
+ * close-up: on test patterns MoveNet reports person scores up to ~0.42 with at most 3 joints above
+ * SEEN_SCORE, on a face close-up 5 joints (the face); real full or upper bodies show 7+ including both
+ * shoulders.
+ */
+export function isBodyDetection(r: PoseResult | null): r is PoseResult {
+  if (!r || r.score < SEEN_SCORE) return false;
+  const seen = r.body.filter((k) => k.score >= SEEN_SCORE).length;
+  return seen >= 7 && r.body[5].score >= SEEN_SCORE && r.body[6].score >= SEEN_SCORE;
+}
+
 export function createPoseDetector(opts: PoseDetectorOptions = {}): PoseDetector {
   const model = opts.model ?? 'lightning';
   const inputSize = opts.inputSize ?? 256;

@@ -1,7 +1,59 @@
 import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
 import type { AppDeps } from '../deps.js';
+import { principal } from '../plugins/auth.js';
+import { RenderStreamHub } from '../../domain/events/render-stream.hub.js';
+import { HEARTBEAT_FRAME, openRenderStream, sseFrame } from '../../domain/events/render-stream.service.js';
 
+const Params = Type.Object({ render_id: Type.String({ minLength: 1, description: 'Full render ID (render_...)' }) });
+
+/**
+ * GET /v1/renders/{render_id}/events (spec section 6). Everything that can fail (auth, ownership,
+ * the ID) is decided before the first byte, so errors are ordinary JSON envelopes; after that the
+ * connection is handed to the stream hub, which delivers stored events and heartbeats.
+ */
 export async function eventsRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
-  void app;
-  void deps;
+  const hub = new RenderStreamHub(deps, { heartbeatMs: deps.config.events.heartbeatMs, pollMs: deps.config.workers.pollMs });
+  // preClose, not onClose: open streams would keep the server from closing at all.
+  app.addHook('preClose', async () => hub.close());
+
+  app.get<{ Params: Static<typeof Params>; Headers: { 'last-event-id'?: string } }>(
+    '/renders/:render_id/events',
+    {
+      schema: { params: Params },
+      config: {
+        openapi: {
+          summary: 'Stream the events of a render (server-sent events): snapshot, queued, processing, progress, ready, failed, cancelled, heartbeat',
+          tags: ['renders'],
+          headers: { 'Last-Event-ID': { type: 'string', minLength: 1, description: 'Resume after this event (its event_id)' } },
+          responses: { '200': 'text/event-stream; charset=utf-8: `id`, `event` and JSON `data` frames; closes after a terminal event' },
+        },
+      },
+    },
+    async (request, reply) => {
+      const lastEventId = request.headers['last-event-id'];
+      const opening = await openRenderStream(deps, principal(request).accountId, request.params.render_id, typeof lastEventId === 'string' ? lastEventId : undefined);
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, {
+        'Content-Type': 'text/event-stream; charset=utf-8',
+        'Cache-Control': 'no-cache',
+        'X-Accel-Buffering': 'no',
+        'X-Request-Id': request.id,
+        Connection: 'keep-alive',
+      });
+      res.write(opening.events.map(sseFrame).join(''));
+      if (opening.done) {
+        res.end();
+        return;
+      }
+      const detach = hub.attach(opening.renderId, {
+        lastSequence: opening.lastSequence,
+        send: (events) => void res.write(events.map(sseFrame).join('')),
+        heartbeat: () => void res.write(HEARTBEAT_FRAME),
+        end: () => res.end(),
+      });
+      res.on('close', detach);
+    },
+  );
 }

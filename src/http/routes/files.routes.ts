@@ -1,13 +1,16 @@
 import type { FastifyInstance } from 'fastify';
+import type { Readable } from 'node:stream';
 import { AppError } from '../../contracts/errors.js';
+import { acceptUpload } from '../../domain/drafts/draft-uploads.service.js';
 import type { AppDeps } from '../deps.js';
 
 /**
  * Signed object reads for disk storage (`GET /files/<key>?expires&sig`). The signature is the
  * credential, so these URLs work without an Authorization header, as output URLs must. Supports
- * single byte ranges so players can seek.
+ * single byte ranges so players can seek. Draft uploads arrive as signed PUTs on the same paths.
  */
 export async function filesRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  await app.register(async (scope) => uploadRoute(scope, deps));
   app.get<{ Params: { '*': string }; Querystring: { expires?: string; sig?: string; name?: string } }>('/files/*', async (request, reply) => {
     const key = decodeURIComponent(request.params['*']);
     const exp = Number(request.query.expires);
@@ -37,5 +40,28 @@ export async function filesRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     }
     reply.header('Content-Length', String(st.size));
     return reply.send(deps.storage.read(key));
+  });
+}
+
+/**
+ * `PUT /files/<key>?expires&sig`: the upload half of a draft (the stand-in for a presigned storage
+ * URL). Lives in its own encapsulated scope whose only body parser hands the raw request stream
+ * through, so Fastify never buffers a (possibly 200 MB) body and no size limit but the declared
+ * one applies.
+ */
+async function uploadRoute(scope: FastifyInstance, deps: AppDeps): Promise<void> {
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', { bodyLimit: Number.MAX_SAFE_INTEGER }, (_request, payload, done) => done(null, payload));
+  scope.put<{ Params: { '*': string }; Querystring: { expires?: string; sig?: string } }>('/files/*', { bodyLimit: Number.MAX_SAFE_INTEGER }, async (request) => {
+    const key = decodeURIComponent(request.params['*']);
+    const exp = Number(request.query.expires);
+    const verdict = Number.isInteger(exp) ? deps.signer.verify('PUT', key, exp, request.query.sig ?? '') : 'invalid';
+    if (verdict === 'expired') {
+      throw new AppError('UPLOAD_EXPIRED', 'This upload URL has expired; prepare a new draft.', { details: { expired_at: new Date(exp * 1000).toISOString() } });
+    }
+    if (verdict !== 'ok') throw new AppError('FORBIDDEN', 'Invalid upload URL signature.', { details: { reason: verdict } });
+    const length = request.headers['content-length'];
+    const body = (request.body as Readable | undefined) ?? request.raw;
+    return acceptUpload(deps, key, body, length === undefined ? null : Number(length));
   });
 }

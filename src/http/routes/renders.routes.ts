@@ -1,7 +1,119 @@
 import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import { AppError } from '../../contracts/errors.js';
 import type { AppDeps } from '../deps.js';
+import { readMultipart } from '../multipart.js';
+import { principal } from '../plugins/auth.js';
+import { createDefaultRender, createRenderFromForm, renderDownloadUrl, type RenderContext } from '../../domain/renders/renders.service.js';
+import { createRenderFromDraft } from '../../domain/drafts/drafts.service.js';
+import { presentVideo } from '../../domain/videos/videos.presenter.js';
+import { RenderCreatedSchema } from '../../domain/videos/videos.schemas.js';
+import { BACKGROUND_MODES, TEXT_FIELDS } from '../../domain/renders/render-input.js';
+
+const RenderIdParams = Type.Object({ render_id: Type.String({ minLength: 1, description: 'Full Render ID (render_...).' }) });
+
+const directForm = {
+  type: 'object',
+  description:
+    'Exactly one source per family (character: character_id | image | image_url; motion: motion_id | motion_video | motion_video_url), or neither family for the project defaults.',
+  properties: {
+    character_id: { type: 'string', description: 'ID of a ready Character.' },
+    image: { type: 'string', format: 'binary', description: 'Character image (PNG, JPEG or WebP).' },
+    image_url: { type: 'string', format: 'uri', description: 'Public http(s) URL of a character image.' },
+    motion_id: { type: 'string', description: 'ID of a ready Motion.' },
+    motion_video: { type: 'string', format: 'binary', description: 'Driving video (MP4, MOV or WebM).' },
+    motion_video_url: { type: 'string', format: 'uri', description: 'Public http(s) URL of a driving video.' },
+    background_mode: { type: 'string', enum: [...BACKGROUND_MODES], default: 'original' },
+    bg_color: { type: 'string', pattern: '^\\d{1,3},\\d{1,3},\\d{1,3}$', description: 'R,G,B (0-255); required with solid, rejected otherwise.' },
+  },
+};
+
+const draftForm = {
+  type: 'object',
+  required: ['draft_id'],
+  properties: { draft_id: { type: 'string', description: 'From POST /v1/renders/prepare. Send the Idempotency-Key header (1-255 characters).' } },
+};
+
+/** Retired read paths (spec 4.1): 405 naming their replacement. */
+function retired(allow: string, path: string): AppError {
+  return new AppError('INVALID_REQUEST', `${path} is retired; read renders with GET /v1/videos/{id} and list them with GET /v1/videos.`, {
+    status: 405,
+    headers: { Allow: allow },
+    details: { replacement: 'GET /v1/videos/{id}', allow: allow === '' ? [] : allow.split(', ') },
+  });
+}
 
 export async function rendersRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
-  void app;
-  void deps;
+  const ctxOf = (request: { id: string; serviceSource: string | null }, accountId: string): RenderContext => ({
+    accountId,
+    requestId: request.id,
+    serviceSource: request.serviceSource,
+  });
+
+  app.post(
+    '/renders',
+    {
+      schema: { response: { 200: RenderCreatedSchema, 202: RenderCreatedSchema } },
+      config: {
+        openapi: {
+          summary: 'Create a render: multipart direct form (200), JSON draft form with Idempotency-Key (202), or no body for the project defaults (200)',
+          tags: ['renders'],
+          multipart: directForm,
+          json: draftForm,
+          headers: { 'Idempotency-Key': { type: 'string', minLength: 1, maxLength: 255, description: 'Required with the JSON draft form.' } },
+        },
+      },
+    },
+    async (request, reply) => {
+      const ctx = ctxOf(request, principal(request).accountId);
+      if (request.isMultipart()) {
+        const form = await readMultipart(
+          request,
+          { files: { image: { maxBytes: deps.config.limits.imageBytes }, motion_video: { maxBytes: deps.config.limits.videoBytes } }, fields: TEXT_FIELDS },
+          deps.tmpDir,
+        );
+        try {
+          return await presentVideo(deps, await createRenderFromForm(deps, ctx, form), { links: true });
+        } finally {
+          await form.cleanup();
+        }
+      }
+      const contentType = request.headers['content-type'];
+      if (contentType !== undefined) {
+        if (!/^application\/json\s*(;|$)/i.test(contentType)) {
+          throw new AppError('INVALID_REQUEST', 'POST /v1/renders takes multipart/form-data (direct form), application/json (draft form) or no body (project defaults).', {
+            details: { content_type: contentType },
+          });
+        }
+        const key = request.headers['idempotency-key'];
+        const row = await createRenderFromDraft(deps, ctx, request.body, typeof key === 'string' ? key : undefined);
+        return reply.code(202).send(await presentVideo(deps, row, { links: true }));
+      }
+      return presentVideo(deps, await createDefaultRender(deps, ctx), { links: true });
+    },
+  );
+
+  const retiredDoc = (summary: string) => ({ openapi: { summary, tags: ['renders'], responses: { '405': 'Retired: use GET /v1/videos/{id} or GET /v1/videos.' } } });
+  app.get('/renders', { config: retiredDoc('Retired: list renders with GET /v1/videos') }, async () => {
+    throw retired('POST', 'GET /v1/renders');
+  });
+  // Nothing is served at /v1/renders/{id} any more, hence the empty Allow (RFC 9110 §10.2.1).
+  app.get('/renders/:render_id', { schema: { params: RenderIdParams }, config: retiredDoc('Retired: read a render with GET /v1/videos/{id}') }, async () => {
+    throw retired('', 'GET /v1/renders/{id}');
+  });
+  app.delete('/renders/:render_id', { schema: { params: RenderIdParams }, config: retiredDoc('Retired: renders cannot be cancelled by clients') }, async () => {
+    throw retired('', 'DELETE /v1/renders/{id} (cancellation)');
+  });
+
+  app.get<{ Params: Static<typeof RenderIdParams> }>(
+    '/renders/:render_id/download',
+    {
+      schema: { params: RenderIdParams },
+      config: { openapi: { summary: 'Redirect (302) to the finished video; 409 before ready', tags: ['renders'], responses: { '302': 'Location: a fresh signed URL of the video.' } } },
+    },
+    async (request, reply) => {
+      const url = await renderDownloadUrl(deps, principal(request).accountId, request.params.render_id);
+      return reply.code(302).header('Location', url).header('Cache-Control', 'no-store').send();
+    },
+  );
 }

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, type Dialect, type Driver, type Migration, type MigrationProvider } from 'kysely';
 import type { Database } from './schema.js';
 import * as m0001 from './migrations/0001-initial.js';
+import * as m0002AssetTaskIds from './migrations/0002-asset-task-ids.js';
 
 export type Db = Kysely<Database>;
 export type DialectName = 'sqlite' | 'postgres';
@@ -80,6 +81,7 @@ export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
+  '0002-asset-task-ids': m0002AssetTaskIds,
 };
 
 class StaticMigrations implements MigrationProvider {

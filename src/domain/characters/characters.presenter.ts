@@ -1,0 +1,40 @@
+import type { AssetStatus, CharactersTable } from '../../infra/db/schema.js';
+
+/**
+ * The wire shape shared by Characters and Motions (spec 2.2). `error` is always null (failure shows
+ * in `status` and the sub-object); `progress` is null in lists; `capabilities` derive from status.
+ */
+export interface AssetObject {
+  id: string;
+  status: AssetStatus;
+  name: string;
+  progress: number | null;
+  capabilities: string[];
+  created_at: string | null;
+  completed_at: string | null;
+  error: null;
+  type: string;
+  vsplat: { status: AssetStatus } | null;
+  glb: { status: AssetStatus } | null;
+}
+
+export function capabilitiesOf(status: AssetStatus): string[] {
+  return status === 'ready' ? ['video_render'] : [];
+}
+
+export function presentCharacter(row: CharactersTable, opts: { list: boolean }): AssetObject {
+  return {
+    id: row.id,
+    status: row.status,
+    name: row.name,
+    progress: opts.list ? null : row.progress,
+    capabilities: capabilitiesOf(row.status),
+    created_at: row.created_at,
+    completed_at: row.completed_at,
+    error: null,
+    type: row.type,
+    // Null for `render` Characters; otherwise the extraction's own status, never URLs or parameters.
+    vsplat: row.type === 'render' ? null : { status: row.vsplat_status ?? 'queued' },
+    glb: null,
+  };
+}

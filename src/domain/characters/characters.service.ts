@@ -1,0 +1,182 @@
+import { AppError, invalidRequest } from '../../contracts/errors.js';
+import { isIdOf, newId } from '../../contracts/ids.js';
+import type { AppDeps } from '../../http/deps.js';
+import { isUniqueViolation, nowIso } from '../../infra/db/database.js';
+import type { CharactersTable } from '../../infra/db/schema.js';
+import { enqueueInTx } from '../../jobs/outbox.js';
+import { charge, creditsToMilli } from '../billing/billing.service.js';
+import { checkImageFile } from '../media/media-check.js';
+import { parseCharacterForm, type CharacterInput } from './characters.input.js';
+import * as repo from './characters.repository.js';
+import type { Fields } from './form-fields.js';
+
+/**
+ * Characters: creation (validate, check media, store the source, charge and enqueue in one
+ * transaction), reads, soft delete and export. Status changes live in characters.state.ts.
+ */
+export interface RequestCtx {
+  accountId: string;
+  requestId: string;
+  serviceSource: string | null;
+}
+
+/** The spec's price table, in credits. `enhance` replaces the vsplat price; it has no effect on `render`. */
+export const CHARACTER_PRICES = {
+  render: 1,
+  vsplat: 25,
+  vsplatEnhanced: 30,
+} as const;
+
+export function characterPrice(type: CharactersTable['type'], enhance: boolean): number {
+  const vsplat = enhance ? CHARACTER_PRICES.vsplatEnhanced : CHARACTER_PRICES.vsplat;
+  if (type === 'render') return CHARACTER_PRICES.render;
+  if (type === 'vsplat') return vsplat;
+  return CHARACTER_PRICES.render + vsplat;
+}
+
+export const CHARACTERS_LIST_MAX = 100;
+/** The vsplat file inside a Character's assets, written by the (later) extraction worker. */
+export const VSPLAT_FILE = 'character.vsplat';
+export const THUMBNAIL_FILE = 'thumbnail.png';
+
+export function characterNotFound(id: string): AppError {
+  return new AppError('CHARACTER_NOT_FOUND', `No Character ${id.slice(0, 80)} exists for this account.`, { details: { character_id: id.slice(0, 80) } });
+}
+
+function taskIdConflict(taskId: string): AppError {
+  return new AppError('IDEMPOTENCY_KEY_REUSED', `The task_id "${taskId}" was already used for another Character of this account; use a new task_id for new work.`, {
+    details: { field: 'task_id', task_id: taskId },
+  });
+}
+
+/** An active Character of the account; a malformed, foreign-family or other account's ID is a 404. */
+export async function getCharacter(deps: Pick<AppDeps, 'db'>, accountId: string, id: string): Promise<CharactersTable> {
+  if (!isIdOf('character', id)) throw characterNotFound(id);
+  const row = await repo.findOwned(deps.db, accountId, id);
+  if (!row) throw characterNotFound(id);
+  return row;
+}
+
+export async function listCharacters(deps: Pick<AppDeps, 'db'>, accountId: string): Promise<CharactersTable[]> {
+  return repo.listActive(deps.db, accountId, CHARACTERS_LIST_MAX);
+}
+
+/**
+ * Creates a queued Character from a received form. The caller owns the form's temp files and
+ * removes them afterwards, success or not; on refusal nothing of this Character remains in storage
+ * or in the database.
+ */
+export async function createCharacter(deps: AppDeps, ctx: RequestCtx, form: { fields: Fields; files: Record<string, { path: string }> }): Promise<CharactersTable> {
+  const input = parseCharacterForm(form.fields, form.files, deps.config);
+  if (input.source.kind === 'file') await checkImageFile(deps, input.source.path);
+  const id = newId('character');
+  const sourceKey = `characters/${id}/source`;
+  if (input.source.kind === 'file') await deps.storage.putFile(sourceKey, input.source.path);
+  try {
+    const row = await deps.db.transaction().execute(async (tx) => {
+      if (input.taskId !== null && (await repo.findByTaskId(tx, ctx.accountId, input.taskId))) throw taskIdConflict(input.taskId);
+      const row = newRow(id, ctx, input, sourceKey);
+      await repo.insertCharacter(tx, row);
+      await charge(tx, ctx.accountId, id, row.charge_milli);
+      await enqueueInTx(tx, { type: 'character.process', resourceId: id, payload: {}, maxAttempts: deps.config.workers.maxAttempts });
+      return row;
+    });
+    deps.queue.notify();
+    return row;
+  } catch (e) {
+    if (input.source.kind === 'file') await deps.storage.deletePrefix(`characters/${id}/`);
+    // Two concurrent creations with one task_id: the unique index refuses the second.
+    if (input.taskId !== null && isUniqueViolation(e)) throw taskIdConflict(input.taskId);
+    throw e;
+  }
+}
+
+function newRow(id: string, ctx: RequestCtx, input: CharacterInput, sourceKey: string): CharactersTable {
+  const now = nowIso();
+  return {
+    id,
+    account_id: ctx.accountId,
+    name: input.name,
+    type: input.type,
+    status: 'queued',
+    progress: 0,
+    enhance: input.enhance ? 1 : 0,
+    joint_set: input.jointSet,
+    model_precision: input.modelPrecision,
+    filter_low_quality: input.filterLowQuality ? 1 : 0,
+    render_thumbnail: input.renderThumbnail ? 1 : 0,
+    task_id: input.taskId,
+    vsplat_status: input.type === 'render' ? null : 'queued',
+    source_kind: input.source.kind === 'file' ? 'upload' : 'url',
+    source_key: input.source.kind === 'file' ? sourceKey : null,
+    source_url: input.source.kind === 'url' ? input.source.url : null,
+    assets_key: null,
+    failure_json: null,
+    charge_milli: creditsToMilli(characterPrice(input.type, input.enhance)),
+    request_id: ctx.requestId,
+    service_source: ctx.serviceSource,
+    created_at: now,
+    updated_at: now,
+    completed_at: null,
+    deleted_at: null,
+  };
+}
+
+/**
+ * Soft delete: the row stays (ledger and renders refer to it) and its stored assets stay, so renders
+ * that already used it keep working; every later read answers 404. A job still running for it is
+ * asked to stop; its transitions become no-ops. The charge is not refunded: the caller chose to stop.
+ */
+export async function deleteCharacter(deps: Pick<AppDeps, 'db' | 'queue'>, accountId: string, id: string): Promise<{ id: string; status: 'deleted' }> {
+  if (!isIdOf('character', id)) throw characterNotFound(id);
+  const n = await repo.softDelete(deps.db, accountId, id, nowIso());
+  if (n === 0) throw characterNotFound(id);
+  await deps.queue.cancel(id);
+  return { id, status: 'deleted' };
+}
+
+export interface CharacterExport {
+  id: string;
+  vsplat_url: string | null;
+  thumbnail_url: string | null;
+}
+
+/**
+ * Export (spec 4.3). `download_type=vsplat` (the only accepted value) asks for the vsplat file: it
+ * is refused with 409 EXTRACTION_UNAVAILABLE when the Character did not request a vsplat (`render`)
+ * or its extraction is not ready, and with 422 EXTRACTION_FAILED when the extraction failed.
+ * `thumbnail_url` does not depend on `download_type`: it is set when the Character was created with
+ * `render_thumbnail=true` and its processed assets include the thumbnail.
+ */
+export async function exportCharacter(deps: Pick<AppDeps, 'db' | 'storage' | 'config'>, accountId: string, id: string, downloadType: string | undefined): Promise<CharacterExport> {
+  const row = await getCharacter(deps, accountId, id);
+  if (downloadType !== undefined && downloadType !== 'vsplat') {
+    throw invalidRequest('The query parameter download_type accepts only "vsplat" for Characters.', { field: 'download_type', value: downloadType.slice(0, 50) });
+  }
+  let vsplatUrl: string | null = null;
+  if (downloadType === 'vsplat') {
+    if (row.type === 'render') {
+      throw new AppError('EXTRACTION_UNAVAILABLE', 'This Character was created with type=render and has no vsplat; create one with type=vsplat or type=all.', {
+        details: { type: row.type, vsplat_status: null },
+        action: 'fix_input',
+      });
+    }
+    if (row.vsplat_status === 'failed') {
+      throw new AppError('EXTRACTION_FAILED', 'The vsplat extraction of this Character failed.', { details: { type: row.type, vsplat_status: row.vsplat_status } });
+    }
+    const key = row.assets_key === null ? null : `${row.assets_key}/${VSPLAT_FILE}`;
+    if (row.vsplat_status !== 'ready' || key === null || !(await deps.storage.stat(key))) {
+      throw new AppError('EXTRACTION_UNAVAILABLE', `The vsplat extraction of this Character is not ready (status ${row.vsplat_status ?? 'queued'}).`, {
+        details: { type: row.type, vsplat_status: row.vsplat_status },
+      });
+    }
+    vsplatUrl = await deps.storage.signedGetUrl(key, deps.config.outputUrlTtlSeconds, { downloadName: `${row.id}.vsplat` });
+  }
+  let thumbnailUrl: string | null = null;
+  // The thumbnail comes with the 2D part, so it can exist while a vsplat is still being extracted.
+  if (row.render_thumbnail === 1 && row.assets_key !== null) {
+    const key = `${row.assets_key}/${THUMBNAIL_FILE}`;
+    if (await deps.storage.stat(key)) thumbnailUrl = await deps.storage.signedGetUrl(key, deps.config.outputUrlTtlSeconds);
+  }
+  return { id: row.id, vsplat_url: vsplatUrl, thumbnail_url: thumbnailUrl };
+}

@@ -1,0 +1,125 @@
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { AppError } from '../../contracts/errors.js';
+import { ulid } from '../../contracts/ids.js';
+import type { AppDeps } from '../../http/deps.js';
+import { nowIso } from '../../infra/db/database.js';
+import type { UploadsTable } from '../../infra/db/schema.js';
+import { checkImageFile, checkVideoFile } from '../media/media-check.js';
+import { contentMatchesDeclaration } from './draft-spec.js';
+import { findDraftById, findUploadByKey, setUploadStatus } from './drafts.repository.js';
+
+/**
+ * Receives the bytes of a draft upload (the signed PUT URL served by the API for disk storage).
+ * The body streams to a private temp file while it is counted and hashed, so memory stays flat
+ * whatever the size; only bytes that match the declaration (size, sha256 when declared, type by
+ * content) and pass the media limits reach storage. Any refusal leaves no object behind, and the
+ * upload is "pending" again, so a client can simply PUT once more while the URL is valid.
+ */
+
+class TooManyBytes extends Error {}
+
+function mismatch(u: UploadsTable, message: string, details: Record<string, unknown>): AppError {
+  return new AppError('UPLOAD_MISMATCH', message, { details: { draft_id: u.draft_id, field: u.field, ...details } });
+}
+
+export interface ReceivedUpload {
+  draft_id: string;
+  field: string;
+  size_bytes: number;
+  sha256: string;
+  content_type: string;
+  status: 'uploaded';
+}
+
+/** Who the signed URL is for; checked before a single byte is read. */
+async function uploadTarget(deps: Pick<AppDeps, 'db'>, key: string): Promise<UploadsTable> {
+  const upload = await findUploadByKey(deps.db, key);
+  const draft = upload ? await findDraftById(deps.db, upload.draft_id) : undefined;
+  if (!upload || !draft) throw new AppError('DRAFT_NOT_FOUND', 'This upload URL belongs to no draft.', { details: {} });
+  if (draft.status === 'consumed') {
+    throw new AppError('DRAFT_ALREADY_CONSUMED', 'The draft of this upload was already used to create a render.', { details: { draft_id: draft.id, render_id: draft.render_id } });
+  }
+  if (draft.expires_at <= nowIso()) throw new AppError('UPLOAD_EXPIRED', 'The draft of this upload expired; prepare a new one.', { details: { draft_id: draft.id } });
+  return upload;
+}
+
+/** PUT of a draft upload, after the URL signature was verified. */
+export async function acceptUpload(deps: AppDeps, key: string, body: Readable, contentLength: number | null): Promise<ReceivedUpload> {
+  return receiveUpload(deps, await uploadTarget(deps, key), body, contentLength);
+}
+
+async function receiveUpload(deps: AppDeps, upload: UploadsTable, body: Readable, contentLength: number | null): Promise<ReceivedUpload> {
+  const declared = Number(upload.size_bytes);
+  if (contentLength !== null && contentLength !== declared) {
+    body.resume(); // let the socket drain; the answer does not depend on the bytes
+    throw mismatch(upload, `The upload is ${contentLength} bytes; ${declared} were declared.`, { reason: 'size', declared_size_bytes: declared, actual_size_bytes: contentLength });
+  }
+  const dir = join(deps.tmpDir, 'uploads');
+  await mkdir(dir, { recursive: true });
+  const local = join(dir, `put-${ulid()}`);
+  try {
+    await setUploadStatus(deps.db, upload.id, 'pending', null);
+    await deps.storage.delete(upload.storage_key);
+    const hash = createHash('sha256');
+    let size = 0;
+    const meter = new Transform({
+      transform(chunk: Buffer, _e, cb) {
+        size += chunk.length;
+        if (size > declared) return cb(new TooManyBytes());
+        hash.update(chunk);
+        cb(null, chunk);
+      },
+    });
+    try {
+      await pipeline(body, meter, createWriteStream(local));
+    } catch (e) {
+      if (e instanceof TooManyBytes) {
+        body.resume();
+        throw mismatch(upload, `The upload exceeds the ${declared} declared bytes.`, { reason: 'size', declared_size_bytes: declared });
+      }
+      throw e; // a client gone mid-upload: nothing to answer, the temp file goes below
+    }
+    if (size !== declared) {
+      throw mismatch(upload, `The upload is ${size} bytes; ${declared} were declared.`, { reason: 'size', declared_size_bytes: declared, actual_size_bytes: size });
+    }
+    const sha256 = hash.digest('hex');
+    if (upload.sha256 && upload.sha256 !== sha256) {
+      throw mismatch(upload, 'The upload does not match the declared sha256.', { reason: 'sha256', declared_sha256: upload.sha256, actual_sha256: sha256 });
+    }
+    await checkContent(deps, upload, local);
+    await deps.storage.putFile(upload.storage_key, local);
+    await setUploadStatus(deps.db, upload.id, 'uploaded', nowIso());
+    return { draft_id: upload.draft_id, field: upload.field, size_bytes: size, sha256, content_type: upload.content_type, status: 'uploaded' };
+  } finally {
+    await rm(local, { force: true });
+  }
+}
+
+/**
+ * Type by content: bytes that are not the declared kind of media are a mismatch (422
+ * UPLOAD_MISMATCH); media of the declared kind that breaks a limit is UNSUPPORTED_MEDIA, as for
+ * every other way media enters the service.
+ */
+async function checkContent(deps: AppDeps, upload: UploadsTable, file: string): Promise<void> {
+  const isImage = upload.field === 'image';
+  let actual: { format?: string; container?: string };
+  try {
+    actual = isImage ? await deps.engine.probeImage(file) : await deps.engine.probeVideo(file);
+  } catch {
+    throw mismatch(upload, `The upload is not ${isImage ? 'an image' : 'a video'} of the declared type ${upload.content_type}.`, { reason: 'type', declared_content_type: upload.content_type });
+  }
+  if (!contentMatchesDeclaration(upload.content_type, actual)) {
+    throw mismatch(upload, `The upload is ${actual.format ?? actual.container}; ${upload.content_type} was declared.`, {
+      reason: 'type',
+      declared_content_type: upload.content_type,
+      actual_format: actual.format ?? actual.container,
+    });
+  }
+  if (isImage) await checkImageFile(deps, file);
+  else await checkVideoFile(deps, file);
+}

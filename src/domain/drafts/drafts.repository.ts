@@ -1,0 +1,52 @@
+import type { Db } from '../../infra/db/database.js';
+import type { DraftsTable, IdempotencyKeysTable, UploadsTable } from '../../infra/db/schema.js';
+
+/** SQL for drafts, their uploads and idempotency keys. No rules here: see drafts.service.ts. */
+
+export async function insertDraft(tx: Db, draft: DraftsTable, uploads: UploadsTable[]): Promise<void> {
+  await tx.insertInto('drafts').values(draft).execute();
+  if (uploads.length > 0) await tx.insertInto('uploads').values(uploads).execute();
+}
+
+export async function findDraft(db: Db, accountId: string, id: string): Promise<DraftsTable | undefined> {
+  return db.selectFrom('drafts').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+}
+
+export async function findDraftById(db: Db, id: string): Promise<DraftsTable | undefined> {
+  return db.selectFrom('drafts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function uploadsOf(db: Db, draftId: string): Promise<UploadsTable[]> {
+  return db.selectFrom('uploads').selectAll().where('draft_id', '=', draftId).orderBy('field').execute();
+}
+
+export async function findUploadByKey(db: Db, storageKey: string): Promise<UploadsTable | undefined> {
+  return db.selectFrom('uploads').selectAll().where('storage_key', '=', storageKey).executeTakeFirst();
+}
+
+export async function setUploadStatus(db: Db, id: string, status: UploadsTable['status'], uploadedAt: string | null): Promise<void> {
+  await db.updateTable('uploads').set({ status, uploaded_at: uploadedAt }).where('id', '=', id).execute();
+}
+
+/** Consumes an open draft; false when another request consumed it first (the row is the lock). */
+export async function consumeDraft(tx: Db, id: string, renderId: string): Promise<boolean> {
+  const r = await tx.updateTable('drafts').set({ status: 'consumed', render_id: renderId }).where('id', '=', id).where('status', '=', 'open').executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function findIdempotencyKey(db: Db, accountId: string, key: string): Promise<IdempotencyKeysTable | undefined> {
+  return db.selectFrom('idempotency_keys').selectAll().where('account_id', '=', accountId).where('key', '=', key).executeTakeFirst();
+}
+
+/** Throws a unique violation when the (account, key) pair exists: that is how concurrent duplicates meet. */
+export async function insertIdempotencyKey(tx: Db, row: IdempotencyKeysTable): Promise<void> {
+  await tx.insertInto('idempotency_keys').values(row).execute();
+}
+
+export async function deleteExpiredIdempotencyKey(db: Db, accountId: string, key: string, now: string): Promise<void> {
+  await db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('key', '=', key).where('expires_at', '<=', now).execute();
+}
+
+export async function findVideo(db: Db, id: string) {
+  return db.selectFrom('videos').selectAll().where('id', '=', id).executeTakeFirst();
+}

@@ -1,0 +1,180 @@
+import { AppError, invalidRequest } from '../../contracts/errors.js';
+import { isIdOf, newId } from '../../contracts/ids.js';
+import type { AppDeps } from '../../http/deps.js';
+import { isUniqueViolation, nowIso } from '../../infra/db/database.js';
+import type { DraftsTable, UploadsTable, VideosTable } from '../../infra/db/schema.js';
+import type { CharacterSource, MotionSource, RenderInput } from '../renders/render-input.js';
+import { createRender } from '../renders/renders.service.js';
+import { parsePrepareBody, type DraftSpec, type FileField } from './draft-spec.js';
+import { consumeDraft, findDraft, insertDraft, insertIdempotencyKey, uploadsOf } from './drafts.repository.js';
+import { IDEMPOTENCY_TTL_MS, parseIdempotencyKey, replayIdempotent, requestHash } from './idempotency.js';
+
+/**
+ * Drafts: a render declared first (`POST /v1/renders/prepare`), its media PUT straight to storage,
+ * then created with `POST /v1/renders {draft_id}` under an Idempotency-Key. Large files thus never
+ * pass through a multipart form, and a client on a flaky link can retry every step safely.
+ */
+
+export interface RequestCtx {
+  accountId: string;
+  requestId: string;
+  serviceSource: string | null;
+}
+
+export interface PreparedDraft {
+  draft_id: string;
+  expires_at: string;
+  uploads: { field: string; method: 'PUT'; url: string; headers: Record<string, string>; expires_at: string }[];
+}
+
+export function draftUploadKey(draftId: string, field: FileField): string {
+  return `drafts/${draftId}/${field}`;
+}
+
+export async function prepareDraft(deps: AppDeps, ctx: Pick<RequestCtx, 'accountId'>, body: unknown): Promise<PreparedDraft> {
+  const { spec, declarations } = parsePrepareBody(body, deps.config);
+  const nowMs = Date.now();
+  const draftId = newId('draft');
+  const draftExpires = new Date(nowMs + deps.config.draftTtlSeconds * 1000).toISOString();
+  // An upload URL never outlives its draft.
+  const uploadTtl = Math.min(deps.config.uploadUrlTtlSeconds, deps.config.draftTtlSeconds);
+  const uploadExpires = new Date((Math.floor(nowMs / 1000) + uploadTtl) * 1000).toISOString();
+  const uploads: UploadsTable[] = [];
+  const plans: PreparedDraft['uploads'] = [];
+  for (const field of ['image', 'motion_video'] as const) {
+    const d = declarations[field];
+    if (!d) continue;
+    const key = draftUploadKey(draftId, field);
+    uploads.push({
+      id: newId('upload'),
+      draft_id: draftId,
+      account_id: ctx.accountId,
+      field,
+      content_type: d.contentType,
+      size_bytes: d.sizeBytes,
+      sha256: d.sha256,
+      storage_key: key,
+      status: 'pending',
+      expires_at: uploadExpires,
+      uploaded_at: null,
+    });
+    const signed = await deps.storage.signedPutUrl(key, uploadTtl, d.contentType);
+    plans.push({ field, method: 'PUT', url: signed.url, headers: signed.headers, expires_at: uploadExpires });
+  }
+  const draft: DraftsTable = {
+    id: draftId,
+    account_id: ctx.accountId,
+    spec_json: JSON.stringify(spec),
+    status: 'open',
+    render_id: null,
+    expires_at: draftExpires,
+    created_at: new Date(nowMs).toISOString(),
+  };
+  await deps.db.transaction().execute((tx) => insertDraft(tx, draft, uploads));
+  return { draft_id: draftId, expires_at: draftExpires, uploads: plans };
+}
+
+function parseDraftBody(body: unknown): { draftId: string } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidRequest('The body must be a JSON object {"draft_id": "..."}.');
+  const b = body as Record<string, unknown>;
+  for (const k of Object.keys(b)) {
+    if (k !== 'draft_id') throw invalidRequest(`Unknown field ${k}: the draft form takes only draft_id (everything else was declared at prepare).`, { field: k });
+  }
+  if (typeof b.draft_id !== 'string' || b.draft_id === '') throw invalidRequest('draft_id is required.', { field: 'draft_id' });
+  return { draftId: b.draft_id };
+}
+
+function draftNotFound(id: string): AppError {
+  return new AppError('DRAFT_NOT_FOUND', `No draft ${id} exists for this account.`, { details: { draft_id: id } });
+}
+
+/**
+ * The uploads must all be there and still match their declaration; the object's size is checked
+ * again here because with presigned storage URLs the PUT never passes through the API.
+ */
+async function readyInputs(deps: AppDeps, draft: DraftsTable, now: string): Promise<RenderInput> {
+  if (draft.expires_at <= now) {
+    throw new AppError('UPLOAD_EXPIRED', 'The draft expired; prepare a new one.', { details: { draft_id: draft.id, expired_at: draft.expires_at } });
+  }
+  const uploads = await uploadsOf(deps.db, draft.id);
+  const byField = new Map(uploads.map((u) => [u.field, u]));
+  const missing = uploads.filter((u) => u.status !== 'uploaded');
+  const expired = missing.filter((u) => u.expires_at <= now);
+  if (expired.length > 0) {
+    throw new AppError('UPLOAD_EXPIRED', `The upload URL for ${expired.map((u) => u.field).join(', ')} expired before the upload; prepare a new draft.`, {
+      details: { draft_id: draft.id, fields: expired.map((u) => u.field) },
+    });
+  }
+  if (missing.length > 0) {
+    throw new AppError('UPLOAD_REQUIRED', `The draft still waits for ${missing.map((u) => u.field).join(', ')}; PUT the bytes to the upload URL first.`, {
+      details: { draft_id: draft.id, fields: missing.map((u) => u.field) },
+    });
+  }
+  for (const u of uploads) {
+    const st = await deps.storage.stat(u.storage_key);
+    if (!st) throw new AppError('UPLOAD_REQUIRED', `The upload for ${u.field} is missing; PUT it again.`, { details: { draft_id: draft.id, fields: [u.field] } });
+    if (st.size !== Number(u.size_bytes)) {
+      throw new AppError('UPLOAD_MISMATCH', `The upload for ${u.field} is ${st.size} bytes; ${u.size_bytes} were declared.`, {
+        details: { draft_id: draft.id, field: u.field, reason: 'size', declared_size_bytes: Number(u.size_bytes), actual_size_bytes: st.size },
+      });
+    }
+  }
+  const spec = JSON.parse(draft.spec_json) as DraftSpec;
+  const stored = (field: FileField) => ({ kind: 'stored' as const, key: byField.get(field)!.storage_key });
+  const character: CharacterSource | null = spec.character === null ? null : spec.character.kind === 'upload' ? stored('image') : spec.character;
+  const motion: MotionSource | null = spec.motion === null ? null : spec.motion.kind === 'upload' ? stored('motion_video') : spec.motion;
+  return { character, motion, backgroundMode: spec.background_mode, bgColor: spec.bg_color };
+}
+
+/**
+ * The draft form of POST /v1/renders. Same key + same body → the original render (also while 20
+ * retries race: the loser's transaction dies on the key's primary key, then replays the winner).
+ * Same key + other body → IDEMPOTENCY_KEY_REUSED. The draft is consumed, the key recorded and the
+ * render created (with its reservation, event and job) in ONE transaction.
+ */
+export async function createRenderFromDraft(deps: AppDeps, ctx: RequestCtx, body: unknown, idempotencyKey: string | undefined): Promise<VideosTable> {
+  const key = parseIdempotencyKey(idempotencyKey);
+  const { draftId } = parseDraftBody(body);
+  const hash = requestHash(body);
+  const now = nowIso();
+  const replayed = await replayIdempotent(deps.db, ctx.accountId, key, hash, now);
+  if (replayed) return replayed;
+
+  if (!isIdOf('draft', draftId)) throw draftNotFound(draftId);
+  const draft = await findDraft(deps.db, ctx.accountId, draftId);
+  if (!draft) throw draftNotFound(draftId);
+  if (draft.status === 'consumed') {
+    throw new AppError('DRAFT_ALREADY_CONSUMED', 'This draft was already used to create a render; prepare a new draft for another render.', {
+      details: { draft_id: draftId, render_id: draft.render_id },
+    });
+  }
+  const input = await readyInputs(deps, draft, now);
+  try {
+    return await createRender(deps, ctx, input, {
+      draftId,
+      inTx: async (tx, renderId) => {
+        // The key first: a concurrent duplicate blocks here (PostgreSQL) or fails here (SQLite) and rolls back whole.
+        await insertIdempotencyKey(tx, {
+          account_id: ctx.accountId,
+          key,
+          request_hash: hash,
+          render_id: renderId,
+          created_at: now,
+          expires_at: new Date(Date.parse(now) + IDEMPOTENCY_TTL_MS).toISOString(),
+        });
+        if (!(await consumeDraft(tx, draftId, renderId))) {
+          throw new AppError('DRAFT_ALREADY_CONSUMED', 'This draft was already used to create a render; prepare a new draft for another render.', {
+            details: { draft_id: draftId },
+          });
+        }
+      },
+    });
+  } catch (e) {
+    // Whatever stopped this attempt (key conflict, draft taken, credits taken by the twin request),
+    // a twin that committed with the same key decides the answer.
+    const twin = await replayIdempotent(deps.db, ctx.accountId, key, hash, nowIso());
+    if (twin) return twin;
+    if (isUniqueViolation(e)) throw new AppError('DRAFT_ALREADY_CONSUMED', 'This draft was already used to create a render.', { details: { draft_id: draftId } });
+    throw e;
+  }
+}

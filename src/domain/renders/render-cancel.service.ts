@@ -1,0 +1,29 @@
+import { AppError } from '../../contracts/errors.js';
+import { isIdOf } from '../../contracts/ids.js';
+import type { AppDeps } from '../../http/deps.js';
+import { findRenderById } from './render-state.repository.js';
+import { isTerminalRender, transitionRender } from './renders.state.js';
+
+/**
+ * Operator cancellation (`npm run admin -- render cancel ID`; clients cannot cancel, spec 3.1).
+ * The render moves to `cancelled` first (reservation released, `cancelled` event stored and
+ * announced), then its job is marked cancelled and whoever runs it is told to stop: a worker in this
+ * process at once, one elsewhere at its next heartbeat. Anything that worker still tries to write is
+ * refused by the state machine, so the order cannot produce a cancelled-then-ready render.
+ */
+export async function cancelRender(deps: Pick<AppDeps, 'db' | 'pubsub' | 'queue'>, id: string): Promise<{ id: string; status: 'cancelled'; previous_status: string }> {
+  const row = isIdOf('render', id) ? await findRenderById(deps.db, id) : undefined;
+  if (!row) throw new AppError('RENDER_NOT_FOUND', `No render ${id} exists.`, { details: { render_id: id } });
+  if (isTerminalRender(row.status)) throw notCancellable(id, row.status);
+  const updated = await transitionRender(deps, id, { to: 'cancelled' });
+  if (!updated) {
+    const now = await findRenderById(deps.db, id);
+    throw notCancellable(id, now?.status ?? 'unknown');
+  }
+  await deps.queue.cancel(id);
+  return { id, status: 'cancelled', previous_status: row.status };
+}
+
+function notCancellable(id: string, status: string): AppError {
+  return new AppError('RENDER_NOT_CANCELLABLE', `Render ${id} is already ${status}.`, { details: { render_id: id, status } });
+}

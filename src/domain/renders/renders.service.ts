@@ -1,0 +1,146 @@
+import { rm } from 'node:fs/promises';
+import { AppError } from '../../contracts/errors.js';
+import { isIdOf, newId } from '../../contracts/ids.js';
+import type { AppDeps } from '../../http/deps.js';
+import { nowIso, type Db } from '../../infra/db/database.js';
+import type { VideosTable } from '../../infra/db/schema.js';
+import { enqueueInTx } from '../../jobs/outbox.js';
+import { reserve } from '../billing/billing.service.js';
+import { announceRenderEvent, appendRenderEvent } from '../events/render-events.js';
+import { formatBgColor, parseRenderForm, type RenderForm, type RenderInput } from './render-input.js';
+import { cheapCharacter, cheapMotion, defaultSources, probeSources, resolveInputShape, type PendingCharacter, type PendingMotion } from './render-sources.js';
+import * as repo from './renders.repository.js';
+
+export type { RenderInput, CharacterSource, MotionSource } from './render-input.js';
+
+export interface RenderContext {
+  accountId: string;
+  requestId: string;
+  serviceSource: string | null;
+}
+
+export interface CreateRenderOptions {
+  draftId?: string;
+  /** Runs inside the creation transaction (draft consumption, idempotency record). */
+  inTx?: (tx: Db, renderId: string) => Promise<void>;
+}
+
+/** Whole credits reserved for an estimate: 1 credit per started second (spec pricing table). */
+export function reservationMilli(estimatedMs: number): number {
+  return Math.ceil(estimatedMs / 1000) * 1000;
+}
+
+function inputKey(renderId: string, which: 'image' | 'video'): string {
+  return `renders/${renderId}/inputs/${which}`;
+}
+
+/**
+ * Creates a Render: validates its sources, then in ONE transaction inserts the row (queued,
+ * progress 0), reserves the estimate, appends the `queued` event and enqueues `render.run`, so a
+ * render never exists without its reservation and its job, and a refused reservation leaves
+ * nothing behind. Direct uploads (`file` sources) are owned by this call: they are removed whatever
+ * the outcome, after being copied into storage on success.
+ *
+ * A URL motion's duration is unknown until it is fetched: nothing is reserved here and the worker
+ * reserves `ceil(measured seconds)` before rendering (docs/api-decisions.md, "Renders and Videos").
+ */
+export async function createRender(deps: AppDeps, ctx: RenderContext, input: RenderInput, opts: CreateRenderOptions = {}): Promise<VideosTable> {
+  const localFiles = [input.character, input.motion].flatMap((s) => (s?.kind === 'file' ? [s.path] : []));
+  const renderId = newId('render');
+  let stored = false;
+  try {
+    let character: PendingCharacter;
+    let motion: PendingMotion;
+    if (resolveInputShape(input) === 'defaults') {
+      ({ character, motion } = await defaultSources(deps, ctx.accountId));
+    } else {
+      character = await cheapCharacter(deps, ctx.accountId, input.character!);
+      motion = await cheapMotion(deps, ctx.accountId, input.motion!);
+    }
+    const resolved = await probeSources(deps, character, motion);
+    stored = true;
+    if (resolved.uploads.image) {
+      await deps.storage.putFile(inputKey(renderId, 'image'), resolved.uploads.image);
+      resolved.character = { kind: 'stored', key: inputKey(renderId, 'image') };
+    }
+    if (resolved.uploads.video) {
+      await deps.storage.putFile(inputKey(renderId, 'video'), resolved.uploads.video);
+      resolved.motion = { kind: 'stored', key: inputKey(renderId, 'video') };
+    }
+
+    const now = nowIso();
+    const reservedMilli = resolved.estimatedMs === null ? 0 : reservationMilli(resolved.estimatedMs);
+    const row: VideosTable = {
+      id: renderId,
+      account_id: ctx.accountId,
+      kind: 'render',
+      status: 'queued',
+      progress: 0,
+      stage: null,
+      background_mode: input.backgroundMode,
+      bg_color: formatBgColor(input.bgColor),
+      character_source: JSON.stringify(resolved.character),
+      motion_source: JSON.stringify(resolved.motion),
+      video_key: null,
+      alpha_key: null,
+      estimated_ms: resolved.estimatedMs ?? 0,
+      duration_ms: null,
+      reserved_milli: reservedMilli,
+      error_json: null,
+      request_id: ctx.requestId,
+      service_source: ctx.serviceSource,
+      draft_id: opts.draftId ?? null,
+      created_at: now,
+      updated_at: now,
+      started_at: null,
+      completed_at: null,
+    };
+    await deps.db.transaction().execute(async (tx) => {
+      await repo.insertVideo(tx, row);
+      // Unknown estimate (URL motion): no ledger row yet, so the worker's reservation is the one.
+      if (resolved.estimatedMs !== null) await reserve(tx, ctx.accountId, renderId, reservedMilli);
+      await appendRenderEvent(tx, row, 'queued');
+      await enqueueInTx(tx, { type: 'render.run', resourceId: renderId, payload: {}, maxAttempts: deps.config.workers.maxAttempts });
+      if (opts.inTx) await opts.inTx(tx, renderId);
+    });
+    stored = false;
+    await announceRenderEvent(deps.pubsub, renderId);
+    deps.queue.notify();
+    return row;
+  } finally {
+    await Promise.all(localFiles.map((f) => rm(f, { force: true })));
+    // Refused after inputs were copied (e.g. INSUFFICIENT_CREDITS): nothing may stay in storage.
+    if (stored) await deps.storage.deletePrefix(`renders/${renderId}/`).catch(() => {});
+  }
+}
+
+/** POST /v1/renders with a multipart body: the direct form (spec 4.1). */
+export async function createRenderFromForm(deps: AppDeps, ctx: RenderContext, form: RenderForm): Promise<VideosTable> {
+  let input: RenderInput;
+  try {
+    input = parseRenderForm(form);
+  } catch (e) {
+    await Promise.all(Object.values(form.files).map((f) => rm(f.path, { force: true })));
+    throw e;
+  }
+  return createRender(deps, ctx, input);
+}
+
+/** POST /v1/renders without a body (the README's first curl line): the project defaults. */
+export async function createDefaultRender(deps: AppDeps, ctx: RenderContext): Promise<VideosTable> {
+  return createRender(deps, ctx, { character: null, motion: null, backgroundMode: 'original', bgColor: null });
+}
+
+/** GET /v1/renders/{id}/download: a fresh signed URL of the finished video. */
+export async function renderDownloadUrl(deps: AppDeps, accountId: string, id: string): Promise<string> {
+  const row = isIdOf('render', id) ? await repo.findRender(deps.db, accountId, id) : undefined;
+  if (!row) throw new AppError('RENDER_NOT_FOUND', `No render ${id} exists for this account.`, { details: { render_id: id } });
+  if (row.status !== 'ready' || !row.video_key) {
+    throw new AppError('INVALID_REQUEST', `Render ${id} is ${row.status}; its video can be downloaded once it is ready.`, {
+      status: 409,
+      action: row.status === 'queued' || row.status === 'processing' ? 'wait_until_ready' : 'correct_request',
+      details: { render_id: id, status: row.status },
+    });
+  }
+  return deps.storage.signedGetUrl(row.video_key, deps.config.outputUrlTtlSeconds, { downloadName: `${id}.mp4` });
+}

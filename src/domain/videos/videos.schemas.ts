@@ -1,0 +1,64 @@
+import { Type } from '@sinclair/typebox';
+import { ERROR_CATALOGUE } from '../../contracts/errors.js';
+import { LIST_LIMIT, VIDEO_STATUSES } from './videos.service.js';
+
+/**
+ * Wire schemas of the Render object (spec 2.3) and the Videos list: Fastify serializes responses
+ * with them and OpenAPI is generated from them, so the documentation cannot drift from the replies.
+ */
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+const StatusSchema = Type.Union(VIDEO_STATUSES.map((s) => Type.Literal(s)));
+
+export const RenderErrorSchema = Type.Object(
+  {
+    code: Type.Union(Object.keys(ERROR_CATALOGUE).map((c) => Type.Literal(c))),
+    message: Type.String(),
+    retryable: Type.Boolean(),
+    request_id: Type.Union([Type.String(), Type.Null()]),
+    details: Type.Object({}, { additionalProperties: true }),
+    remediation: Type.Object({ action: Type.String(), retry_after_ms: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]) }),
+  },
+  { description: 'The error envelope body (spec section 7); set when status is failed.' },
+);
+
+const renderFields = {
+  id: Type.String({ description: 'render_..., vid_... or anim_...' }),
+  status: StatusSchema,
+  progress: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()]),
+  stage: Type.Union([Type.Literal('analyzing'), Type.Literal('rendering'), Type.Literal('finishing'), Type.Null()], { description: 'Set while processing.' }),
+  video_url: Nullable(Type.String({ format: 'uri', description: 'Signed, expiring URL of the video; set when ready.' })),
+  alpha_url: Nullable(Type.String({ format: 'uri', description: 'Signed URL of the greyscale alpha-mask video; transparent renders when ready.' })),
+  created_at: Nullable(Type.String({ format: 'date-time' })),
+  completed_at: Nullable(Type.String({ format: 'date-time' })),
+  error: Type.Union([RenderErrorSchema, Type.Null()]),
+};
+
+export const VideoSchema = Type.Object(renderFields, { description: 'Render-shaped video object (no links).' });
+
+export const RenderCreatedSchema = Type.Object(
+  {
+    ...renderFields,
+    links: Type.Object({
+      self: Type.String({ format: 'uri', description: 'Retired path (answers 405); read the render with GET /v1/videos/{id}.' }),
+      events: Type.String({ format: 'uri' }),
+      download: Type.String({ format: 'uri' }),
+    }),
+  },
+  { description: 'The created Render (status queued, progress 0).' },
+);
+
+export const VideoPageSchema = Type.Object({
+  items: Type.Array(VideoSchema),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page; null on the last page.' }),
+  has_more: Type.Boolean(),
+});
+
+export const VideoListQuerySchema = Type.Object(
+  {
+    status: Type.Optional(Type.String({ enum: [...VIDEO_STATUSES], description: 'Only videos in this status.' })),
+    cursor: Type.Optional(Type.String({ minLength: 1, description: 'next_cursor of the previous page.' })),
+    limit: Type.Optional(Type.Integer({ minimum: LIST_LIMIT.min, maximum: LIST_LIMIT.max, default: LIST_LIMIT.default })),
+  },
+);
+
+export const VideoIdParamsSchema = Type.Object({ video_id: Type.String({ minLength: 1, description: 'render_, vid_ or anim_ ID.' }) });

@@ -1,0 +1,84 @@
+/**
+ * The canonical skeleton of the built-ins: a 512x768 canvas, a figure facing the camera (its left
+ * side on the image's right, as COCO expects). A pose is a handful of joint angles in degrees;
+ * forward kinematics turns it into COCO-17 keypoints. Templates keyframe these angles and the
+ * default character is drawn around the rest pose, so the two match bone for bone.
+ */
+import type { Keypoint } from '../types.js';
+
+export const CANVAS = { width: 512, height: 768 } as const;
+
+/** Segment lengths in canvas px. */
+const L = { torso: 150, head: 58, shoulder: 46, hip: 28, upperArm: 80, forearm: 74, thigh: 102, shin: 98 } as const;
+const ROOT = { x: 256, y: 420 } as const;
+
+export interface PuppetPose {
+  /** Root offset from its rest position (px; y down). */
+  rx: number;
+  ry: number;
+  /** Torso lean, degrees, positive = clockwise on screen (towards the figure's right side). */
+  lean: number;
+  /** Head tilt relative to the torso, degrees. */
+  head: number;
+  /** Upper arm angle from hanging straight down, degrees, positive = away from the body (up and out). */
+  lSh: number;
+  rSh: number;
+  /** Elbow bend added to the upper arm's angle, degrees, positive = further out/up. */
+  lEl: number;
+  rEl: number;
+  /** Thigh angle from straight down, positive = away from the body. Absolute, not leaning with the torso. */
+  lHip: number;
+  rHip: number;
+  /** Knee bend added to the thigh's angle, positive = further out. */
+  lKnee: number;
+  rKnee: number;
+}
+
+export const REST_POSE: PuppetPose = {
+  rx: 0, ry: 0, lean: 0, head: 0, lSh: 24, rSh: 24, lEl: -6, rEl: -6, lHip: 7, rHip: 7, lKnee: -2, rKnee: -2,
+};
+
+const rad = (d: number): number => (d * Math.PI) / 180;
+/** Rotates (x, y) by `deg` clockwise on a y-down screen. */
+function rot(x: number, y: number, deg: number): [number, number] {
+  const c = Math.cos(rad(deg)), s = Math.sin(rad(deg));
+  return [x * c - y * s, x * s + y * c];
+}
+
+/** COCO-17 keypoints of a pose (score 1). */
+export function puppetKeypoints(p: PuppetPose): Keypoint[] {
+  const root: [number, number] = [ROOT.x + p.rx, ROOT.y + p.ry];
+  const [ux, uy] = rot(0, -1, p.lean);
+  const [sx, sy] = rot(1, 0, p.lean);
+  const neck: [number, number] = [root[0] + ux * L.torso, root[1] + uy * L.torso];
+  const add = (a: [number, number], d: [number, number], len: number): [number, number] => [a[0] + d[0] * len, a[1] + d[1] * len];
+  // Left limbs point outward towards +x, which is a counter-clockwise turn from "down".
+  const limb = (origin: [number, number], a: number, b: number, side: 1 | -1, l1: number, l2: number, lean: number) => {
+    const mid = add(origin, rot(0, 1, lean - side * a), l1);
+    const end = add(mid, rot(0, 1, lean - side * (a + b)), l2);
+    return [mid, end] as const;
+  };
+  const lShoulder = add(neck, [sx, sy], L.shoulder);
+  const rShoulder = add(neck, [sx, sy], -L.shoulder);
+  const lHip = add(root, [sx, sy], L.hip);
+  const rHip = add(root, [sx, sy], -L.hip);
+  const [lElbow, lWrist] = limb(lShoulder, p.lSh, p.lEl, 1, L.upperArm, L.forearm, p.lean);
+  const [rElbow, rWrist] = limb(rShoulder, p.rSh, p.rEl, -1, L.upperArm, L.forearm, p.lean);
+  const [lKnee, lAnkle] = limb(lHip, p.lHip, p.lKnee, 1, L.thigh, L.shin, 0);
+  const [rKnee, rAnkle] = limb(rHip, p.rHip, p.rKnee, -1, L.thigh, L.shin, 0);
+  const [hx, hy] = rot(ux, uy, p.head);
+  const [hsx, hsy] = rot(sx, sy, p.head);
+  const head = add(neck, [hx, hy], L.head);
+  const face = (side: number, up: number): [number, number] => [head[0] + hsx * side + hx * up, head[1] + hsy * side + hy * up];
+  const pts: Array<[number, number]> = [
+    face(0, -4), face(14, 8), face(-14, 8), face(30, 2), face(-30, 2),
+    lShoulder, rShoulder, lElbow, rElbow, lWrist, rWrist, lHip, rHip, lKnee, rKnee, lAnkle, rAnkle,
+  ];
+  return pts.map(([x, y]) => ({ x: Math.round(x * 100) / 100, y: Math.round(y * 100) / 100, score: 1 }));
+}
+
+/** Head centre and radius of a pose (for drawing). */
+export function puppetHead(p: PuppetPose): { x: number; y: number; r: number } {
+  const k = puppetKeypoints(p);
+  return { x: (k[1].x + k[2].x) / 2, y: (k[1].y + k[2].y) / 2 - 8, r: 60 };
+}

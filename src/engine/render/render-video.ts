@@ -1,0 +1,139 @@
+/**
+ * The render stage: retarget → deform → rasterize → composite → encode, one frame at a time.
+ * Frames go through a ring of RING buffers; a buffer is reused only after ffmpeg has consumed it,
+ * so memory is flat in the clip length and encoding (a separate process) overlaps rendering.
+ */
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import type { Rig } from '../rig/build-rig.js';
+import { BONE_COUNT } from '../rig/skeleton.js';
+import type { BackgroundSpec, MotionAssets, ProgressFn, RenderResult } from '../types.js';
+import { backgroundFrame } from './background.js';
+import { deform } from './deform.js';
+import { FrameEncoder } from './encode.js';
+import { TEXTURE_PAD, drawTriangles, makeTexture, type DrawBounds } from './rasterizer.js';
+import { AFFINE, createRetargeter } from './retarget.js';
+
+export interface RenderJob {
+  ffmpeg: string;
+  rig: Rig;
+  /** Absolute path of the character texture. */
+  textureFile: string;
+  motion: MotionAssets;
+  background: BackgroundSpec;
+  outDir: string;
+  signal?: AbortSignal;
+  onProgress?: ProgressFn;
+}
+
+const RING = 3;
+/** Output frames are capped at this many pixels on the long side (DECISIONS, Renders). */
+const MAX_SIDE = 1920;
+
+/** Driving size capped at MAX_SIDE on the long side, both sides even. */
+export function outputSize(w: number, h: number): { width: number; height: number } {
+  const k = Math.min(1, MAX_SIDE / Math.max(w, h));
+  const even = (v: number): number => Math.max(2, Math.floor((v * k) / 2) * 2);
+  return { width: even(w), height: even(h) };
+}
+
+const abortError = (signal: AbortSignal): Error =>
+  signal.reason instanceof Error ? signal.reason : Object.assign(new Error('render aborted'), { name: 'AbortError' });
+
+export async function renderVideo(job: RenderJob): Promise<RenderResult> {
+  const { rig, motion, background, signal } = job;
+  const track = motion.track;
+  const progress = monotonic(job.onProgress);
+  if (signal?.aborted) throw abortError(signal);
+  progress('analyzing', 0);
+
+  const { width: W, height: H } = outputSize(track.width, track.height);
+  const retarget = createRetargeter(rig, track, W);
+
+  // Texture resampled to about one texel per output pixel: bilinear taps then never skip texels
+  // (no minification shimmer) and the working set stays small.
+  const texScale = Math.min(1, retarget.scale * 1.25);
+  const tw = Math.max(1, Math.round(rig.textureWidth * texScale));
+  const th = Math.max(1, Math.round(rig.textureHeight * texScale));
+  const texRaw = await sharp(job.textureFile).ensureAlpha().resize(tw, th, { fit: 'fill', kernel: 'lanczos3' }).raw().toBuffer();
+  const tex = makeTexture(texRaw, tw, th);
+  const nv = rig.vertices.length / 2;
+  const uv = new Float32Array(nv * 2);
+  for (let v = 0; v < nv; v++) {
+    uv[v * 2] = (rig.vertices[v * 2] * tw) / rig.textureWidth + TEXTURE_PAD;
+    uv[v * 2 + 1] = (rig.vertices[v * 2 + 1] * th) / rig.textureHeight + TEXTURE_PAD;
+  }
+  const tris = Uint32Array.from(rig.triangles);
+  const bg = await backgroundFrame(background, motion, W, H, retarget.floorY);
+  progress('analyzing', 5);
+
+  const transparent = background.mode === 'transparent';
+  const videoFile = join(job.outDir, 'video.mp4');
+  const alphaFile = transparent ? join(job.outDir, 'alpha.mp4') : null;
+  const frameCount = track.frames.length;
+  const durationS = frameCount / track.fps;
+  const audio = motion.audioFile ? join(motion.dir, motion.audioFile) : null;
+  const encoders = [new FrameEncoder({ ffmpeg: job.ffmpeg, width: W, height: H, fps: track.fps, input: 'rgba', outFile: videoFile, audioFile: audio, durationS })];
+  if (alphaFile) encoders.push(new FrameEncoder({ ffmpeg: job.ffmpeg, width: W, height: H, fps: track.fps, input: 'gray', outFile: alphaFile, durationS }));
+  const onAbort = (): void => { for (const e of encoders) void e.kill(); };
+  signal?.addEventListener('abort', onAbort, { once: true });
+
+  try {
+    const frames = Array.from({ length: RING }, () => new Uint8ClampedArray(W * H * 4));
+    const masks = transparent ? Array.from({ length: RING }, () => new Uint8Array(W * H)) : [];
+    const pending: Array<Promise<unknown>> = Array.from({ length: RING }, () => Promise.resolve());
+    const aff = new Float64Array(BONE_COUNT * AFFINE);
+    const pos = new Float32Array(nv * 2);
+    const bounds: DrawBounds = { minX: 0, minY: 0, maxX: 0, maxY: 0 };
+    for (let i = 0; i < frameCount; i++) {
+      if (signal?.aborted) throw abortError(signal);
+      const slot = i % RING;
+      await pending[slot];
+      if (signal?.aborted) throw abortError(signal);
+      const frame = frames[slot];
+      frame.set(bg);
+      retarget.pose(i, aff);
+      deform(rig, aff, pos);
+      bounds.minX = W; bounds.minY = H; bounds.maxX = 0; bounds.maxY = 0;
+      drawTriangles(frame, W, H, pos, uv, tris, tex, bounds);
+      const writes = [encoders[0].write(frame)];
+      if (transparent) {
+        const m = masks[slot];
+        for (let p = 0, o = 3; p < m.length; p++, o += 4) m[p] = frame[o];
+        writes.push(encoders[1].write(m));
+      }
+      pending[slot] = Promise.all(writes);
+      // Surface encoder failures early instead of at the ring's next turn.
+      pending[slot].catch(() => undefined);
+      progress('rendering', 5 + (90 * (i + 1)) / frameCount);
+    }
+    await Promise.all(pending);
+    progress('finishing', 95);
+    await Promise.all(encoders.map((e) => e.finish()));
+    if (signal?.aborted) throw abortError(signal);
+  } catch (err) {
+    await Promise.all(encoders.map((e) => e.kill()));
+    await rm(videoFile, { force: true });
+    if (alphaFile) await rm(alphaFile, { force: true });
+    throw signal?.aborted ? abortError(signal) : err;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+  progress('finishing', 100);
+  return {
+    videoFile, alphaFile, durationMs: track.durationMs, frameCount, fps: track.fps, width: W, height: H,
+    hasAudio: audio !== null,
+  };
+}
+
+/** Wraps a progress callback so reported percentages never go down and are whole numbers. */
+function monotonic(fn?: ProgressFn): ProgressFn {
+  let last = -1;
+  return (stage, pct) => {
+    const p = Math.min(100, Math.floor(pct));
+    if (!fn || p <= last) return;
+    last = p;
+    fn(stage, p);
+  };
+}

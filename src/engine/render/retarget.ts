@@ -1,0 +1,120 @@
+/**
+ * Retargeting: each frame, every bone of the character takes the 2D direction of the matching
+ * performer bone while keeping its own length; the torso's root follows the performer's hip centre.
+ * The character is scaled so its torso + leg length matches the performer's (a high percentile over
+ * the clip, so crouching frames do not shrink it), and shifted vertically once so its feet stand
+ * where the performer's feet stand.
+ */
+import type { Rig } from '../rig/build-rig.js';
+import { BONES, BONE_COUNT, bodyScale, jointScores, jointsFromKeypoints, type Point } from '../rig/skeleton.js';
+import type { MotionTrack } from '../types.js';
+
+/** Six affine coefficients per bone: x' = a x + c y + e, y' = b x + d y + f (texture px → output px). */
+export const AFFINE = 6;
+
+export interface Retargeter {
+  /** Output pixels per texture pixel. */
+  scale: number;
+  /** Writes BONE_COUNT affines for frame `i` into `out`; also returns posed joints when asked. */
+  pose(i: number, out: Float64Array, joints?: Point[]): void;
+  /** Median lowest-foot y in output px (where the floor is). */
+  floorY: number;
+}
+
+/** Keypoints below this score do not steer a bone; it keeps its previous angle. */
+const MIN_SCORE = 0.2;
+/** The head may tilt this far from the torso (radians); beyond it face keypoints are usually noise. */
+const HEAD_LIMIT = 0.7;
+
+const wrap = (a: number): number => {
+  while (a > Math.PI) a -= 2 * Math.PI;
+  while (a < -Math.PI) a += 2 * Math.PI;
+  return a;
+};
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.round((s.length - 1) * p)))];
+}
+
+export function createRetargeter(rig: Rig, track: MotionTrack, outW: number): Retargeter {
+  const k = outW / track.width;
+  const rest: Point[] = rig.joints.map((j) => ({ x: j.x, y: j.y }));
+  const restAngle = BONES.map((b) => Math.atan2(rest[b.to].y - rest[b.from].y, rest[b.to].x - rest[b.from].x));
+
+  const driving = track.frames.map((f) => jointsFromKeypoints(f.body));
+  const scores = track.frames.map((f) => jointScores(f.body));
+  const sizes = driving.filter((_, i) => track.frames[i].score > 0).map((j) => bodyScale(j));
+  const ld = percentile(sizes.length ? sizes : driving.map((j) => bodyScale(j)), 0.9);
+  const lc = bodyScale(rest);
+  const scale = Number.isFinite(ld) && ld > 1 && lc > 1 ? (k * ld) / lc : k;
+
+  // Angles carried over between frames for bones whose keypoints are unreliable.
+  const angles = new Float64Array(BONE_COUNT);
+  let lastFrame = -2;
+  let offsetY = 0;
+
+  const solve = (i: number, out: Float64Array, joints?: Point[]): void => {
+    const d = driving[i];
+    const s = scores[i];
+    if (i !== lastFrame + 1) angles.fill(0);
+    lastFrame = i;
+    for (let b = 0; b < BONE_COUNT; b++) {
+      const def = BONES[b];
+      const p = d[def.from], q = d[def.to];
+      const len = Math.hypot(q.x - p.x, q.y - p.y);
+      if (len > 1e-3 && s[def.from] >= MIN_SCORE && s[def.to] >= MIN_SCORE) {
+        angles[b] = wrap(Math.atan2(q.y - p.y, q.x - p.x) - restAngle[b]);
+      } else if (i === 0 || b === 0) {
+        angles[b] = b === 0 ? angles[b] : angles[def.parent];
+      }
+    }
+    angles[1] = angles[0] + Math.max(-HEAD_LIMIT, Math.min(HEAD_LIMIT, wrap(angles[1] - angles[0])));
+    const root = d[0];
+    for (let b = 0; b < BONE_COUNT; b++) {
+      const def = BONES[b];
+      const piv = rest[def.from];
+      let px: number, py: number;
+      if (def.parent < 0) {
+        px = root.x * k;
+        py = root.y * k + offsetY;
+      } else {
+        const o = def.parent * AFFINE;
+        px = out[o] * piv.x + out[o + 2] * piv.y + out[o + 4];
+        py = out[o + 1] * piv.x + out[o + 3] * piv.y + out[o + 5];
+      }
+      const c = Math.cos(angles[b]) * scale, sn = Math.sin(angles[b]) * scale;
+      const o = b * AFFINE;
+      out[o] = c; out[o + 1] = sn; out[o + 2] = -sn; out[o + 3] = c;
+      out[o + 4] = px - (c * piv.x - sn * piv.y);
+      out[o + 5] = py - (sn * piv.x + c * piv.y);
+    }
+    if (joints) {
+      // Each joint moves with the bone that starts at it (the torso carries root and neck).
+      joints.length = rest.length;
+      const place = (j: number, b: number): void => {
+        const o = b * AFFINE, r = rest[j];
+        joints[j] = { x: out[o] * r.x + out[o + 2] * r.y + out[o + 4], y: out[o + 1] * r.x + out[o + 3] * r.y + out[o + 5] };
+      };
+      place(0, 0); place(1, 0);
+      for (let b = 1; b < BONE_COUNT; b++) { place(BONES[b].from, BONES[b].parent === 0 ? 0 : BONES[b].parent); place(BONES[b].to, b); }
+    }
+  };
+
+  // Vertical alignment: median over frames of (performer's lowest ankle − character's lowest ankle).
+  const tmp = new Float64Array(BONE_COUNT * AFFINE);
+  const posed: Point[] = [];
+  const diffs: number[] = [];
+  const floors: number[] = [];
+  for (let i = 0; i < track.frames.length; i++) {
+    solve(i, tmp, posed);
+    const perf = Math.max(driving[i][11].y, driving[i][14].y) * k;
+    const char = Math.max(posed[11].y, posed[14].y);
+    diffs.push(perf - char);
+    floors.push(perf);
+  }
+  offsetY = diffs.length ? percentile(diffs, 0.5) : 0;
+  lastFrame = -2;
+  return { scale, pose: solve, floorY: percentile(floors, 0.5) };
+}

@@ -1,0 +1,97 @@
+/**
+ * A pool of pose detectors in worker threads. MoveNet on tfjs-wasm runs on one core per instance, so on
+ * the 2-core target two workers roughly double frames per second while the main thread only decodes.
+ *
+ * Workers load TypeScript sources when the engine runs under tsx (development, tests, `npm start`):
+ * a worker does not inherit tsx's loader, so the entry registers tsx's ESM API first. From compiled
+ * .js it loads the entry directly. If workers cannot start, `detect` falls back to an in-process
+ * detector, so callers never depend on threads being available.
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { createPoseDetector, type PoseDetector, type PoseDetectorOptions, type PoseResult } from './pose-detector.js';
+
+export interface PosePool extends PoseDetector {
+  /** Frames that may be in flight at once (workers x 2), the useful read-ahead for callers. */
+  readonly capacity: number;
+  close(): Promise<void>;
+}
+
+interface Pending {
+  resolve: (r: PoseResult | null) => void;
+  reject: (e: Error) => void;
+}
+
+function spawnWorker(options: PoseDetectorOptions): Worker {
+  const entry = new URL(import.meta.url.endsWith('.ts') ? './pose-worker.ts' : './pose-worker.js', import.meta.url).href;
+  if (!entry.endsWith('.ts')) return new Worker(new URL(entry), { workerData: options });
+  const tsxApi = import.meta.resolve('tsx/esm/api');
+  const boot = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
+  return new Worker(boot, { eval: true, workerData: options });
+}
+
+/** `workers` defaults to the number of cores, capped at 4 (each instance holds ~60 MB). */
+export function createPosePool(opts: PoseDetectorOptions & { workers?: number } = {}): PosePool {
+  const { workers: wanted, ...options } = opts;
+  const count = Math.max(1, Math.min(4, wanted ?? availableParallelism()));
+  let fallback: PoseDetector | null = null;
+  const local = () => (fallback ??= createPoseDetector(options));
+  const pending = new Map<number, Pending>();
+  const load = new Map<Worker, number>();
+  let nextId = 1;
+  let broken = false;
+
+  const fail = (err: Error) => {
+    broken = true;
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+  };
+  for (let i = 0; i < count; i++) {
+    let w: Worker;
+    try {
+      w = spawnWorker(options);
+    } catch {
+      broken = true;
+      break;
+    }
+    load.set(w, 0);
+    w.on('message', (m: { id?: number; result?: PoseResult | null; error?: string }) => {
+      if (m.id === undefined) return;
+      load.set(w, (load.get(w) ?? 1) - 1);
+      const p = pending.get(m.id);
+      pending.delete(m.id);
+      if (!p) return;
+      if (m.error) p.reject(new Error(m.error));
+      else p.resolve(m.result ?? null);
+    });
+    w.on('error', (err) => fail(err instanceof Error ? err : new Error(String(err))));
+    w.unref();
+  }
+
+  return {
+    capacity: broken ? 1 : count * 2,
+    async detect(rgba, width, height) {
+      if (broken || load.size === 0) return local().detect(rgba, width, height);
+      // Least-loaded worker; frames are copied into a transferable buffer so the caller keeps its own.
+      let target: Worker | null = null;
+      for (const [w, n] of load) if (!target || n < load.get(target)!) target = w;
+      const id = nextId++;
+      const copy = new ArrayBuffer(rgba.length);
+      new Uint8Array(copy).set(rgba);
+      load.set(target!, load.get(target!)! + 1);
+      try {
+        return await new Promise<PoseResult | null>((resolve, reject) => {
+          pending.set(id, { resolve, reject });
+          target!.postMessage({ id, pixels: copy, width, height }, [copy]);
+        });
+      } catch {
+        // A worker that died (e.g. could not load its modules) hands the frame to the local detector.
+        return local().detect(rgba, width, height);
+      }
+    },
+    async close() {
+      await Promise.all([...load.keys()].map((w) => w.terminate()));
+      load.clear();
+    },
+  };
+}

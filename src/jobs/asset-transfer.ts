@@ -1,0 +1,103 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { basename, isAbsolute, join } from 'node:path';
+import { AppError } from '../contracts/errors.js';
+import type { AppDeps } from '../http/deps.js';
+import { fetchToFile } from '../infra/net/safe-fetch.js';
+import type { Storage } from '../infra/storage/storage.js';
+import type { JobContext } from './queue.js';
+import * as jobs from './jobs.repository.js';
+
+/**
+ * Moving files between storage and a job's local work dir. Engine assets are a fixed set of file
+ * names per kind (src/engine/types.ts), so a stored asset prefix is copied file by file without a
+ * listing operation (which S3-like stores make slow and eventually consistent).
+ */
+export const CHARACTER_ASSET_FILES = ['character.json', 'texture.png', 'thumbnail.png'] as const;
+export const MOTION_ASSET_FILES = ['track.json', 'source.mp4', 'plate.png', 'audio.m4a'] as const;
+
+export function characterAssetsKey(id: string): string {
+  return `characters/${id}/assets`;
+}
+export function motionAssetsKey(id: string): string {
+  return `motions/${id}/assets`;
+}
+export const BUILTIN_CHARACTER_KEY = 'builtin/character/assets';
+
+/** Uploads those of `names` that exist in `dir` to `<prefix>/<name>`. Returns what was uploaded. */
+export async function uploadAssets(storage: Storage, dir: string, prefix: string, names: readonly string[]): Promise<string[]> {
+  const done: string[] = [];
+  for (const name of names) {
+    const file = join(dir, name);
+    if (!existsSync(file)) continue;
+    await storage.putFile(`${prefix}/${name}`, file);
+    done.push(name);
+  }
+  return done;
+}
+
+/** Downloads the stored assets under `prefix` into `dir`; false when the required first one is missing. */
+export async function downloadAssets(storage: Storage, prefix: string, dir: string, names: readonly string[]): Promise<boolean> {
+  await mkdir(dir, { recursive: true });
+  for (const [i, name] of names.entries()) {
+    const key = `${prefix}/${name}`;
+    if (!(await storage.stat(key))) {
+      if (i === 0) return false;
+      continue;
+    }
+    await storage.getFile(key, join(dir, name));
+  }
+  return true;
+}
+
+/** Fetches a URL input with the service's guard (public addresses only, size and time caps). */
+export async function fetchInput(deps: Pick<AppDeps, 'config'>, url: string, dest: string, kind: 'image' | 'video', signal: AbortSignal): Promise<void> {
+  const maxBytes = kind === 'image' ? deps.config.limits.imageBytes : deps.config.limits.videoBytes;
+  await fetchToFile(url, dest, { maxBytes, timeoutMs: deps.config.limits.urlFetchTimeoutMs, allowList: deps.config.urlAllowList, signal });
+}
+
+export function resolveIn(dir: string, file: string): string {
+  return isAbsolute(file) ? file : join(dir, file);
+}
+
+export function jobsDir(tmpDir: string): string {
+  return join(tmpDir, 'jobs');
+}
+
+/**
+ * Runs `fn` in a fresh work dir `<tmp>/jobs/<job id>`, removed afterwards whatever happens. A
+ * re-run after a crash starts from an empty dir (the job ID is stable across attempts).
+ */
+export async function withWorkDir<T>(tmpDir: string, job: Pick<JobContext, 'id'>, fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = join(jobsDir(tmpDir), basename(job.id));
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  try {
+    return await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Removes work dirs left by jobs that no longer run anywhere (a killed process). Dirs of jobs that
+ * hold a live lease belong to another worker sharing this data dir and are left alone.
+ */
+export async function removeOrphanWorkDirs(deps: Pick<AppDeps, 'db' | 'tmpDir'>): Promise<string[]> {
+  const root = jobsDir(deps.tmpDir);
+  let names: string[];
+  try {
+    names = await readdir(root);
+  } catch {
+    return [];
+  }
+  const live = await jobs.liveJobIds(deps.db, names, new Date().toISOString());
+  const removed = names.filter((n) => !live.has(n));
+  await Promise.all(removed.map((n) => rm(join(root, n), { recursive: true, force: true })));
+  return removed;
+}
+
+export function missingAsset(code: 'INVALID_CHARACTER' | 'INVALID_MOTION', id: string): AppError {
+  const what = code === 'INVALID_CHARACTER' ? 'Character' : 'Motion';
+  return new AppError(code, `The processed files of ${what} ${id} are missing; create the ${what} again.`, { details: { id } });
+}

@@ -1,0 +1,56 @@
+import { join } from 'node:path';
+import type { AppDeps } from '../../http/deps.js';
+import type { CharactersTable } from '../../infra/db/schema.js';
+import { checkImageFile } from '../../domain/media/media-check.js';
+import { transitionCharacter } from '../../domain/characters/characters.state.js';
+import { CHARACTER_ASSET_FILES, characterAssetsKey, fetchInput, uploadAssets, withWorkDir } from '../asset-transfer.js';
+import { ProgressReporter } from '../progress-reporter.js';
+import type { JobContext, JobHandler } from '../queue.js';
+import { characterById } from './job-resources.repository.js';
+
+/**
+ * `character.process`: source image → engine analysis (mask, pose, rig, texture) → assets stored
+ * under characters/<id>/assets/ → Character ready. A failure fails the Character, which refunds
+ * its charge (characters.state.ts). Re-running after a crash redoes the work and overwrites the
+ * same keys.
+ */
+export function characterProcessHandler(deps: AppDeps): JobHandler {
+  return {
+    async run(job: JobContext) {
+      const row = await characterById(deps.db, job.resourceId);
+      if (!row || row.deleted_at !== null) return;
+      if (!(await transitionCharacter(deps.db, row.id, { to: 'processing' }))) return;
+      await withWorkDir(deps.tmpDir, job, async (dir) => {
+        const image = join(dir, 'source-image');
+        await obtainSourceImage(deps, row, image, job.signal);
+        const progress = new ProgressReporter<'analyzing'>((_s, p) => transitionCharacter(deps.db, row.id, { to: 'progress', progress: p }));
+        const outDir = join(dir, 'assets');
+        const assets = await deps.engine.analyzeCharacter({
+          imageFile: image,
+          outDir,
+          thumbnail: row.render_thumbnail === 1,
+          signal: job.signal,
+          onProgress: (p) => progress.report('analyzing', p * 0.95),
+        });
+        await progress.flush();
+        await uploadAssets(deps.storage, assets.dir ?? outDir, characterAssetsKey(row.id), CHARACTER_ASSET_FILES);
+        await transitionCharacter(deps.db, row.id, { to: 'ready', assetsKey: characterAssetsKey(row.id) });
+      });
+    },
+    async fail(job, error) {
+      await transitionCharacter(deps.db, job.resourceId, { to: 'failed', reason: JSON.stringify({ code: error.code, message: error.message, details: error.details }) });
+    },
+  };
+}
+
+async function obtainSourceImage(deps: AppDeps, row: CharactersTable, dest: string, signal: AbortSignal): Promise<void> {
+  if (row.source_kind === 'upload' && row.source_key) {
+    await deps.storage.getFile(row.source_key, dest);
+  } else if (row.source_kind === 'url' && row.source_url) {
+    // Checked at the door, but only now fetched: the content may be anything (spec: must stay reachable).
+    await fetchInput(deps, row.source_url, dest, 'image', signal);
+    await checkImageFile(deps, dest);
+  } else {
+    await deps.engine.writeDefaultCharacterImage(dest);
+  }
+}

@@ -1,0 +1,57 @@
+import { join } from 'node:path';
+import type { AppDeps } from '../../http/deps.js';
+import type { MotionsTable } from '../../infra/db/schema.js';
+import type { MotionAssets } from '../../engine/types.js';
+import { checkVideoFile } from '../../domain/media/media-check.js';
+import { transitionMotion } from '../../domain/motions/motions.state.js';
+import { MOTION_ASSET_FILES, fetchInput, motionAssetsKey, uploadAssets, withWorkDir } from '../asset-transfer.js';
+import { ProgressReporter } from '../progress-reporter.js';
+import type { JobContext, JobHandler } from '../queue.js';
+import { motionById } from './job-resources.repository.js';
+
+/**
+ * `motion.extract`: driving video (or a shipped template) → pose track, normalised source video,
+ * background plate and audio under motions/<id>/assets/ → Motion ready with its duration.
+ */
+export function motionExtractHandler(deps: AppDeps): JobHandler {
+  return {
+    async run(job: JobContext) {
+      const row = await motionById(deps.db, job.resourceId);
+      if (!row || row.deleted_at !== null) return;
+      if (!(await transitionMotion(deps.db, row.id, { to: 'processing' }))) return;
+      await withWorkDir(deps.tmpDir, job, async (dir) => {
+        const outDir = join(dir, 'assets');
+        const assets = await produceMotion(deps, row, dir, outDir, job.signal);
+        await uploadAssets(deps.storage, assets.dir ?? outDir, motionAssetsKey(row.id), MOTION_ASSET_FILES);
+        await transitionMotion(deps.db, row.id, { to: 'ready', assetsKey: motionAssetsKey(row.id), durationMs: assets.track.durationMs });
+      });
+    },
+    async fail(job, error) {
+      await transitionMotion(deps.db, job.resourceId, { to: 'failed', reason: JSON.stringify({ code: error.code, message: error.message, details: error.details }) });
+    },
+  };
+}
+
+async function produceMotion(deps: AppDeps, row: MotionsTable, dir: string, outDir: string, signal: AbortSignal): Promise<MotionAssets> {
+  if (row.source_kind === 'template' && row.template_id) return deps.engine.writeTemplateMotion(row.template_id, outDir);
+  const video = join(dir, 'source-video');
+  if (row.source_kind === 'upload' && row.source_key) {
+    await deps.storage.getFile(row.source_key, video);
+  } else if (row.source_url) {
+    await fetchInput(deps, row.source_url, video, 'video', signal);
+    await checkVideoFile(deps, video);
+  } else {
+    throw new Error(`motion ${row.id} has no source`);
+  }
+  const progress = new ProgressReporter<'analyzing'>((_s, p) => transitionMotion(deps.db, row.id, { to: 'progress', progress: p }));
+  const assets = await deps.engine.extractMotion({
+    videoFile: video,
+    outDir,
+    targetFps: row.target_fps ?? undefined,
+    smoothing: row.enable_smoothing === 1,
+    signal,
+    onProgress: (p) => progress.report('analyzing', p * 0.95),
+  });
+  await progress.flush();
+  return assets;
+}

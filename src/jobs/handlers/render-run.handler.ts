@@ -1,0 +1,154 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AppDeps } from '../../http/deps.js';
+import type { VideosTable } from '../../infra/db/schema.js';
+import type { BackgroundSpec, CharacterAssets, EngineStage, MotionAssets } from '../../engine/types.js';
+import type { StoredCharacterSource, StoredMotionSource } from '../../domain/renders/render-input.js';
+import { checkImageFile, checkVideoFile } from '../../domain/media/media-check.js';
+import { isTerminalRender, reserveMeasuredDuration, transitionRender } from '../../domain/renders/renders.state.js';
+import {
+  BUILTIN_CHARACTER_KEY,
+  CHARACTER_ASSET_FILES,
+  MOTION_ASSET_FILES,
+  characterAssetsKey,
+  downloadAssets,
+  fetchInput,
+  missingAsset,
+  motionAssetsKey,
+  resolveIn,
+  uploadAssets,
+  withWorkDir,
+} from '../asset-transfer.js';
+import { ProgressReporter } from '../progress-reporter.js';
+import type { JobContext, JobHandler } from '../queue.js';
+import { characterById, motionById, renderById } from './job-resources.repository.js';
+
+/**
+ * `render.run`: resolve the character and the motion (stored assets, or one-time inputs analysed
+ * here), render, upload the outputs, then `ready` (which settles the reservation against the
+ * measured duration). Every state change goes through transitionRender, which ignores a render
+ * that is already terminal, so a cancelled render stays cancelled whatever this job does next.
+ */
+export function renderRunHandler(deps: AppDeps): JobHandler {
+  return {
+    async run(job: JobContext) {
+      const row = await renderById(deps.db, job.resourceId);
+      if (!row || isTerminalRender(row.status)) return;
+      await transitionRender(deps, row.id, { to: 'processing' });
+      await withWorkDir(deps.tmpDir, job, (dir) => renderIn(deps, row, dir, job.signal));
+    },
+    async fail(job, error) {
+      await transitionRender(deps, job.resourceId, {
+        to: 'failed',
+        error: { code: error.code, message: error.message, retryable: error.retryable, details: error.details, action: error.action, retryAfterMs: error.retryAfterMs },
+      });
+    },
+  };
+}
+
+/** Share of the bar for preparation (analysing one-time inputs); the render itself gets the rest. */
+const PREP_SHARE = 40;
+
+async function renderIn(deps: AppDeps, row: VideosTable, dir: string, signal: AbortSignal): Promise<void> {
+  const charSrc = JSON.parse(row.character_source) as StoredCharacterSource;
+  const motSrc = JSON.parse(row.motion_source) as StoredMotionSource;
+  const progress = new ProgressReporter<EngineStage>((stage, p) => transitionRender(deps, row.id, { to: 'progress', stage, progress: p }));
+  const prepSteps = (needsAnalysis(charSrc) ? 1 : 0) + (needsExtraction(motSrc) ? 1 : 0);
+  const prepShare = prepSteps > 0 ? PREP_SHARE : 0;
+  let step = 0;
+  const prepProgress = () => {
+    const base = (step++ * prepShare) / Math.max(1, prepSteps);
+    return (p: number) => progress.report('analyzing', base + (p * prepShare) / Math.max(1, prepSteps) / 100);
+  };
+
+  const motion = await resolveMotion(deps, row, motSrc, join(dir, 'motion'), signal, prepProgress);
+  const character = await resolveCharacter(deps, charSrc, join(dir, 'character'), signal, prepProgress);
+
+  const outDir = join(dir, 'out');
+  await mkdir(outDir, { recursive: true });
+  const result = await deps.engine.render({
+    character,
+    motion,
+    background: backgroundOf(row),
+    outDir,
+    signal,
+    onProgress: (stage, p) => progress.report(stage, prepShare + (p * (100 - prepShare)) / 100),
+  });
+  progress.report('finishing', 99);
+  await progress.flush();
+
+  const videoKey = `renders/${row.id}/output/video.mp4`;
+  const alphaKey = result.alphaFile ? `renders/${row.id}/output/alpha.mp4` : null;
+  await deps.storage.putFile(videoKey, resolveIn(outDir, result.videoFile));
+  if (alphaKey && result.alphaFile) await deps.storage.putFile(alphaKey, resolveIn(outDir, result.alphaFile));
+  await transitionRender(deps, row.id, { to: 'ready', videoKey, alphaKey, durationMs: result.durationMs });
+}
+
+function needsAnalysis(s: StoredCharacterSource): boolean {
+  return s.kind === 'stored' || s.kind === 'url';
+}
+function needsExtraction(s: StoredMotionSource): boolean {
+  return s.kind === 'stored' || s.kind === 'url';
+}
+
+function backgroundOf(row: VideosTable): BackgroundSpec {
+  if (row.background_mode === 'solid') {
+    const [r, g, b] = (row.bg_color ?? '0,0,0').split(',').map((n) => Number(n.trim()));
+    return { mode: 'solid', color: [r, g, b] };
+  }
+  return { mode: row.background_mode };
+}
+
+type PrepProgress = () => (percent: number) => void;
+
+async function resolveCharacter(deps: AppDeps, src: StoredCharacterSource, dir: string, signal: AbortSignal, prep: PrepProgress): Promise<CharacterAssets> {
+  const assetsDir = join(dir, 'assets');
+  if (src.kind === 'character') {
+    const c = await characterById(deps.db, src.id);
+    const prefix = c?.assets_key ?? characterAssetsKey(src.id);
+    if (!(await downloadAssets(deps.storage, prefix, assetsDir, CHARACTER_ASSET_FILES))) throw missingAsset('INVALID_CHARACTER', src.id);
+    return deps.engine.loadCharacter(assetsDir);
+  }
+  if (src.kind === 'builtin') {
+    // The shipped character is analysed once per installation and reused from storage.
+    if (await downloadAssets(deps.storage, BUILTIN_CHARACTER_KEY, assetsDir, CHARACTER_ASSET_FILES)) return deps.engine.loadCharacter(assetsDir);
+    const image = join(dir, 'builtin-image.png');
+    await mkdir(dir, { recursive: true });
+    await deps.engine.writeDefaultCharacterImage(image);
+    const assets = await deps.engine.analyzeCharacter({ imageFile: image, outDir: assetsDir, thumbnail: false, signal });
+    await uploadAssets(deps.storage, assets.dir ?? assetsDir, BUILTIN_CHARACTER_KEY, CHARACTER_ASSET_FILES);
+    return assets;
+  }
+  const image = join(dir, 'input-image');
+  await mkdir(dir, { recursive: true });
+  if (src.kind === 'stored') {
+    await deps.storage.getFile(src.key, image);
+  } else {
+    await fetchInput(deps, src.url, image, 'image', signal);
+    await checkImageFile(deps, image);
+  }
+  return deps.engine.analyzeCharacter({ imageFile: image, outDir: assetsDir, thumbnail: false, signal, onProgress: prep() });
+}
+
+async function resolveMotion(deps: AppDeps, row: VideosTable, src: StoredMotionSource, dir: string, signal: AbortSignal, prep: PrepProgress): Promise<MotionAssets> {
+  const assetsDir = join(dir, 'assets');
+  if (src.kind === 'motion') {
+    const m = await motionById(deps.db, src.id);
+    const prefix = m?.assets_key ?? motionAssetsKey(src.id);
+    if (!(await downloadAssets(deps.storage, prefix, assetsDir, MOTION_ASSET_FILES))) throw missingAsset('INVALID_MOTION', src.id);
+    return deps.engine.loadMotion(assetsDir);
+  }
+  if (src.kind === 'template') return deps.engine.writeTemplateMotion(src.id, assetsDir);
+  const video = join(dir, 'input-video');
+  await mkdir(dir, { recursive: true });
+  if (src.kind === 'stored') {
+    await deps.storage.getFile(src.key, video);
+  } else {
+    await fetchInput(deps, src.url, video, 'video', signal);
+    const info = await checkVideoFile(deps, video);
+    // Its length was unknown at creation: reserve now, before the expensive part (DECISIONS: a
+    // render is paid for from a reservation; a short balance fails it with INSUFFICIENT_CREDITS).
+    await reserveMeasuredDuration(deps, row.id, info.durationMs);
+  }
+  return deps.engine.extractMotion({ videoFile: video, outDir: assetsDir, smoothing: true, signal, onProgress: prep() });
+}

@@ -1,0 +1,268 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AppError } from '../../src/contracts/errors.js';
+import { checkUrlAtDoor, fetchToFile, type Resolver } from '../../src/infra/net/safe-fetch.js';
+import { nonPublicReason, parseIp } from '../../src/infra/net/ip-ranges.js';
+import { dbTargets, errorOf, startService, type TestService } from '../helpers/harness.js';
+
+/**
+ * URL inputs (image_url, motion_video_url, video_url). ALL traffic in this file goes to loopback:
+ * non-public addresses are literal IPs the guard refuses before connecting, and host names are
+ * answered by an injected resolver, so nothing can leave the machine even if the guard broke.
+ */
+
+interface Hit {
+  url: string;
+  host: string | undefined;
+}
+
+function localServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; port: number; hits: Hit[] }> {
+  const hits: Hit[] = [];
+  const server = createServer((req, res) => {
+    hits.push({ url: req.url ?? '', host: req.headers.host });
+    handler(req, res);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as { port: number }).port, hits })));
+}
+
+const PAYLOAD = Buffer.alloc(64 * 1024, 7);
+
+async function refusal(p: Promise<unknown>): Promise<AppError> {
+  try {
+    await p;
+  } catch (e) {
+    assert.ok(e instanceof AppError, `expected an AppError, got ${String(e)}`);
+    return e;
+  }
+  assert.fail('expected a refusal');
+}
+
+describe('address guard', () => {
+  it('classifies non-public IPv4 and IPv6 addresses, including mapped and embedded forms', () => {
+    const blocked = [
+      '127.0.0.1', '127.255.0.9', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '100.100.100.200',
+      '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', 'fd00:ec2::254', '::ffff:127.0.0.1', '::ffff:10.0.0.1',
+      '64:ff9b::a9fe:a9fe', '2002:c0a8:0101::1', 'ff02::1', '2001:db8::1',
+    ];
+    for (const a of blocked) assert.ok(nonPublicReason(parseIp(a)!), `${a} must be refused`);
+    for (const a of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '192.169.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:0808:0808::1']) {
+      assert.equal(nonPublicReason(parseIp(a)!), null, `${a} is public`);
+    }
+  });
+
+  it('checkUrlAtDoor refuses bad schemes, credentials and literal non-public hosts in every spelling', () => {
+    const refused: [string, string][] = [
+      ['ftp://example.com/a.png', 'scheme'],
+      ['file:///etc/passwd', 'scheme'],
+      ['gopher://example.com/', 'scheme'],
+      ['http://user:pw@example.com/a.png', 'credentials'],
+      ['not a url', 'malformed'],
+      ['http://127.0.0.1/a.png', 'blocked_address'],
+      ['http://2130706433/a.png', 'blocked_address'], // 127.0.0.1 as one number
+      ['http://0x7f.1/a.png', 'blocked_address'],
+      ['http://[::1]/a.png', 'blocked_address'],
+      ['http://[::ffff:169.254.169.254]/latest/meta-data', 'blocked_address'],
+      ['http://169.254.169.254/latest/meta-data', 'blocked_address'],
+      ['http://10.0.0.1/a.png', 'blocked_address'],
+      ['http://localhost/a.png', 'blocked_address'],
+      ['http://app.localhost/a.png', 'blocked_address'],
+    ];
+    for (const [url, reason] of refused) {
+      let err: unknown;
+      try {
+        checkUrlAtDoor(url, []);
+      } catch (e) {
+        err = e;
+      }
+      assert.ok(err instanceof AppError && err.code === 'INVALID_REQUEST', url);
+      assert.equal(err.details.reason, reason, url);
+    }
+    assert.equal(checkUrlAtDoor('https://example.com/a b.png', []), 'https://example.com/a%20b.png');
+    assert.equal(checkUrlAtDoor('http://127.0.0.1:9/x', ['127.0.0.0/8']), 'http://127.0.0.1:9/x');
+    assert.equal(checkUrlAtDoor('http://localhost:9/x', ['localhost']), 'http://localhost:9/x');
+    assert.equal(checkUrlAtDoor('http://[::1]:9/x', ['::1']), 'http://[::1]:9/x');
+  });
+});
+
+describe('fetchToFile', () => {
+  let dir: string;
+  let srv: Awaited<ReturnType<typeof localServer>>;
+  const base = () => `http://127.0.0.1:${srv.port}`;
+  const allow = ['127.0.0.1'];
+  const opts = (extra: Partial<Parameters<typeof fetchToFile>[2]> = {}) => ({ maxBytes: 1024 * 1024, timeoutMs: 5000, allowList: allow, ...extra });
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'marionette-fetch-'));
+    srv = await localServer((req, res) => {
+      const u = new URL(req.url ?? '/', 'http://x');
+      const hops = Number(u.searchParams.get('n') ?? 0);
+      switch (u.pathname) {
+        case '/file':
+          res.writeHead(200, { 'content-type': 'image/png; charset=binary', 'content-length': PAYLOAD.length });
+          return res.end(PAYLOAD);
+        case '/redirect':
+          res.writeHead(302, { location: hops > 0 ? `/redirect?n=${hops - 1}` : '/file' });
+          return res.end();
+        case '/to':
+          res.writeHead(301, { location: u.searchParams.get('u')! });
+          return res.end();
+        case '/big':
+          res.writeHead(200, { 'content-length': 4 * 1024 * 1024 });
+          return res.end(Buffer.alloc(4 * 1024 * 1024));
+        case '/big-chunked':
+          res.writeHead(200, { 'content-type': 'video/mp4' });
+          for (let i = 0; i < 64; i++) res.write(Buffer.alloc(64 * 1024));
+          return res.end();
+        case '/stall':
+          res.writeHead(200, { 'content-type': 'video/mp4' });
+          res.write(Buffer.alloc(10));
+          return; // never ends
+        default:
+          res.writeHead(404);
+          return res.end('nope');
+      }
+    });
+  });
+  after(async () => {
+    srv.server.closeAllConnections();
+    await new Promise((r) => srv.server.close(r));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('refuses loopback without the allow-list, before any connection', async () => {
+    const before = srv.hits.length;
+    for (const url of [`${base()}/file`, `http://localhost:${srv.port}/file`, `http://[::1]:${srv.port}/file`]) {
+      const err = await refusal(fetchToFile(url, join(dir, 'x'), opts({ allowList: [] })));
+      assert.equal(err.code, 'INVALID_REQUEST');
+      assert.equal(err.details.reason, 'blocked_address');
+    }
+    assert.equal(srv.hits.length, before, 'the server was never contacted');
+    assert.equal(existsSync(join(dir, 'x')), false);
+  });
+
+  it('downloads an allow-listed URL, following redirects, and reports size and type', async () => {
+    const dest = join(dir, 'ok');
+    const got = await fetchToFile(`${base()}/redirect?n=3`, dest, opts());
+    assert.deepEqual(got, { size: PAYLOAD.length, contentType: 'image/png' });
+    assert.deepEqual(await readFile(dest), PAYLOAD);
+  });
+
+  it('stops after 5 redirects', async () => {
+    const err = await refusal(fetchToFile(`${base()}/redirect?n=6`, join(dir, 'loop'), opts()));
+    assert.equal(err.details.reason, 'too_many_redirects');
+  });
+
+  it('checks every redirect again: a hop to a metadata or private address is refused without connecting', async () => {
+    for (const target of ['http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/', 'http://[::ffff:192.168.0.1]/', 'file:///etc/passwd']) {
+      const err = await refusal(fetchToFile(`${base()}/to?u=${encodeURIComponent(target)}`, join(dir, 'hop'), opts()));
+      assert.equal(err.code, 'INVALID_REQUEST', target);
+      assert.ok(['blocked_address', 'scheme'].includes(err.details.reason as string), target);
+    }
+  });
+
+  it('resolves a name once, refuses non-public answers, and pins the socket to the checked address', async () => {
+    const calls: string[] = [];
+    const resolverOf = (addrs: string[]): Resolver => async (host) => {
+      calls.push(host);
+      return addrs.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    };
+    for (const answer of [['10.0.0.5'], ['169.254.169.254'], ['93.184.216.34', '127.0.0.1'], ['fd00::1']]) {
+      const err = await refusal(fetchToFile(`http://media.example.test:${srv.port}/file`, join(dir, 'dns'), opts({ allowList: [], resolver: resolverOf(answer) })));
+      assert.equal(err.details.reason, 'blocked_address', answer.join(','));
+    }
+    // Allowed by address: the connection goes to the resolved address with the original Host.
+    calls.length = 0;
+    const hitsBefore = srv.hits.length;
+    const got = await fetchToFile(`http://media.example.test:${srv.port}/file`, join(dir, 'pinned'), opts({ resolver: resolverOf(['127.0.0.1']) }));
+    assert.equal(got.size, PAYLOAD.length);
+    assert.deepEqual(calls, ['media.example.test'], 'resolved exactly once');
+    assert.equal(srv.hits.length, hitsBefore + 1);
+    assert.equal(srv.hits.at(-1)!.host, `media.example.test:${srv.port}`);
+    // Allowed by name: whatever it resolves to.
+    const byName = await fetchToFile(`http://media.internal.test:${srv.port}/file`, join(dir, 'byname'), opts({ allowList: ['.internal.test'], resolver: resolverOf(['127.0.0.1']) }));
+    assert.equal(byName.size, PAYLOAD.length);
+  });
+
+  it('caps bytes: a declared or streamed body over the limit is refused and leaves no file', async () => {
+    for (const path of ['/big', '/big-chunked']) {
+      const dest = join(dir, `cap-${path.slice(1)}`);
+      const err = await refusal(fetchToFile(`${base()}${path}`, dest, opts({ maxBytes: 1024 * 1024 })));
+      assert.equal(err.code, 'UNSUPPORTED_MEDIA', path);
+      assert.equal(err.details.limit_bytes, 1024 * 1024);
+      assert.equal(existsSync(dest), false, path);
+    }
+  });
+
+  it('caps time: a server that stalls is cut off at the timeout and leaves no file', async () => {
+    const dest = join(dir, 'stall');
+    const t0 = Date.now();
+    const err = await refusal(fetchToFile(`${base()}/stall`, dest, opts({ timeoutMs: 400 })));
+    const took = Date.now() - t0;
+    assert.equal(err.details.reason, 'timeout');
+    assert.ok(took >= 350 && took < 3000, `took ${took} ms`);
+    assert.equal(existsSync(dest), false);
+  });
+
+  it('reports HTTP errors and refused connections clearly', async () => {
+    const notFound = await refusal(fetchToFile(`${base()}/missing`, join(dir, 'nf'), opts()));
+    assert.equal(notFound.details.reason, 'http_status');
+    assert.equal(notFound.details.http_status, 404);
+    const closed = await refusal(fetchToFile('http://127.0.0.1:1/x', join(dir, 'cl'), opts()));
+    assert.equal(closed.details.reason, 'network');
+    assert.equal(closed.details.cause, 'ECONNREFUSED');
+  });
+});
+
+for (const target of await dbTargets()) {
+  describe(`URL inputs at the API door (${target.kind})`, { skip: target.skip }, () => {
+    // The allow-list names 127.0.0.2 only, so 127.0.0.1 stands for "loopback without the allow-list".
+    let svc: TestService;
+    let srv: Awaited<ReturnType<typeof localServer>>;
+
+    before(async () => {
+      srv = await localServer((_req, res) => res.end('x'));
+      svc = await startService({ db: target.kind, env: { MARIONETTE_URL_ALLOW_LIST: '127.0.0.2' } });
+    });
+    after(async () => {
+      await svc?.close();
+      srv.server.closeAllConnections();
+      await new Promise((r) => srv.server.close(r));
+    });
+
+    const prepareWith = (fields: Record<string, unknown>) =>
+      svc.request('/v1/renders/prepare', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(fields) });
+
+    it('refuses loopback, private and metadata URLs at the door (prepare and the direct form)', async () => {
+      const urls = [`http://127.0.0.1:${srv.port}/a.png`, `http://localhost:${srv.port}/a.png`, 'http://169.254.169.254/latest/meta-data/', 'http://[::1]/a.png', 'ftp://example.com/a.png'];
+      for (const url of urls) {
+        const viaPrepare = await errorOf(await prepareWith({ image_url: url, motion_video_url: 'https://example.com/m.mp4' }));
+        assert.equal(viaPrepare.status, 400, url);
+        assert.equal(viaPrepare.code, 'INVALID_REQUEST');
+        assert.ok(['blocked_address', 'scheme'].includes(viaPrepare.body.error.details.reason), url);
+        const form = new FormData();
+        form.set('image_url', 'https://example.com/a.png');
+        form.set('motion_video_url', url);
+        const viaForm = await errorOf(await svc.request('/v1/renders', { method: 'POST', body: form }));
+        assert.equal(viaForm.status, 400, url);
+        assert.equal(viaForm.code, 'INVALID_REQUEST');
+      }
+      assert.equal(srv.hits.length, 0, 'nothing was fetched');
+      assert.equal((await svc.wired.deps.db.selectFrom('videos').select('id').execute()).length, 0);
+      assert.equal((await svc.wired.deps.db.selectFrom('drafts').select('id').execute()).length, 0);
+    });
+
+    it('admits a loopback address the operator allow-list names', async () => {
+      const res = await prepareWith({ image_url: 'http://127.0.0.2:8/a.png', motion_video_url: 'http://127.0.0.2:8/m.mp4' });
+      assert.equal(res.status, 200, await res.clone().text());
+      const draft = (await res.json()) as { draft_id: string; uploads: unknown[] };
+      assert.deepEqual(draft.uploads, []);
+      const row = await svc.wired.deps.db.selectFrom('drafts').selectAll().where('id', '=', draft.draft_id).executeTakeFirstOrThrow();
+      assert.deepEqual(JSON.parse(row.spec_json).character, { kind: 'url', url: 'http://127.0.0.2:8/a.png' });
+    });
+  });
+}

@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import sharp from 'sharp';
+import { analyzeCharacterImage } from '../../src/engine/character/analyze.js';
+import { resolveTools } from '../../src/engine/media/ffmpeg.js';
+import { EngineError, type CharacterAnalysis, type Keypoint } from '../../src/engine/types.js';
+import { mediaPath, missingMedia, readAnimatedDrawingsJoints } from './fixtures.js';
+
+const tools = resolveTools({});
+let tmp: string;
+before(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'marionette-character-'));
+});
+after(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+/** The texture's alpha put back into source-image space as a 0/1 mask. */
+async function maskFromTexture(dir: string, a: CharacterAnalysis): Promise<Uint8Array> {
+  const { data, info } = await sharp(join(dir, 'texture.png'))
+    .resize(a.crop.width, a.crop.height, { fit: 'fill' })
+    .ensureAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const mask = new Uint8Array(a.width * a.height);
+  for (let y = 0; y < info.height; y++) {
+    for (let x = 0; x < info.width; x++) {
+      if (data[(y * info.width + x) * 4 + 3] >= 128) mask[(a.crop.y + y) * a.width + a.crop.x + x] = 1;
+    }
+  }
+  return mask;
+}
+
+function iou(a: Uint8Array, b: Uint8Array): number {
+  let inter = 0, union = 0;
+  for (let p = 0; p < a.length; p++) {
+    if (a[p] && b[p]) inter++;
+    if (a[p] || b[p]) union++;
+  }
+  return inter / union;
+}
+
+const dist = (k: Keypoint, [x, y]: [number, number]) => Math.hypot(k.x - x, k.y - y);
+const isCode = (code: string) => (e: unknown) => e instanceof EngineError && e.code === code;
+
+describe('analyzeCharacterImage', () => {
+  it('cuts out the AnimatedDrawings boy and finds his rig', { skip: missingMedia('images/animateddrawings--char1-texture.png') }, async () => {
+    const dir = join(tmp, 'char1');
+    const { analysis, textureFile, thumbnailFile } = await analyzeCharacterImage({
+      tools, imageFile: mediaPath('images/animateddrawings--char1-texture.png'), outDir: dir, thumbnail: true,
+    });
+    assert.equal(analysis.maskMethod, 'classical');
+    assert.deepEqual([analysis.width, analysis.height], [508, 602]);
+    assert.equal(textureFile, 'texture.png');
+    const { data: gtRaw } = await sharp(mediaPath('images/animateddrawings--char1-mask.png')).greyscale().raw().toBuffer({ resolveWithObject: true });
+    const gt = Uint8Array.from(gtRaw, (v) => (v >= 128 ? 1 : 0));
+    const score = iou(await maskFromTexture(dir, analysis), gt);
+    assert.ok(score > 0.8, `mask IoU ${score.toFixed(3)}`);
+
+    // Joints against the hand-made 16-joint rig, within 12% of the figure's height (602 px image).
+    const rig = readAnimatedDrawingsJoints(mediaPath('images/animateddrawings--char1-char_cfg.yaml'));
+    const pairs: Array<[number, string]> = [
+      [9, 'left_hand'], [10, 'right_hand'], [11, 'left_hip'], [12, 'right_hip'],
+      [15, 'left_foot'], [16, 'right_foot'], [5, 'left_shoulder'], [6, 'right_shoulder'],
+    ];
+    for (const [i, name] of pairs) {
+      const d = dist(analysis.body[i], rig.get(name)!);
+      assert.ok(d < 0.12 * 602, `${name}: ${d.toFixed(0)} px off`);
+    }
+    assert.ok(thumbnailFile && existsSync(join(dir, thumbnailFile)));
+    const thumb = await sharp(join(dir, thumbnailFile!)).metadata();
+    assert.equal(Math.max(thumb.width!, thumb.height!), 256);
+  });
+
+  it('segments a photographed person and takes her pose from the model', { skip: missingMedia('images/mimicmotion--demo1.jpg') }, async () => {
+    const dir = join(tmp, 'demo1');
+    const t0 = performance.now();
+    const { analysis } = await analyzeCharacterImage({ tools, imageFile: mediaPath('images/mimicmotion--demo1.jpg'), outDir: dir, thumbnail: false });
+    const ms = performance.now() - t0;
+    assert.equal(analysis.maskMethod, 'segmentation');
+    assert.equal(analysis.poseMethod, 'model');
+    const b = analysis.body;
+    assert.ok(b[0].y < b[5].y && b[5].y < b[11].y && b[11].y < b[13].y && b[13].y < b[15].y, 'head, shoulders, hips, knees, ankles top to bottom');
+    // She faces the camera: her left shoulder is on the image's right.
+    assert.ok(b[5].x > b[6].x);
+    const { crop } = analysis;
+    assert.ok(crop.height > 1400 && crop.height < 1920 && crop.width < 900, JSON.stringify(crop));
+    for (const k of b) assert.ok(k.x >= crop.x && k.x <= crop.x + crop.width && k.y >= crop.y && k.y <= crop.y + crop.height);
+    const meta = await sharp(join(dir, 'texture.png')).metadata();
+    assert.deepEqual([meta.width, meta.height, meta.channels], [crop.width, crop.height, 4]);
+    // Budget is 3 s warm on an idle 2-core machine; the bound here leaves room for model loading and load.
+    assert.ok(ms < 8000, `analysis took ${ms.toFixed(0)} ms`);
+  });
+
+  it('uses a meaningful alpha channel as the mask', { skip: missingMedia('images/animateddrawings--char1-texture.png') }, async () => {
+    const file = join(tmp, 'cutout.png');
+    const mask = await sharp(mediaPath('images/animateddrawings--char1-mask.png')).greyscale().raw().toBuffer();
+    const { data: rgb, info } = await sharp(mediaPath('images/animateddrawings--char1-texture.png')).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const rgba = Buffer.alloc(info.width * info.height * 4);
+    for (let p = 0; p < info.width * info.height; p++) {
+      rgb.copy(rgba, p * 4, p * 3, p * 3 + 3);
+      rgba[p * 4 + 3] = mask[p];
+    }
+    await sharp(rgba, { raw: { width: info.width, height: info.height, channels: 4 } }).png().toFile(file);
+    const { analysis } = await analyzeCharacterImage({ tools, imageFile: file, outDir: join(tmp, 'cutout'), thumbnail: false });
+    assert.equal(analysis.maskMethod, 'alpha');
+    const score = iou(await maskFromTexture(join(tmp, 'cutout'), analysis), Uint8Array.from(mask, (v) => (v >= 128 ? 1 : 0)));
+    assert.ok(score > 0.95, `alpha mask IoU ${score.toFixed(3)}`);
+  });
+
+  it('refuses a picture with no figure', async () => {
+    const flat = join(tmp, 'flat.png');
+    await sharp({ create: { width: 400, height: 600, channels: 3, background: '#3a7bd5' } }).png().toFile(flat);
+    await assert.rejects(analyzeCharacterImage({ tools, imageFile: flat, outDir: join(tmp, 'flat'), thumbnail: false }), isCode('INVALID_CHARACTER'));
+    const clear = join(tmp, 'clear.png');
+    await sharp({ create: { width: 300, height: 300, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toFile(clear);
+    await assert.rejects(analyzeCharacterImage({ tools, imageFile: clear, outDir: join(tmp, 'clear'), thumbnail: false }), isCode('INVALID_CHARACTER'));
+  });
+
+  it('refuses non-images with UNSUPPORTED_MEDIA', async () => {
+    const text = join(tmp, 'x.jpg');
+    await writeFile(text, 'not a picture');
+    await assert.rejects(analyzeCharacterImage({ tools, imageFile: text, outDir: join(tmp, 'x'), thumbnail: false }), isCode('UNSUPPORTED_MEDIA'));
+  });
+});
