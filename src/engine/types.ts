@@ -121,6 +121,9 @@ export interface RenderResult {
   width: number;
   height: number;
   hasAudio: boolean;
+  /** Optional timing of the render stage (added by the render engineer for benchmarks): setup =
+   * texture/background preparation, frames = the frame loop including waiting on ffmpeg. */
+  timings?: { setupMs: number; framesMs: number; finishMs: number };
 }
 
 /** Reasons the engine refuses an input. Codes are the public error codes they map to. */

@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import multipart from '@fastify/multipart';
 import type { AppDeps } from './deps.js';
 import { registerAuth } from './plugins/auth.js';
-import { registerErrorHandler } from './plugins/error-handler.js';
+import { registerErrorHandler, sendError, toAppError } from './plugins/error-handler.js';
 import { genReqId, registerRequestContext } from './plugins/request-context.js';
 import { registerOpenApi } from './openapi.js';
 import { charactersRoutes } from './routes/characters.routes.js';
@@ -28,6 +28,13 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
     // Long uploads on slow links must not be cut by a request timeout; idle sockets still are.
     requestTimeout: 0,
     return503OnClosing: true,
+    // Long enough that an over-long ID reaches its route and gets the family's 404.
+    maxParamLength: 512,
+    // Errors raised before routing (bad percent-encoding, over-long parameters) get the envelope too.
+    frameworkErrors: (err, request, reply) => {
+      reply.header('X-Request-Id', request.id);
+      sendError(request, reply, toAppError(err, deps.config.limits));
+    },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
   });
   registerRequestContext(app);

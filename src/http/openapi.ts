@@ -78,6 +78,14 @@ export function registerOpenApi(app: FastifyInstance): void {
   });
 }
 
+/** Every response carries the effective request ID (spec section 5). */
+const REQUEST_ID_HEADER = { 'X-Request-Id': { description: 'The caller\'s X-Request-Id when valid, else a generated one; equals error.request_id.', schema: { type: 'string', minLength: 1, maxLength: 128 } } };
+
+/** Stable, unique operation IDs for SDK generators: `get_v1_videos_video_id`. */
+function operationId(method: string, url: string): string {
+  return `${method}_${url.replace(/[:{}]/g, '').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`;
+}
+
 export function buildDocument(routes: Collected[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
@@ -92,11 +100,12 @@ export function buildDocument(routes: Collected[]): Record<string, unknown> {
     }
     const responses: Record<string, unknown> = {};
     for (const [code, schema] of Object.entries<any>(s.response ?? {})) {
-      responses[code] = { description: schema.description ?? 'Success', content: { 'application/json': { schema } } };
+      responses[code] = { description: schema.description ?? 'Success', headers: REQUEST_ID_HEADER, content: { 'application/json': { schema } } };
     }
-    for (const [code, description] of Object.entries(r.doc?.responses ?? {})) responses[code] ??= { description };
-    responses.default = { description: 'Error envelope', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    for (const [code, description] of Object.entries(r.doc?.responses ?? {})) responses[code] ??= { description, headers: REQUEST_ID_HEADER };
+    responses.default = { description: 'Error envelope', headers: REQUEST_ID_HEADER, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
     const op: Record<string, unknown> = {
+      operationId: operationId(r.method, r.url),
       summary: r.doc?.summary ?? `${r.method.toUpperCase()} ${r.url}`,
       tags: r.doc?.tags ?? [r.url.split('/')[2]],
       parameters,

@@ -96,3 +96,14 @@ export async function liveJobIds(db: Db, ids: string[], now: string): Promise<Se
   const rows = await db.selectFrom('jobs').select('id').where('id', 'in', ids).where('status', '=', 'active').where('lease_expires_at', '>=', now).execute();
   return new Set(rows.map((r) => r.id));
 }
+
+/** Removes the stored events of renders that reached a terminal state before `cutoff`. */
+export async function deleteEventsOfRendersCompletedBefore(db: Db, cutoff: string): Promise<number> {
+  const r = await db
+    .deleteFrom('render_events')
+    .where('render_id', 'in', (eb) =>
+      eb.selectFrom('videos').select('id').where('kind', '=', 'render').where('status', 'in', ['ready', 'failed', 'cancelled']).where('completed_at', '<', cutoff),
+    )
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
+}

@@ -3,14 +3,18 @@ import { removeOrphanWorkDirs } from './asset-transfer.js';
 import { characterProcessHandler } from './handlers/character-process.handler.js';
 import { motionExtractHandler } from './handlers/motion-extract.handler.js';
 import { renderRunHandler } from './handlers/render-run.handler.js';
+import { startMaintenance } from './maintenance.js';
 
 /**
  * Starts the job handlers (`character.process`, `motion.extract`, `render.run`) on the queue.
  * `npm start` calls it next to the API, `npm run worker` alone; any number of worker processes may
- * share one database. Work dirs left by a killed process are removed first.
+ * share one database. Work dirs left by a killed process are removed first, and old event history
+ * is purged hourly.
  */
 export async function startWorkers(deps: AppDeps): Promise<void> {
   await removeOrphanWorkDirs(deps);
+  // Unref'd timer: it never keeps a stopping process alive.
+  startMaintenance(deps, (e) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg: 'event history purge failed', err: String(e) })}\n`));
   await deps.queue.start(
     {
       'character.process': characterProcessHandler(deps),

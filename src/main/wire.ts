@@ -39,7 +39,7 @@ export async function wire(config: Config, opts: { schema?: string } = {}): Prom
   const tmpDir = join(config.dataDir, 'tmp');
   mkdirSync(tmpDir, { recursive: true });
   const dbHandle = await openDb({ url: config.databaseUrl, schema: opts.schema });
-  await migrate(dbHandle.db);
+  await migrate(dbHandle.db, { schema: dbHandle.dialect === 'postgres' ? opts.schema : undefined });
   const signer = new UrlSigner(signingSecret(config));
   const storage = new DiskStorage(config.storage.root, config.publicUrl, signer);
   const pubsub = new InProcessPubSub();

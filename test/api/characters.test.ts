@@ -138,12 +138,11 @@ for (const t of await dbTargets()) {
       ['joint_set', { joint_set: 'arms' }, 'joint_set'],
       ['enhance', { enhance: 'yes' }, 'enhance'],
       ['filter_low_quality', { filter_low_quality: '2' }, 'filter_low_quality'],
-      ['render_thumbnail', { render_thumbnail: '' }, 'render_thumbnail'],
+      ['render_thumbnail', { render_thumbnail: 'on' }, 'render_thumbnail'],
       ['model_precision 0', { model_precision: '0' }, 'model_precision'],
       ['model_precision above 1', { model_precision: '1.5' }, 'model_precision'],
       ['model_precision text', { model_precision: 'high' }, 'model_precision'],
       ['model_precision negative', { model_precision: '-0.5' }, 'model_precision'],
-      ['empty task_id', { task_id: '' }, 'task_id'],
       ['long task_id', { task_id: 'x'.repeat(129) }, 'task_id'],
       ['long name', { name: 'n'.repeat(257) }, 'name'],
       ['unknown field', { colour: 'red' }, 'colour'],
@@ -161,6 +160,26 @@ for (const t of await dbTargets()) {
         assert.equal(rows.length, 0);
       });
     }
+
+    it('treats empty text fields and empty unnamed file parts as not sent, like an HTML form', async () => {
+      const res = await create({ image_url: '', name: '', type: '', enhance: '', task_id: '', render_thumbnail: '', model_precision: '' });
+      assert.equal(res.status, 200);
+      const body = (await res.json()) as { id: string; type: string };
+      assert.equal(body.type, 'render');
+      const row = await svc.wired.deps.db.selectFrom('characters').selectAll().where('id', '=', body.id).executeTakeFirstOrThrow();
+      assert.deepEqual([row.task_id, row.render_thumbnail, row.model_precision, row.source_kind], [null, 0, null, 'upload']);
+      // What a browser sends for a file input left empty (FormData cannot produce filename="").
+      const b = 'formboundaryS1';
+      const raw = `--${b}\r\nContent-Disposition: form-data; name="image"; filename=""\r\nContent-Type: application/octet-stream\r\n\r\n\r\n` +
+        `--${b}\r\nContent-Disposition: form-data; name="image_url"\r\n\r\nhttps://example.com/a.png\r\n--${b}--\r\n`;
+      const viaUrl = await svc.request('/v1/characters', { method: 'POST', body: raw, headers: { 'content-type': `multipart/form-data; boundary=${b}` } });
+      assert.equal(viaUrl.status, 200);
+      const emptyNamed = new FormData();
+      emptyNamed.append('image', new Blob([]), 'empty.png');
+      const err = await errorOf(await svc.request('/v1/characters', { method: 'POST', body: emptyNamed }));
+      assert.equal(err.status, 422, 'a named empty file was sent, and is not an image');
+      assert.equal(err.code, 'UNSUPPORTED_MEDIA');
+    });
 
     it('requires exactly one of image and image_url', async () => {
       const none = await errorOf(await create({ name: 'x' }, { image: null }));
@@ -201,6 +220,9 @@ for (const t of await dbTargets()) {
       assert.equal(await balance(svc, acct.apiKey), 75);
       const other = await svc.newAccount(100);
       assert.equal((await create({ task_id: 'job-42' }, { key: other.apiKey })).status, 200, 'task_ids are per account');
+      const racing = await Promise.all([1, 2, 3].map(() => create({ task_id: 'job-race' }, { key: acct.apiKey })));
+      assert.deepEqual(racing.map((r) => r.status).sort(), [200, 409, 409], 'concurrent reuse: one wins');
+      assert.equal(await balance(svc, acct.apiKey), 74, 'only the winner was charged');
     });
 
     it('lists at most 100 active Characters, newest first, with progress null', async () => {
@@ -260,7 +282,24 @@ for (const t of await dbTargets()) {
       const row = await svc.wired.deps.db.selectFrom('characters').select(['deleted_at']).where('id', '=', id).executeTakeFirstOrThrow();
       assert.ok(row.deleted_at);
       assert.deepEqual(await ledgerOf(svc, id), [{ kind: 'charge', amount_milli: -1000 }]);
+      const jobs = await svc.wired.deps.db.selectFrom('jobs').select('status').where('resource_id', '=', id).execute();
+      assert.deepEqual(jobs, [{ status: 'cancelled' }], 'its queued job will not run');
       assert.equal(await transitionCharacter(svc.wired.deps.db, id, { to: 'processing' }), null, 'a worker cannot move a deleted Character');
+    });
+
+    it('documents the Character and Motion endpoints in the OpenAPI document', async () => {
+      const doc = (await (await svc.request('/v1/openapi.json')).json()) as { paths: Record<string, Record<string, any>> };
+      const form = doc.paths['/v1/characters'].post.requestBody.content['multipart/form-data'].schema;
+      assert.deepEqual(Object.keys(form.properties).sort(), ['enhance', 'filter_low_quality', 'image', 'image_url', 'joint_set', 'model_precision', 'name', 'render_thumbnail', 'task_id', 'type']);
+      assert.equal(form.properties.image.format, 'binary');
+      assert.ok(doc.paths['/v1/characters/{character_id}/export'].get.parameters.some((p: any) => p.name === 'download_type' && p.in === 'query'));
+      assert.ok(doc.paths['/v1/motions'].post.requestBody.content['multipart/form-data'].schema.properties.motion_video_url);
+      assert.deepEqual(doc.paths['/v1/motions/import'].post.requestBody.content['application/json'].schema.required, ['template_id']);
+      assert.deepEqual(doc.paths['/v1/motions'].get.parameters.map((p: any) => p.name).sort(), ['cursor', 'limit']);
+      for (const path of ['/v1/characters/{character_id}', '/v1/motions/{motion_id}', '/v1/motions/templates', '/v1/motions/{motion_id}/export']) {
+        assert.ok(doc.paths[path]?.get?.responses?.['200'], path);
+      }
+      assert.ok(doc.paths['/v1/characters/{character_id}'].delete.responses['200']);
     });
 
     it('export: download_type rules, EXTRACTION_UNAVAILABLE until the vsplat is ready, thumbnail when asked for', async () => {

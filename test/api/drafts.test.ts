@@ -111,6 +111,33 @@ for (const target of await dbTargets()) {
       assert.equal(uploads.length, drafts.length * 2, 'a refused prepare leaves no draft behind');
     });
 
+    it('prepare refuses Character and Motion IDs the account does not have (404); readiness waits for the render', async () => {
+      const theirs = await svc.newAccount();
+      const db = svc.wired.deps.db;
+      const now = new Date().toISOString();
+      const charId = 'char_01ARZ3NDEKTSV4RRFFQ69G5FAV';
+      await db
+        .insertInto('characters')
+        .values({
+          id: charId, account_id: theirs.accountId, name: '', type: 'render', status: 'processing', progress: 0, enhance: 0, joint_set: 'body', model_precision: null,
+          filter_low_quality: 0, render_thumbnail: 0, task_id: null, vsplat_status: null, source_kind: 'url', source_key: null, source_url: 'https://example.com/a.png',
+          assets_key: null, failure_json: null, charge_milli: 0, request_id: null, service_source: null, created_at: now, updated_at: now, completed_at: null, deleted_at: null,
+        })
+        .execute();
+      const video = { motion_video: { content_type: 'video/mp4', size_bytes: 100 } };
+      for (const [body, code] of [
+        [{ character_id: charId, ...video }, 'CHARACTER_NOT_FOUND'],
+        [{ character_id: 'mot_01ARZ3NDEKTSV4RRFFQ69G5FAV', ...video }, 'CHARACTER_NOT_FOUND'],
+        [{ image: { content_type: 'image/png', size_bytes: 100 }, motion_id: 'mot_01ARZ3NDEKTSV4RRFFQ69G5FAV' }, 'MOTION_NOT_FOUND'],
+      ] as const) {
+        const err = await errorOf(await svc.request('/v1/renders/prepare', json(body)));
+        assert.equal(err.status, 404);
+        assert.equal(err.code, code);
+      }
+      // The owner may prepare with a Character still processing.
+      assert.equal((await svc.request('/v1/renders/prepare', json({ character_id: charId, ...video }, {}, theirs.apiKey))).status, 200);
+    });
+
     it('prepare → PUT → draft render answers 202 with the render, one reservation, the draft consumed', async () => {
       const plan = await uploadedDraft();
       const res = await createFromDraft(plan.draft_id, `k-${plan.draft_id}`);
@@ -174,6 +201,20 @@ for (const target of await dbTargets()) {
       assert.equal(reserves.length, 1);
       const jobs = await svc.wired.deps.db.selectFrom('jobs').select('id').where('resource_id', '=', rows[0].id).execute();
       assert.equal(jobs.length, 1);
+    });
+
+    it('concurrent requests with different keys on one draft: one render, the others DRAFT_ALREADY_CONSUMED', async () => {
+      const plan = await uploadedDraft();
+      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => createFromDraft(plan.draft_id, `race-${i}-${plan.draft_id}`)));
+      const statuses = answers.map((r) => r.status).sort();
+      assert.deepEqual(statuses, [202, 409, 409, 409, 409, 409]);
+      const losers = (await Promise.all(answers.filter((r) => r.status === 409).map((r) => r.json()))) as any[];
+      assert.ok(losers.every((b) => b.error.code === 'DRAFT_ALREADY_CONSUMED'));
+      const rows = await svc.wired.deps.db.selectFrom('videos').select('id').where('draft_id', '=', plan.draft_id).execute();
+      assert.equal(rows.length, 1);
+      assert.equal((await ledger(rows[0].id)).length, 1);
+      const keys = await svc.wired.deps.db.selectFrom('idempotency_keys').select('key').where('render_id', '=', rows[0].id).execute();
+      assert.equal(keys.length, 1, 'only the winning key is recorded');
     });
 
     it('the Idempotency-Key header is required and 1-255 characters', async () => {
@@ -276,6 +317,23 @@ for (const target of await dbTargets()) {
       const err2 = await errorOf(await createFromDraft(unused.draft_id, `exp-${unused.draft_id}`));
       assert.equal(err2.code, 'UPLOAD_EXPIRED');
       assert.deepEqual(err2.body.error.details.fields, ['image', 'motion_video']);
+    });
+
+    it('prepare sweeps the account\'s long-expired open drafts with their bytes and stale keys; consumed drafts stay', async () => {
+      const db = svc.wired.deps.db;
+      const old = new Date(Date.now() - 2 * 3600 * 1000).toISOString();
+      const stale = await uploadedDraft();
+      const used = await uploadedDraft();
+      assert.equal((await createFromDraft(used.draft_id, `sw-${used.draft_id}`)).status, 202);
+      await db.updateTable('drafts').set({ expires_at: old }).where('id', 'in', [stale.draft_id, used.draft_id]).execute();
+      await db.updateTable('idempotency_keys').set({ expires_at: old }).where('key', '=', `sw-${used.draft_id}`).execute();
+      await prepare({});
+      assert.equal(await db.selectFrom('drafts').select('id').where('id', '=', stale.draft_id).executeTakeFirst(), undefined);
+      assert.equal((await db.selectFrom('uploads').select('id').where('draft_id', '=', stale.draft_id).execute()).length, 0);
+      assert.equal(await svc.wired.deps.storage.stat(`drafts/${stale.draft_id}/motion_video`), null);
+      assert.ok(await db.selectFrom('drafts').select('id').where('id', '=', used.draft_id).executeTakeFirst());
+      assert.ok(await svc.wired.deps.storage.stat(`drafts/${used.draft_id}/motion_video`));
+      assert.equal(await db.selectFrom('idempotency_keys').select('key').where('key', '=', `sw-${used.draft_id}`).executeTakeFirst(), undefined);
     });
 
     it('a PUT after the draft was consumed is refused with DRAFT_ALREADY_CONSUMED', async () => {

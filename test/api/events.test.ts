@@ -6,6 +6,7 @@ import { newId } from '../../src/contracts/ids.js';
 import { insertQueuedRender } from '../jobs/render-fixture.js';
 import { openSse, type SseStream } from '../jobs/sse-reader.js';
 import type { PubSub } from '../../src/infra/pubsub/pubsub.js';
+import { purgeEventHistory } from '../../src/jobs/maintenance.js';
 
 /** GET /v1/renders/{id}/events through real HTTP; render state is driven by the state machine. */
 for (const t of await dbTargets()) {
@@ -177,6 +178,24 @@ for (const t of await dbTargets()) {
       await transitionRender(deps(), r.id, { to: 'cancelled' });
       const all = await Promise.all(streams.map((s) => s.until(['cancelled'])));
       for (const frames of all) assert.deepEqual(frames.map((f) => f.json.sequence), [2, 3]);
+    });
+
+    it('history older than the retention is purged; resuming then gets a snapshot of the stored state', async () => {
+      const r = await newRender();
+      const first = await stream(r.id);
+      const snap = (await first.until(['snapshot']))[0];
+      await transitionRender(deps(), r.id, { to: 'failed', error: { code: 'INTERNAL_ERROR', message: 'x', retryable: true } });
+      await first.until(['failed']);
+      const longAgo = new Date(Date.now() - 25 * 3600_000).toISOString();
+      await deps().db.updateTable('videos').set({ completed_at: longAgo }).where('id', '=', r.id).execute();
+      const live = await newRender();
+      assert.ok((await purgeEventHistory(deps())) >= 2);
+      const left = await deps().db.selectFrom('render_events').select('render_id').where('render_id', 'in', [r.id, live.id]).execute();
+      assert.deepEqual(left.map((e) => e.render_id), [live.id], 'only the old terminal render lost its history');
+      const again = await stream(r.id, { 'last-event-id': snap.id! });
+      const frames: string[] = [];
+      for (let f = await again.next(); f; f = await again.next()) frames.push(`${f.event}:${f.json.status}:${f.json.error?.code}`);
+      assert.deepEqual(frames, ['snapshot:failed:INTERNAL_ERROR']);
     });
   });
 }

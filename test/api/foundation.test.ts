@@ -155,6 +155,15 @@ for (const t of await dbTargets()) {
       await envelope(wrongType, 400, 'INVALID_REQUEST');
     });
 
+    // Router-level refusals (bad percent-encoding, over-long path parameters) happen before hooks run;
+    // src/http/app.ts routes them through the same error handler via `frameworkErrors`.
+    test('URLs the router cannot parse are answered in the envelope too', async () => {
+      await envelope(await svc.request('/v1/videos/%E0%A4%A', { headers: { 'x-request-id': 'bad-url-1' } }), 400, 'INVALID_REQUEST');
+      const long = await svc.request(`/v1/videos/render_${'Z'.repeat(200)}`);
+      assert.ok([400, 404].includes(long.status), String(long.status));
+      await envelope(long, long.status, long.status === 404 ? 'RENDER_NOT_FOUND' : 'INVALID_REQUEST');
+    });
+
     test('successful responses carry X-Request-Id too', async () => {
       for (const path of ['/v1/credits', '/v1/videos', '/v1/openapi.json']) {
         const res = await svc.request(path);

@@ -95,21 +95,14 @@ after(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
+// One service per suite: each test service owns a fresh PostgreSQL schema.
 for (const t of await dbTargets()) {
-  describe(`media checked at the door (${t.kind})`, { skip: t.skip || (!hasSharedMedia() && NO_MEDIA_REASON) }, () => {
+  describe(`media checked at the door, default limits (${t.kind})`, { skip: t.skip || (!hasSharedMedia() && NO_MEDIA_REASON) }, () => {
     let svc: TestService;
-    let tight: TestService;
     before(async () => {
       svc = await startService({ db: t.kind, credits: 100 });
-      tight = await startService({
-        db: t.kind,
-        env: { MARIONETTE_MAX_IMAGE_BYTES: '4096', MARIONETTE_MAX_IMAGE_SIDE: '512', MARIONETTE_MIN_VIDEO_MS: '7500', MARIONETTE_MAX_VIDEO_BYTES: '1048576' },
-      });
     });
-    after(async () => {
-      await svc?.close();
-      await tight?.close();
-    });
+    after(async () => svc?.close());
 
     it('accepts PNG, JPEG and WebP by content, whatever the name says', async () => {
       for (const file of [mediaFile('images/animate-x--4.png'), mediaFile('images/mimicmotion--demo1.jpg'), mediaFile('images/musepose--ref.png'), clip.webp]) {
@@ -129,14 +122,6 @@ for (const t of await dbTargets()) {
       await expectRefused(svc, '/v1/characters', mediaFile('images/4d-humans--pexels-anete-lusina-4793258.jpg'), (d) => {
         assert.deepEqual([d.width, d.height, d.max_side_px], [4016, 6016, 4096]);
       });
-    });
-
-    it('applies configured image byte and side limits', async () => {
-      await expectRefused(tight, '/v1/characters', mediaFile('images/animateddrawings--char1-mask.png'), (d) => assert.equal(d.limit_bytes, 4096));
-      await expectRefused(tight, '/v1/characters', clip.wide, (d) => assert.deepEqual([d.width, d.height, d.max_side_px], [600, 600, 512]));
-      const small = join(work, 'small.png');
-      await sharp(mediaFile('images/animateddrawings--char1-mask.png')).resize(64).png({ palette: true }).toFile(small);
-      assert.equal((await post(tight, '/v1/characters', small)).status, 200, 'a file within both limits passes');
     });
 
     it('accepts MP4, MOV and WebM driving videos by content', async () => {
@@ -160,6 +145,49 @@ for (const t of await dbTargets()) {
       await expectRefused(svc, '/v1/motions', mediaFile('images/animate-x--4.png'));
     });
 
+    it('checkImageFile / checkVideoFile return what they measured and never leak the file path', async () => {
+      const info = await checkImageFile(svc.wired.deps, mediaFile('images/musepose--ref.png'));
+      assert.deepEqual([info.format, info.width, info.height], ['jpeg', 704, 1216]);
+      await assert.rejects(checkVideoFile(svc.wired.deps, clip.text), (e: unknown) => {
+        assert.ok(isAppError(e) && e.code === 'UNSUPPORTED_MEDIA');
+        assert.ok(!e.message.includes(work) && !JSON.stringify(e.details).includes(work));
+        return true;
+      });
+      const video = await checkVideoFile(svc.wired.deps, clip.webm);
+      assert.deepEqual([video.container, video.width, video.height], ['webm', 96, 96]);
+    });
+  });
+
+  describe(`media checked at the door, configured limits (${t.kind})`, { skip: t.skip || (!hasSharedMedia() && NO_MEDIA_REASON) }, () => {
+    let tight: TestService;
+    before(async () => {
+      tight = await startService({
+        db: t.kind,
+        env: { MARIONETTE_MAX_IMAGE_BYTES: '4096', MARIONETTE_MAX_IMAGE_SIDE: '512', MARIONETTE_MIN_VIDEO_MS: '7500', MARIONETTE_MAX_VIDEO_BYTES: '1048576' },
+      });
+    });
+    after(async () => tight?.close());
+
+    it('applies configured image byte and side limits', async () => {
+      await expectRefused(tight, '/v1/characters', mediaFile('images/animateddrawings--char1-mask.png'), (d) => assert.equal(d.limit_bytes, 4096));
+      await expectRefused(tight, '/v1/characters', clip.wide, (d) => assert.deepEqual([d.width, d.height, d.max_side_px], [600, 600, 512]));
+      const small = join(work, 'small.png');
+      await sharp(mediaFile('images/animateddrawings--char1-mask.png')).resize(64).png({ palette: true }).toFile(small);
+      assert.equal((await post(tight, '/v1/characters', small)).status, 200, 'a file within both limits passes');
+    });
+
+    it('refuses a form far over the image limit up front, from its Content-Length', async () => {
+      const before = await footprint(tight);
+      const body = new FormData();
+      body.append('image', new Blob([Buffer.alloc(1_200_000, 7)]), 'huge.png');
+      const err = await errorOf(await tight.request('/v1/characters', { method: 'POST', body }));
+      assert.equal(err.status, 422);
+      assert.equal(err.code, 'UNSUPPORTED_MEDIA');
+      assert.equal(err.body.error.details.limit_bytes, 4096);
+      assert.ok(Number(err.body.error.details.content_length) > 1_200_000);
+      assert.deepEqual(await footprint(tight), before);
+    });
+
     it('applies configured video duration and byte limits', async () => {
       await expectRefused(tight, '/v1/motions', mediaFile('videos/animate-x--dance_3.mp4'), (d) => assert.equal(d.limit_bytes, 1048576));
       await expectRefused(tight, '/v1/motions', mediaFile('videos/liveportrait--d18.mp4'), (d) => {
@@ -169,23 +197,13 @@ for (const t of await dbTargets()) {
       assert.equal((await post(tight, '/v1/motions', mediaFile('videos/liveportrait--d19.mp4'))).status, 200, '8.4 s within both limits');
     });
 
-    it('checkImageFile / checkVideoFile report measured values and never the file path', async () => {
-      const deps = tight.wired.deps;
-      const info = await checkImageFile(svc.wired.deps, mediaFile('images/musepose--ref.png'));
-      assert.deepEqual([info.format, info.width, info.height], ['jpeg', 704, 1216]);
-      await assert.rejects(checkImageFile(deps, mediaFile('images/animate-x--4.png')), (e: unknown) => {
+    it('checkImageFile refuses by size before decoding, with the measured size and the limit', async () => {
+      await assert.rejects(checkImageFile(tight.wired.deps, mediaFile('images/animate-x--4.png')), (e: unknown) => {
         assert.ok(isAppError(e) && e.code === 'UNSUPPORTED_MEDIA' && e.status === 422);
         assert.equal(e.details.limit_bytes, 4096);
         assert.ok(Number(e.details.size_bytes) > 4096);
         return true;
       });
-      await assert.rejects(checkVideoFile(svc.wired.deps, clip.text), (e: unknown) => {
-        assert.ok(isAppError(e) && e.code === 'UNSUPPORTED_MEDIA');
-        assert.ok(!e.message.includes(work) && !JSON.stringify(e.details).includes(work));
-        return true;
-      });
-      const video = await checkVideoFile(svc.wired.deps, clip.webm);
-      assert.deepEqual([video.container, video.width, video.height], ['webm', 96, 96]);
     });
   });
 }

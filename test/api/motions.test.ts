@@ -1,6 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { openAsBlob } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { dbTargets, errorOf, hasSharedMedia, mediaFile, NO_MEDIA_REASON, startService, type TestService } from '../helpers/harness.js';
 import { transitionMotion } from '../../src/domain/motions/motions.state.js';
@@ -72,6 +74,7 @@ for (const t of await dbTargets()) {
         assert.equal(row.source_url, URL_SOURCE);
         assert.equal(row.duration_ms, null);
       }
+      assert.equal((await create({ video_url: URL_SOURCE, motion_video_url: '', task_id: '' })).status, 200, 'empty fields count as not sent');
       const unsafe = await errorOf(await create({ motion_video_url: 'http://10.0.0.7/clip.mp4' }));
       assert.equal(unsafe.status, 400);
       assert.equal(unsafe.body.error.details.field, 'motion_video_url');
@@ -110,7 +113,6 @@ for (const t of await dbTargets()) {
       ['fractional target_fps', { target_fps: '29.97' }, 'target_fps'],
       ['text target_fps', { target_fps: 'fast' }, 'target_fps'],
       ['joint_set', { joint_set: 'hands' }, 'joint_set'],
-      ['empty task_id', { task_id: '' }, 'task_id'],
       ['long task_id', { task_id: 'x'.repeat(129) }, 'task_id'],
       ['long name', { name: 'n'.repeat(257) }, 'name'],
       ['unknown field', { speed: '2' }, 'speed'],
@@ -129,9 +131,13 @@ for (const t of await dbTargets()) {
 
     it('answers 409 IDEMPOTENCY_KEY_REUSED when a task_id is reused', async () => {
       assert.equal((await create({ video_url: URL_SOURCE, task_id: 'motion-task-1' })).status, 200);
-      const err = await errorOf(await create({ video_url: URL_SOURCE, task_id: 'motion-task-1' }));
+      const err = await errorOf(await create({ task_id: 'motion-task-1' }, { video: DANCE }));
       assert.equal(err.status, 409);
       assert.equal(err.code, 'IDEMPOTENCY_KEY_REUSED');
+      const stored = await readdir(join(svc.config.storage.root, 'motions')).catch(() => [] as string[]);
+      const known = new Set((await svc.wired.deps.db.selectFrom('motions').select('id').execute()).map((r) => r.id));
+      assert.deepEqual(stored.filter((d) => !known.has(d)), [], 'the refused upload was removed from storage');
+      assert.deepEqual(await readdir(join(svc.config.dataDir, 'tmp', 'uploads')).catch(() => []), []);
     });
 
     it('lists the shipped templates and imports one as a queued Motion with a motion.extract job', async () => {
@@ -228,6 +234,7 @@ for (const t of await dbTargets()) {
       assert.equal((await errorOf(await svc.request(`/v1/motions/${id}`))).code, 'MOTION_NOT_FOUND');
       assert.equal((await svc.request(`/v1/motions/${id}`, { method: 'DELETE' })).status, 404);
       assert.ok(await svc.wired.deps.storage.stat(`motions/${id}/source`));
+      assert.deepEqual(await svc.wired.deps.db.selectFrom('jobs').select('status').where('resource_id', '=', id).execute(), [{ status: 'cancelled' }]);
       assert.equal(await transitionMotion(svc.wired.deps.db, id, { to: 'processing' }), null);
     });
 

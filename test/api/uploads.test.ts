@@ -121,12 +121,12 @@ for (const target of await dbTargets()) {
       const prep = await svc.request('/v1/renders/prepare', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ character_id: 'char_01ARZ3NDEKTSV4RRFFQ69G5FAV', motion_video: { content_type: 'video/mp4', size_bytes: video.length } }),
+        body: JSON.stringify({ image: { content_type: 'image/jpeg', size_bytes: 1000 }, motion_video: { content_type: 'video/mp4', size_bytes: video.length } }),
       });
       assert.equal(prep.status, 200);
       const plan = (await prep.json()) as { draft_id: string; uploads: { url: string; headers: Record<string, string> }[] };
       const key = `drafts/${plan.draft_id}/motion_video`;
-      const { url, headers } = plan.uploads[0];
+      const { url, headers } = plan.uploads.find((u) => (u as { field?: string }).field === 'motion_video')!;
 
       const { req } = openUpload(url, 'PUT', { ...headers, 'content-length': String(video.length) });
       req.on('error', () => {});

@@ -21,13 +21,13 @@ interface Hit {
   host: string | undefined;
 }
 
-function localServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; port: number; hits: Hit[] }> {
+function localServer(handler: (req: IncomingMessage, res: ServerResponse) => void, host = '127.0.0.1'): Promise<{ server: Server; port: number; hits: Hit[] }> {
   const hits: Hit[] = [];
   const server = createServer((req, res) => {
     hits.push({ url: req.url ?? '', host: req.headers.host });
     handler(req, res);
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as { port: number }).port, hits })));
+  return new Promise((resolve) => server.listen(0, host, () => resolve({ server, port: (server.address() as { port: number }).port, hits })));
 }
 
 const PAYLOAD = Buffer.alloc(64 * 1024, 7);
@@ -208,6 +208,21 @@ describe('fetchToFile', () => {
     assert.equal(existsSync(dest), false);
   });
 
+  it("the caller's abort (a worker stopping) surfaces as an AbortError, not as the URL's fault", async () => {
+    const dest = join(dir, 'aborted');
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 100);
+    let err: unknown;
+    try {
+      await fetchToFile(`${base()}/stall`, dest, opts({ signal: ac.signal }));
+    } catch (e) {
+      err = e;
+    }
+    assert.ok(err instanceof Error && !(err instanceof AppError), String(err));
+    assert.equal(err.name, 'AbortError');
+    assert.equal(existsSync(dest), false);
+  });
+
   it('reports HTTP errors and refused connections clearly', async () => {
     const notFound = await refusal(fetchToFile(`${base()}/missing`, join(dir, 'nf'), opts()));
     assert.equal(notFound.details.reason, 'http_status');
@@ -219,50 +234,102 @@ describe('fetchToFile', () => {
 });
 
 for (const target of await dbTargets()) {
-  describe(`URL inputs at the API door (${target.kind})`, { skip: target.skip }, () => {
-    // The allow-list names 127.0.0.2 only, so 127.0.0.1 stands for "loopback without the allow-list".
+  describe(`URL inputs through the API (${target.kind})`, { skip: target.skip }, () => {
+    // The allow-list names 127.0.0.2 only: 127.0.0.1 stands for "loopback without the allow-list",
+    // and the media server the workers may reach listens on 127.0.0.2.
     let svc: TestService;
-    let srv: Awaited<ReturnType<typeof localServer>>;
+    let blocked: Awaited<ReturnType<typeof localServer>>;
+    let media: Awaited<ReturnType<typeof localServer>>;
+    const VIDEO_LIMIT = 200 * 1024;
 
     before(async () => {
-      srv = await localServer((_req, res) => res.end('x'));
-      svc = await startService({ db: target.kind, env: { MARIONETTE_URL_ALLOW_LIST: '127.0.0.2' } });
+      blocked = await localServer((_req, res) => res.end('x'));
+      media = await localServer((req, res) => {
+        if (req.url === '/not-a-video.mp4') {
+          res.writeHead(200, { 'content-type': 'video/mp4' });
+          return res.end('<html>this is not a video</html>');
+        }
+        if (req.url === '/huge.mp4') {
+          res.writeHead(200, { 'content-type': 'video/mp4' });
+          return res.end(Buffer.alloc(VIDEO_LIMIT + 1));
+        }
+        res.writeHead(404);
+        res.end();
+      }, '127.0.0.2');
+      svc = await startService({ db: target.kind, workers: true, env: { MARIONETTE_URL_ALLOW_LIST: '127.0.0.2', MARIONETTE_MAX_VIDEO_BYTES: String(VIDEO_LIMIT) } });
     });
     after(async () => {
       await svc?.close();
-      srv.server.closeAllConnections();
-      await new Promise((r) => srv.server.close(r));
+      for (const s of [blocked, media]) {
+        s.server.closeAllConnections();
+        await new Promise((r) => s.server.close(r));
+      }
     });
 
     const prepareWith = (fields: Record<string, unknown>) =>
       svc.request('/v1/renders/prepare', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(fields) });
 
+    const renderFromUrls = async (imageUrl: string, motionUrl: string) => {
+      const form = new FormData();
+      form.set('image_url', imageUrl);
+      form.set('motion_video_url', motionUrl);
+      return svc.request('/v1/renders', { method: 'POST', body: form });
+    };
+
+    async function settled(id: string): Promise<any> {
+      for (let i = 0; i < 200; i++) {
+        const v = (await (await svc.request(`/v1/videos/${id}`)).json()) as any;
+        if (['ready', 'failed', 'cancelled'].includes(v.status)) return v;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.fail(`render ${id} did not settle`);
+    }
+
     it('refuses loopback, private and metadata URLs at the door (prepare and the direct form)', async () => {
-      const urls = [`http://127.0.0.1:${srv.port}/a.png`, `http://localhost:${srv.port}/a.png`, 'http://169.254.169.254/latest/meta-data/', 'http://[::1]/a.png', 'ftp://example.com/a.png'];
+      const urls = [`http://127.0.0.1:${blocked.port}/a.png`, `http://localhost:${blocked.port}/a.png`, 'http://169.254.169.254/latest/meta-data/', 'http://[::1]/a.png', 'ftp://example.com/a.png'];
       for (const url of urls) {
         const viaPrepare = await errorOf(await prepareWith({ image_url: url, motion_video_url: 'https://example.com/m.mp4' }));
         assert.equal(viaPrepare.status, 400, url);
         assert.equal(viaPrepare.code, 'INVALID_REQUEST');
         assert.ok(['blocked_address', 'scheme'].includes(viaPrepare.body.error.details.reason), url);
-        const form = new FormData();
-        form.set('image_url', 'https://example.com/a.png');
-        form.set('motion_video_url', url);
-        const viaForm = await errorOf(await svc.request('/v1/renders', { method: 'POST', body: form }));
+        const viaForm = await errorOf(await renderFromUrls('https://example.com/a.png', url));
         assert.equal(viaForm.status, 400, url);
         assert.equal(viaForm.code, 'INVALID_REQUEST');
       }
-      assert.equal(srv.hits.length, 0, 'nothing was fetched');
+      assert.equal(blocked.hits.length, 0, 'nothing was fetched');
       assert.equal((await svc.wired.deps.db.selectFrom('videos').select('id').execute()).length, 0);
       assert.equal((await svc.wired.deps.db.selectFrom('drafts').select('id').execute()).length, 0);
     });
 
     it('admits a loopback address the operator allow-list names', async () => {
-      const res = await prepareWith({ image_url: 'http://127.0.0.2:8/a.png', motion_video_url: 'http://127.0.0.2:8/m.mp4' });
+      const res = await prepareWith({ image_url: `http://127.0.0.2:${media.port}/a.png`, motion_video_url: `http://127.0.0.2:${media.port}/m.mp4` });
       assert.equal(res.status, 200, await res.clone().text());
       const draft = (await res.json()) as { draft_id: string; uploads: unknown[] };
       assert.deepEqual(draft.uploads, []);
       const row = await svc.wired.deps.db.selectFrom('drafts').selectAll().where('id', '=', draft.draft_id).executeTakeFirstOrThrow();
-      assert.deepEqual(JSON.parse(row.spec_json).character, { kind: 'url', url: 'http://127.0.0.2:8/a.png' });
+      assert.deepEqual(JSON.parse(row.spec_json).character, { kind: 'url', url: `http://127.0.0.2:${media.port}/a.png` });
+    });
+
+    it('a URL that fails when fetched fails the render with a clear error, and no credit is kept', async () => {
+      const image = `http://127.0.0.2:${media.port}/a.png`;
+      const cases: [string, string, string][] = [
+        ['/missing.mp4', 'INVALID_REQUEST', 'http_status'],
+        ['/not-a-video.mp4', 'UNSUPPORTED_MEDIA', ''],
+        ['/huge.mp4', 'UNSUPPORTED_MEDIA', 'too_large'],
+      ];
+      for (const [path, code, reason] of cases) {
+        const created = await renderFromUrls(image, `http://127.0.0.2:${media.port}${path}`);
+        assert.equal(created.status, 200, await created.clone().text());
+        const { id } = (await created.json()) as { id: string };
+        const done = await settled(id);
+        assert.equal(done.status, 'failed', path);
+        assert.equal(done.error.code, code, `${path}: ${JSON.stringify(done.error)}`);
+        if (reason) assert.equal(done.error.details.reason, reason, path);
+        assert.ok(done.error.message.length > 10);
+        const held = await svc.wired.deps.db.selectFrom('ledger').select(['kind', 'amount_milli']).where('resource_id', '=', id).execute();
+        assert.equal(held.reduce((sum, m) => sum + Number(m.amount_milli), 0), 0, `${path}: nothing charged`);
+      }
+      assert.ok(media.hits.some((h) => h.url === '/missing.mp4'));
     });
   });
 }

@@ -65,13 +65,17 @@ describe('OpenAPI document', () => {
     }
   });
 
-  test('operations declare their path parameters, a summary and the error envelope', () => {
+  test('operations declare their path parameters, a unique operationId, a summary and the error envelope', () => {
+    const operationIds = new Set<string>();
     for (const [path, ops] of Object.entries<any>(doc.paths)) {
       const params = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
       for (const [method, op] of Object.entries<any>(ops)) {
         const declared = op.parameters.filter((p: any) => p.in === 'path').map((p: any) => p.name);
         assert.deepEqual(declared.sort(), [...params].sort(), `${method} ${path} path parameters`);
         assert.ok(op.summary, `${method} ${path} summary`);
+        assert.ok(op.operationId && !operationIds.has(op.operationId), `${method} ${path} operationId ${op.operationId}`);
+        operationIds.add(op.operationId);
+        assert.ok(op.responses.default.headers['X-Request-Id'], `${method} ${path} documents X-Request-Id`);
         assert.equal(op.responses.default.content['application/json'].schema.$ref, '#/components/schemas/Error', `${method} ${path}`);
       }
     }

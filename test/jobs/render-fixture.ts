@@ -12,7 +12,7 @@ import type { PubSub } from '../../src/infra/pubsub/pubsub.js';
 export async function insertQueuedRender(
   deps: { db: Db; pubsub: PubSub },
   accountId: string,
-  opts: { reserveCredits?: number; requestId?: string } = {},
+  opts: { reserveCredits?: number; requestId?: string; characterSource?: object; motionSource?: object } = {},
 ): Promise<VideosTable> {
   const id = newId('render');
   const now = nowIso();
@@ -26,8 +26,8 @@ export async function insertQueuedRender(
     stage: null,
     background_mode: 'original',
     bg_color: null,
-    character_source: JSON.stringify({ kind: 'builtin' }),
-    motion_source: JSON.stringify({ kind: 'template', id: 'test' }),
+    character_source: JSON.stringify(opts.characterSource ?? { kind: 'builtin' }),
+    motion_source: JSON.stringify(opts.motionSource ?? { kind: 'template', id: 'test' }),
     video_key: null,
     alpha_key: null,
     estimated_ms: credits * 1000,

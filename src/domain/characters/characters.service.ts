@@ -8,7 +8,7 @@ import { charge, creditsToMilli } from '../billing/billing.service.js';
 import { checkImageFile } from '../media/media-check.js';
 import { parseCharacterForm, type CharacterInput } from './characters.input.js';
 import * as repo from './characters.repository.js';
-import type { Fields } from './form-fields.js';
+import { withoutEmpty, type Fields, type FormFile } from './form-fields.js';
 
 /**
  * Characters: creation (validate, check media, store the source, charge and enqueue in one
@@ -66,14 +66,16 @@ export async function listCharacters(deps: Pick<AppDeps, 'db'>, accountId: strin
  * removes them afterwards, success or not; on refusal nothing of this Character remains in storage
  * or in the database.
  */
-export async function createCharacter(deps: AppDeps, ctx: RequestCtx, form: { fields: Fields; files: Record<string, { path: string }> }): Promise<CharactersTable> {
-  const input = parseCharacterForm(form.fields, form.files, deps.config);
+export async function createCharacter(deps: AppDeps, ctx: RequestCtx, form: { fields: Fields; files: Record<string, FormFile> }): Promise<CharactersTable> {
+  const sent = withoutEmpty(form);
+  const input = parseCharacterForm(sent.fields, sent.files, deps.config);
   if (input.source.kind === 'file') await checkImageFile(deps, input.source.path);
   const id = newId('character');
   const sourceKey = `characters/${id}/source`;
   if (input.source.kind === 'file') await deps.storage.putFile(sourceKey, input.source.path);
+  let row: CharactersTable;
   try {
-    const row = await deps.db.transaction().execute(async (tx) => {
+    row = await deps.db.transaction().execute(async (tx) => {
       if (input.taskId !== null && (await repo.findByTaskId(tx, ctx.accountId, input.taskId))) throw taskIdConflict(input.taskId);
       const row = newRow(id, ctx, input, sourceKey);
       await repo.insertCharacter(tx, row);
@@ -81,14 +83,14 @@ export async function createCharacter(deps: AppDeps, ctx: RequestCtx, form: { fi
       await enqueueInTx(tx, { type: 'character.process', resourceId: id, payload: {}, maxAttempts: deps.config.workers.maxAttempts });
       return row;
     });
-    deps.queue.notify();
-    return row;
   } catch (e) {
     if (input.source.kind === 'file') await deps.storage.deletePrefix(`characters/${id}/`);
     // Two concurrent creations with one task_id: the unique index refuses the second.
     if (input.taskId !== null && isUniqueViolation(e)) throw taskIdConflict(input.taskId);
     throw e;
   }
+  deps.queue.notify();
+  return row;
 }
 
 function newRow(id: string, ctx: RequestCtx, input: CharacterInput, sourceKey: string): CharactersTable {

@@ -76,3 +76,20 @@ export function exactlyOneSource<K extends string>(sent: Partial<Record<K, boole
   }
   throw invalidRequest(`Send exactly one ${what}; got ${present.join(' and ')}.`, { fields: present });
 }
+
+export interface FormFile {
+  path: string;
+  size?: number;
+  filename?: string;
+}
+
+/**
+ * Empty text fields and empty, unnamed file parts count as not sent (the same rule as the Render
+ * form): form helpers and HTML forms send every input of a form, filled or not, and an empty
+ * `image_url` next to an `image` must not trip the "exactly one source" rule.
+ */
+export function withoutEmpty(form: { fields: Fields; files: Record<string, FormFile> }): { fields: Fields; files: Record<string, FormFile> } {
+  const fields = Object.fromEntries(Object.entries(form.fields).filter(([, v]) => v !== ''));
+  const files = Object.fromEntries(Object.entries(form.files).filter(([, f]) => !(f.size === 0 && f.filename === '')));
+  return { fields, files };
+}

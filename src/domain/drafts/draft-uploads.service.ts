@@ -56,7 +56,6 @@ export async function acceptUpload(deps: AppDeps, key: string, body: Readable, c
 async function receiveUpload(deps: AppDeps, upload: UploadsTable, body: Readable, contentLength: number | null): Promise<ReceivedUpload> {
   const declared = Number(upload.size_bytes);
   if (contentLength !== null && contentLength !== declared) {
-    body.resume(); // let the socket drain; the answer does not depend on the bytes
     throw mismatch(upload, `The upload is ${contentLength} bytes; ${declared} were declared.`, { reason: 'size', declared_size_bytes: declared, actual_size_bytes: contentLength });
   }
   const dir = join(deps.tmpDir, 'uploads');
@@ -79,7 +78,6 @@ async function receiveUpload(deps: AppDeps, upload: UploadsTable, body: Readable
       await pipeline(body, meter, createWriteStream(local));
     } catch (e) {
       if (e instanceof TooManyBytes) {
-        body.resume();
         throw mismatch(upload, `The upload exceeds the ${declared} declared bytes.`, { reason: 'size', declared_size_bytes: declared });
       }
       throw e; // a client gone mid-upload: nothing to answer, the temp file goes below

@@ -47,6 +47,22 @@ export async function deleteExpiredIdempotencyKey(db: Db, accountId: string, key
   await db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('key', '=', key).where('expires_at', '<=', now).execute();
 }
 
+/** Open drafts of the account that expired before `before` (consumed ones stay: renders use their uploads). */
+export async function expiredOpenDrafts(db: Db, accountId: string, before: string, limit: number): Promise<string[]> {
+  const rows = await db.selectFrom('drafts').select('id').where('account_id', '=', accountId).where('status', '=', 'open').where('expires_at', '<', before).limit(limit).execute();
+  return rows.map((r) => r.id);
+}
+
+export async function deleteDrafts(tx: Db, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await tx.deleteFrom('uploads').where('draft_id', 'in', ids).execute();
+  await tx.deleteFrom('drafts').where('id', 'in', ids).where('status', '=', 'open').execute();
+}
+
+export async function deleteExpiredIdempotencyKeys(db: Db, accountId: string, now: string): Promise<void> {
+  await db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('expires_at', '<=', now).execute();
+}
+
 export async function findVideo(db: Db, id: string) {
   return db.selectFrom('videos').selectAll().where('id', '=', id).executeTakeFirst();
 }

@@ -5,8 +5,9 @@ import { isUniqueViolation, nowIso } from '../../infra/db/database.js';
 import type { DraftsTable, UploadsTable, VideosTable } from '../../infra/db/schema.js';
 import type { CharacterSource, MotionSource, RenderInput } from '../renders/render-input.js';
 import { createRender } from '../renders/renders.service.js';
+import { findCharacterForRender, findMotionForRender } from '../renders/renders.repository.js';
 import { parsePrepareBody, type DraftSpec, type FileField } from './draft-spec.js';
-import { consumeDraft, findDraft, insertDraft, insertIdempotencyKey, uploadsOf } from './drafts.repository.js';
+import { consumeDraft, deleteDrafts, deleteExpiredIdempotencyKeys, expiredOpenDrafts, findDraft, insertDraft, insertIdempotencyKey, uploadsOf } from './drafts.repository.js';
 import { IDEMPOTENCY_TTL_MS, parseIdempotencyKey, replayIdempotent, requestHash } from './idempotency.js';
 
 /**
@@ -27,12 +28,48 @@ export interface PreparedDraft {
   uploads: { field: string; method: 'PUT'; url: string; headers: Record<string, string>; expires_at: string }[];
 }
 
+/** Expired drafts are kept this long before being swept, so a PUT that began just in time can finish. */
+const SWEEP_GRACE_MS = 3600 * 1000;
+const SWEEP_BATCH = 20;
+
+/**
+ * Housekeeping piggybacked on the account's own requests (no timer, no extra process): expired open
+ * drafts lose their rows and uploaded bytes, stale idempotency keys their rows. Consumed drafts stay,
+ * since their renders read the uploads.
+ */
+async function sweepExpired(deps: AppDeps, accountId: string, nowMs: number): Promise<void> {
+  const stale = await expiredOpenDrafts(deps.db, accountId, new Date(nowMs - SWEEP_GRACE_MS).toISOString(), SWEEP_BATCH);
+  for (const id of stale) await deps.storage.deletePrefix(`drafts/${id}/`);
+  await deps.db.transaction().execute((tx) => deleteDrafts(tx, stale));
+  await deleteExpiredIdempotencyKeys(deps.db, accountId, new Date(nowMs).toISOString());
+}
+
 export function draftUploadKey(draftId: string, field: FileField): string {
   return `drafts/${draftId}/${field}`;
 }
 
+/**
+ * IDs named in a draft must exist for the account now; readiness is judged when the render is
+ * created, since a Character may well finish processing while the client uploads its video.
+ */
+async function checkNamedAssets(deps: AppDeps, accountId: string, spec: DraftSpec): Promise<void> {
+  if (spec.character?.kind === 'character') {
+    const id = spec.character.id;
+    if (!isIdOf('character', id) || !(await findCharacterForRender(deps.db, accountId, id))) {
+      throw new AppError('CHARACTER_NOT_FOUND', `No Character ${id} exists for this account.`, { details: { character_id: id } });
+    }
+  }
+  if (spec.motion?.kind === 'motion') {
+    const id = spec.motion.id;
+    if (!isIdOf('motion', id) || !(await findMotionForRender(deps.db, accountId, id))) {
+      throw new AppError('MOTION_NOT_FOUND', `No Motion ${id} exists for this account.`, { details: { motion_id: id } });
+    }
+  }
+}
+
 export async function prepareDraft(deps: AppDeps, ctx: Pick<RequestCtx, 'accountId'>, body: unknown): Promise<PreparedDraft> {
   const { spec, declarations } = parsePrepareBody(body, deps.config);
+  await checkNamedAssets(deps, ctx.accountId, spec);
   const nowMs = Date.now();
   const draftId = newId('draft');
   const draftExpires = new Date(nowMs + deps.config.draftTtlSeconds * 1000).toISOString();
@@ -71,6 +108,8 @@ export async function prepareDraft(deps: AppDeps, ctx: Pick<RequestCtx, 'account
     created_at: new Date(nowMs).toISOString(),
   };
   await deps.db.transaction().execute((tx) => insertDraft(tx, draft, uploads));
+  // Housekeeping must not fail the client's request; what is left is swept on the next prepare.
+  await sweepExpired(deps, ctx.accountId, nowMs).catch(() => undefined);
   return { draft_id: draftId, expires_at: draftExpires, uploads: plans };
 }
 
@@ -153,7 +192,9 @@ export async function createRenderFromDraft(deps: AppDeps, ctx: RequestCtx, body
     return await createRender(deps, ctx, input, {
       draftId,
       inTx: async (tx, renderId) => {
-        // The key first: a concurrent duplicate blocks here (PostgreSQL) or fails here (SQLite) and rolls back whole.
+        // The (account, key) primary key is where concurrent duplicates meet: PostgreSQL blocks the
+        // second insert until the first transaction commits, then fails it; SQLite runs the
+        // transactions one after the other. Either way the loser rolls back whole.
         await insertIdempotencyKey(tx, {
           account_id: ctx.accountId,
           key,

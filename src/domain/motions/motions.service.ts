@@ -5,7 +5,7 @@ import { isUniqueViolation, nowIso, type Db } from '../../infra/db/database.js';
 import type { MotionsTable } from '../../infra/db/schema.js';
 import { enqueueInTx } from '../../jobs/outbox.js';
 import type { RequestCtx } from '../characters/characters.service.js';
-import type { Fields } from '../characters/form-fields.js';
+import { withoutEmpty, type Fields, type FormFile } from '../characters/form-fields.js';
 import { checkVideoFile } from '../media/media-check.js';
 import { parseMotionForm, type MotionInput } from './motions.input.js';
 import * as repo from './motions.repository.js';
@@ -67,8 +67,9 @@ async function insertWithJob(deps: Pick<AppDeps, 'db' | 'queue' | 'config'>, row
  * Creates a queued Motion from a received form. The caller owns the form's temp files and removes
  * them afterwards; on refusal nothing of this Motion remains in storage or in the database.
  */
-export async function createMotion(deps: AppDeps, ctx: RequestCtx, form: { fields: Fields; files: Record<string, { path: string }> }): Promise<MotionsTable> {
-  const input = parseMotionForm(form.fields, form.files, deps.config);
+export async function createMotion(deps: AppDeps, ctx: RequestCtx, form: { fields: Fields; files: Record<string, FormFile> }): Promise<MotionsTable> {
+  const sent = withoutEmpty(form);
+  const input = parseMotionForm(sent.fields, sent.files, deps.config);
   // Probed at the door, so renders can estimate their cost from a Motion before it is processed.
   const durationMs = input.source.kind === 'file' ? (await checkVideoFile(deps, input.source.path)).durationMs : null;
   const id = newId('motion');

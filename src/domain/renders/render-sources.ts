@@ -30,7 +30,7 @@ export type PendingMotion =
   | { kind: 'stored'; key: string; path?: string };
 
 /** Templates tried in order for the built-in default motion; otherwise the engine's first one. */
-const PREFERRED_DEFAULT_TEMPLATES = ['wave', 'idle'];
+const PREFERRED_DEFAULT_TEMPLATES = ['tpl_wave', 'tpl_idle'];
 
 type Deps = Pick<AppDeps, 'db' | 'engine' | 'config' | 'storage' | 'tmpDir'>;
 

@@ -9,7 +9,7 @@ import type { Keypoint } from '../types.js';
 export const CANVAS = { width: 512, height: 768 } as const;
 
 /** Segment lengths in canvas px. */
-const L = { torso: 150, head: 58, shoulder: 46, hip: 28, upperArm: 80, forearm: 74, thigh: 102, shin: 98 } as const;
+const L = { torso: 150, head: 72, shoulder: 46, hip: 28, upperArm: 80, forearm: 74, thigh: 102, shin: 98 } as const;
 const ROOT = { x: 256, y: 420 } as const;
 
 export interface PuppetPose {
@@ -71,7 +71,7 @@ export function puppetKeypoints(p: PuppetPose): Keypoint[] {
   const head = add(neck, [hx, hy], L.head);
   const face = (side: number, up: number): [number, number] => [head[0] + hsx * side + hx * up, head[1] + hsy * side + hy * up];
   const pts: Array<[number, number]> = [
-    face(0, -4), face(14, 8), face(-14, 8), face(30, 2), face(-30, 2),
+    face(0, -10), face(18, 6), face(-18, 6), face(44, 0), face(-44, 0),
     lShoulder, rShoulder, lElbow, rElbow, lWrist, rWrist, lHip, rHip, lKnee, rKnee, lAnkle, rAnkle,
   ];
   return pts.map(([x, y]) => ({ x: Math.round(x * 100) / 100, y: Math.round(y * 100) / 100, score: 1 }));
@@ -80,5 +80,6 @@ export function puppetKeypoints(p: PuppetPose): Keypoint[] {
 /** Head centre and radius of a pose (for drawing). */
 export function puppetHead(p: PuppetPose): { x: number; y: number; r: number } {
   const k = puppetKeypoints(p);
-  return { x: (k[1].x + k[2].x) / 2, y: (k[1].y + k[2].y) / 2 - 8, r: 60 };
+  // Eyes sit 6 px above the head centre (see the face offsets above).
+  return { x: (k[1].x + k[2].x) / 2, y: (k[1].y + k[2].y) / 2 + 6, r: 54 };
 }

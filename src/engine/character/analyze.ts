@@ -13,7 +13,7 @@ import { probeImage } from '../media/probe.js';
 import { createPoseDetector, type PoseDetector } from '../vision/pose-detector.js';
 import { findForeground } from './foreground.js';
 import { heuristicPose } from './heuristic-pose.js';
-import { dilate, maskArea, maskBounds } from './mask-ops.js';
+import { dilate, maskArea, maskBounds } from '../vision/mask-ops.js';
 import { writeTexture } from './texture.js';
 
 export interface AnalyzeCharacterOptions {
@@ -77,7 +77,7 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
   }
   check();
 
-  const detector = opts.detector ?? (stillDetector ??= createPoseDetector({ model: 'thunder', inputSize: 384 }));
+  const detector = opts.detector ?? (stillDetector ??= createPoseDetector({ model: 'thunder' }));
   const modelPose = await detectInFigure(detector, work, w, h, fg.mask, bounds);
   let body: Keypoint[];
   let poseMethod: CharacterAnalysis['poseMethod'];

@@ -8,7 +8,7 @@
 import type { MaskMethod } from '../types.js';
 import { segmentPerson } from '../vision/segmentation.js';
 import { borderStats, classicalMask } from './mask-classical.js';
-import { close, fillHoles, keepLargestComponents, maskArea, open } from './mask-ops.js';
+import { close, fillHoles, keepLargestComponents, maskArea, open } from '../vision/mask-ops.js';
 
 export interface ForegroundResult {
   /** 0/1 mask at the working size. */

@@ -5,7 +5,7 @@
  * border reaches, the figure = the rest, cleaned to its main component(s) with holes filled. An outline
  * drawing therefore yields its filled silhouette, which is what a mesh needs.
  */
-import { close, fillHoles, keepLargestComponents, maskArea, maskBounds, open, otsuThreshold, reachableFromBorder } from './mask-ops.js';
+import { close, fillHoles, keepLargestComponents, maskArea, maskBounds, open, otsuThreshold, reachableFromBorder } from '../vision/mask-ops.js';
 import { downsampleRgba, resizeMask } from '../vision/image-ops.js';
 
 /** Below this colour difference (0..255 scale) nothing counts as ink, whatever Otsu says. */

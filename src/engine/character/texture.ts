@@ -6,7 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { EngineError } from '../types.js';
-import { dilate } from './mask-ops.js';
+import { dilate } from '../vision/mask-ops.js';
 
 /** Long-side cap of texture.png; above it the crop is downscaled (scale = texture width / crop.width). */
 export const MAX_TEXTURE_SIDE = 2048;
@@ -87,7 +87,7 @@ export async function writeTexture(job: TextureJob): Promise<void> {
   if (Math.max(crop.width, crop.height) > MAX_TEXTURE_SIDE) {
     img = img.resize({ width: MAX_TEXTURE_SIDE, height: MAX_TEXTURE_SIDE, fit: 'inside' });
   }
-  const png = await img.png({ compressionLevel: 6 }).toBuffer();
+  const png = await img.png({ compressionLevel: 4 }).toBuffer();
   await writeFile(job.textureFile, png);
   if (job.thumbnailFile) {
     await sharp(png)

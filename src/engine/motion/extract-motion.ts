@@ -11,7 +11,8 @@ import sharp from 'sharp';
 import { EngineError, type MotionAssets, type MotionTrack, type PoseFrame } from '../types.js';
 import { abortError, decodeFrames, extractAudio, runFfmpeg, type MediaTools } from '../media/ffmpeg.js';
 import { probeVideo } from '../media/probe.js';
-import { createPoseDetector, isBodyDetection, type PoseDetector } from '../vision/pose-detector.js';
+import { isBodyDetection, type PoseDetector, type PoseResult } from '../vision/pose-detector.js';
+import { createPosePool, type PosePool } from '../vision/pose-pool.js';
 import { PlateBuilder } from './background-plate.js';
 import { fillGaps, smoothTrack } from './track-filters.js';
 
@@ -25,7 +26,7 @@ export interface ExtractMotionOptions {
   signal?: AbortSignal;
   /** 0..100, monotonic. */
   onProgress?: (percent: number) => void;
-  /** Injected for tests and benchmarks; defaults to MoveNet Lightning. */
+  /** Injected for tests and benchmarks; defaults to a shared pool of MoveNet Lightning workers. */
   detector?: PoseDetector;
 }
 
@@ -34,6 +35,8 @@ const WORK_LONG_SIDE = 512;
 /** A clip is refused when fewer than this share of its frames show a person. */
 const MIN_DETECTED_SHARE = 0.3;
 const MAX_FPS = 60;
+/** Long side of the frames handed to person segmentation for the plate (the model runs at 256). */
+const PLATE_SEG_SIDE = 256;
 const DEFAULT_FPS_CAP = 30;
 
 export async function extractMotion(opts: ExtractMotionOptions): Promise<MotionAssets> {
@@ -53,75 +56,109 @@ export async function extractMotion(opts: ExtractMotionOptions): Promise<MotionA
 
   // The source video normalisation and audio copy run beside the pose pass; both are short ffmpeg jobs.
   const sourceVideoFile = 'source.mp4';
+  // They are stopped and awaited when the pose pass fails, so no ffmpeg keeps writing into outDir.
+  const sideStop = new AbortController();
+  const sideSignal = signal ? AbortSignal.any([signal, sideStop.signal]) : sideStop.signal;
   const sideJobs = Promise.all([
-    normaliseSource(tools, videoFile, path.join(outDir, sourceVideoFile), info.videoCodec, info.fps, fps, signal),
-    info.hasAudio ? extractAudio(tools, videoFile, path.join(outDir, 'audio.m4a'), { signal }) : Promise.resolve(false),
+    normaliseSource(tools, videoFile, path.join(outDir, sourceVideoFile), info.videoCodec, info.fps, fps, sideSignal),
+    info.hasAudio ? extractAudio(tools, videoFile, path.join(outDir, 'audio.m4a'), { signal: sideSignal }) : Promise.resolve(false),
   ]);
   sideJobs.catch(() => undefined);
-
-  const detector = opts.detector ?? createPoseDetector();
-  const plate = new PlateBuilder(workW, workH, expectedFrames);
-  const raw: PoseFrame[] = [];
-  for await (const frame of decodeFrames(tools, videoFile, { fps, width: workW, height: workH, signal })) {
-    const index = raw.length;
-    plate.offer(index, frame);
-    const found = await detector.detect(frame, workW, workH);
-    const pose = isBodyDetection(found) ? found : null;
-    const timeMs = (index * 1000) / fps;
-    raw.push(
-      pose
-        ? {
-            timeMs,
-            body: pose.body.map((k) => ({ x: k.x * toSrcX, y: k.y * toSrcY, score: k.score })),
-            score: pose.score,
-            detected: true,
-          }
-        : { timeMs, body: [], score: 0, detected: false },
-    );
-    report((90 * (index + 1)) / Math.max(expectedFrames, index + 1));
+  try {
+    return await analyseFrames();
+  } catch (err) {
+    sideStop.abort();
+    await sideJobs.catch(() => undefined);
+    throw err;
   }
-  if (signal?.aborted) throw abortError(signal);
 
-  const detectedCount = raw.filter((f) => f.detected).length;
-  if (raw.length === 0) throw new EngineError('INVALID_MOTION', 'The driving video has no decodable frames', { videoFile });
-  if (detectedCount / raw.length < MIN_DETECTED_SHARE) {
-    throw new EngineError(
-      'INVALID_MOTION',
-      `No performer found: a person's body (head and shoulders at least) was detected in ${detectedCount} ` +
-        `of ${raw.length} frames; at least ${Math.round(MIN_DETECTED_SHARE * 100)}% are needed`,
-      { detectedFrames: detectedCount, frameCount: raw.length },
+  async function analyseFrames(): Promise<MotionAssets> {
+    const detector = opts.detector ?? sharedPool();
+    // Frames in flight: enough to keep every pool worker busy while the main thread decodes.
+    const capacity = 'capacity' in detector ? (detector as PosePool).capacity : 1;
+    const segment = 'segment' in detector ? (detector as PosePool).segment.bind(detector) : undefined;
+    const plate = new PlateBuilder(workW, workH, expectedFrames, {
+      segment: segment && ((rgba, w, h) => segment(rgba, w, h, PLATE_SEG_SIDE)),
+    });
+    const raw: PoseFrame[] = [];
+    const inflight: Array<Promise<PoseResult | null>> = [];
+    const settle = async () => {
+      const found = await inflight.shift()!;
+      const index = raw.length;
+      const timeMs = (index * 1000) / fps;
+      raw.push(
+        isBodyDetection(found)
+          ? {
+              timeMs,
+              body: found.body.map((k) => ({ x: k.x * toSrcX, y: k.y * toSrcY, score: k.score })),
+              score: found.score,
+              detected: true,
+            }
+          : { timeMs, body: [], score: 0, detected: false },
+      );
+      report((90 * (index + 1)) / Math.max(expectedFrames, index + 1));
+    };
+    let decoded = 0;
+    for await (const frame of decodeFrames(tools, videoFile, { fps, width: workW, height: workH, signal })) {
+      plate.offer(decoded++, frame);
+      const job = detector.detect(frame, workW, workH);
+      // Marked handled now; the rejection still surfaces when this frame is settled in order.
+      job.catch(() => undefined);
+      inflight.push(job);
+      if (inflight.length >= capacity) await settle();
+    }
+    while (inflight.length > 0) await settle();
+    if (signal?.aborted) throw abortError(signal);
+
+    const detectedCount = raw.filter((f) => f.detected).length;
+    if (raw.length === 0) throw new EngineError('INVALID_MOTION', 'The driving video has no decodable frames', { videoFile });
+    if (detectedCount / raw.length < MIN_DETECTED_SHARE) {
+      throw new EngineError(
+        'INVALID_MOTION',
+        `No performer found: a person's body (head and shoulders at least) was detected in ${detectedCount} ` +
+          `of ${raw.length} frames; at least ${Math.round(MIN_DETECTED_SHARE * 100)}% are needed`,
+        { detectedFrames: detectedCount, frameCount: raw.length },
+      );
+    }
+    const emptyBody = () => Array.from({ length: 17 }, () => ({ x: 0, y: 0, score: 0 }));
+    const filled = fillGaps(raw.map((f) => (f.detected ? f : { ...f, body: emptyBody() })))!;
+    const frames = opts.smoothing ? smoothTrack(filled, fps, Math.max(info.width, info.height)) : filled;
+
+    // The plate uses the filled but unsmoothed track: smoothing lags fast limbs and would uncover them.
+    const { rgb } = await plate.build((i) =>
+      filled[i] ? filled[i].body.map((k) => ({ x: k.x / toSrcX, y: k.y / toSrcY, score: k.score })) : null,
     );
+    const plateFile = 'plate.png';
+    await sharp(Buffer.from(rgb.buffer, rgb.byteOffset, rgb.length), { raw: { width: plate.width, height: plate.height, channels: 3 } })
+      .resize(info.width, info.height, { kernel: 'lanczos3' })
+      .png({ compressionLevel: 6 })
+      .toFile(path.join(outDir, plateFile));
+    report(95);
+
+    const track: MotionTrack = {
+      version: 1,
+      fps,
+      frameCount: frames.length,
+      durationMs: Math.round((frames.length * 1000) / fps),
+      width: info.width,
+      height: info.height,
+      smoothing: opts.smoothing,
+      frames,
+    };
+    const trackFile = 'track.json';
+    await writeFile(path.join(outDir, trackFile), JSON.stringify(track));
+    const [, hasAudio] = await sideJobs;
+    report(100);
+    return { dir: outDir, track, trackFile, sourceVideoFile, plateFile, audioFile: hasAudio ? 'audio.m4a' : null };
   }
-  const emptyBody = () => Array.from({ length: 17 }, () => ({ x: 0, y: 0, score: 0 }));
-  const filled = fillGaps(raw.map((f) => (f.detected ? f : { ...f, body: emptyBody() })))!;
-  const frames = opts.smoothing ? smoothTrack(filled, fps, Math.max(info.width, info.height)) : filled;
+}
 
-  // The plate uses the filled but unsmoothed track: smoothing lags fast limbs and would uncover them.
-  const { rgb } = plate.build((i) =>
-    filled[i] ? filled[i].body.map((k) => ({ x: k.x / toSrcX, y: k.y / toSrcY, score: k.score })) : null,
-  );
-  const plateFile = 'plate.png';
-  await sharp(Buffer.from(rgb.buffer, rgb.byteOffset, rgb.length), { raw: { width: plate.width, height: plate.height, channels: 3 } })
-    .resize(info.width, info.height, { kernel: 'lanczos3' })
-    .png({ compressionLevel: 6 })
-    .toFile(path.join(outDir, plateFile));
-  report(95);
+let pool: PosePool | null = null;
 
-  const track: MotionTrack = {
-    version: 1,
-    fps,
-    frameCount: frames.length,
-    durationMs: Math.round((frames.length * 1000) / fps),
-    width: info.width,
-    height: info.height,
-    smoothing: opts.smoothing,
-    frames,
-  };
-  const trackFile = 'track.json';
-  await writeFile(path.join(outDir, trackFile), JSON.stringify(track));
-  const [, hasAudio] = await sideJobs;
-  report(100);
-  return { dir: outDir, track, trackFile, sourceVideoFile, plateFile, audioFile: hasAudio ? 'audio.m4a' : null };
+/** One pool per process: workers load their models once and idle (unref'd) between jobs. */
+function sharedPool(): PosePool {
+  pool ??= createPosePool();
+  return pool;
 }
 
 export function chooseFps(sourceFps: number, target?: number): number {

@@ -14,8 +14,8 @@ import { join } from 'node:path';
 
 export async function backgroundFrame(
   bg: BackgroundSpec, motion: MotionAssets, W: number, H: number, floorY: number,
-): Promise<Uint8ClampedArray> {
-  const out = new Uint8ClampedArray(W * H * 4);
+): Promise<Uint8Array> {
+  const out = new Uint8Array(W * H * 4);
   if (bg.mode === 'solid') {
     const [r, g, b] = bg.color;
     for (let i = 0; i < W * H; i++) { out[i * 4] = r; out[i * 4 + 1] = g; out[i * 4 + 2] = b; }
@@ -32,7 +32,7 @@ export async function backgroundFrame(
 }
 
 /** Wall-to-floor gradient with a soft horizon at `floorY` (a little above the feet). */
-export function neutralBackdrop(out: Uint8ClampedArray, W: number, H: number, floorY: number): void {
+export function neutralBackdrop(out: Uint8Array, W: number, H: number, floorY: number): void {
   const horizon = Number.isFinite(floorY) ? Math.min(H * 0.95, Math.max(H * 0.5, floorY - H * 0.04)) : H * 0.8;
   const wallTop = [236, 233, 228], wallBottom = [214, 209, 201], floorNear = [186, 180, 171], floorFar = [200, 195, 187];
   for (let y = 0; y < H; y++) {

@@ -60,7 +60,7 @@ export class FrameEncoder {
   }
 
   /** Resolves once ffmpeg has consumed the frame; the buffer must not change before that. */
-  write(frame: Uint8Array): Promise<void> {
+  write(frame: Uint8Array | Uint8ClampedArray): Promise<void> {
     if (this.failure) return Promise.reject(this.error('ffmpeg stopped accepting frames'));
     return new Promise((resolve, reject) => {
       this.proc.stdin.write(frame, (err) => (err ? reject(this.error(`writing a frame failed: ${err.message}`)) : resolve()));

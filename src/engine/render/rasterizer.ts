@@ -7,7 +7,7 @@
  *   edge compute bit-identical intercepts.
  * - Anti-aliasing comes from the texture: the mesh extends a little beyond the character's alpha
  *   mask, so the silhouette is the bilinearly filtered alpha edge, never a hard triangle edge.
- * - Texture: premultiplied RGBA packed in a Uint32Array (little-endian: r | g<<8 | b<<16 | a<<24)
+ * - Texture: premultiplied RGBA packed in an Int32Array (little-endian: r | g<<8 | b<<16 | a<<24)
  *   with a transparent border of TEXTURE_PAD texels, which makes bilinear taps need no clamping.
  * - Compositing: premultiplied "over" into an RGBA frame whose alpha channel accumulates coverage
  *   (the mask video for transparent renders).
@@ -16,7 +16,8 @@
 export const TEXTURE_PAD = 2;
 
 export interface Texture {
-  data: Uint32Array;
+  /** Int32, not Uint32: texels with alpha >= 128 would otherwise read as heap doubles in V8. */
+  data: Int32Array;
   /** Padded size. */
   width: number;
   height: number;
@@ -25,14 +26,14 @@ export interface Texture {
 /** Packs straight-alpha RGBA into a padded premultiplied texture. */
 export function makeTexture(rgba: Uint8Array, w: number, h: number): Texture {
   const pw = w + TEXTURE_PAD * 2, ph = h + TEXTURE_PAD * 2;
-  const data = new Uint32Array(pw * ph);
+  const data = new Int32Array(pw * ph);
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
       const s = (y * w + x) * 4;
       const a = rgba[s + 3];
       if (a === 0) continue;
       const r = Math.round((rgba[s] * a) / 255), g = Math.round((rgba[s + 1] * a) / 255), b = Math.round((rgba[s + 2] * a) / 255);
-      data[(y + TEXTURE_PAD) * pw + x + TEXTURE_PAD] = (r | (g << 8) | (b << 16) | (a << 24)) >>> 0;
+      data[(y + TEXTURE_PAD) * pw + x + TEXTURE_PAD] = r | (g << 8) | (b << 16) | (a << 24);
     }
   }
   return { data, width: pw, height: ph };
@@ -47,7 +48,7 @@ export interface DrawBounds {
  * coordinates (flat x,y pairs). Returns nothing; grows `bounds` to include every drawn pixel.
  */
 export function drawTriangles(
-  dst: Uint8ClampedArray, W: number, H: number,
+  dst: Uint8Array, W: number, H: number,
   pos: Float32Array, uv: Float32Array, triangles: Uint32Array, tex: Texture, bounds: DrawBounds,
 ): void {
   const T = tex.data, tw = tex.width;
@@ -113,14 +114,15 @@ export function drawTriangles(
         const r = (p00 & 255) * w00 + (p10 & 255) * w10 + (p01 & 255) * w01 + (p11 & 255) * w11;
         const g = ((p00 >>> 8) & 255) * w00 + ((p10 >>> 8) & 255) * w10 + ((p01 >>> 8) & 255) * w01 + ((p11 >>> 8) & 255) * w11;
         const b = ((p00 >>> 16) & 255) * w00 + ((p10 >>> 16) & 255) * w10 + ((p01 >>> 16) & 255) * w01 + ((p11 >>> 16) & 255) * w11;
+        // Premultiplied inputs keep every sum within 0..255; +0.5 rounds.
         if (a >= 254.5) {
-          dst[o] = r; dst[o + 1] = g; dst[o + 2] = b; dst[o + 3] = 255;
+          dst[o] = r + 0.5; dst[o + 1] = g + 0.5; dst[o + 2] = b + 0.5; dst[o + 3] = 255;
         } else {
-          const ia = 1 - a / 255;
-          dst[o] = r + dst[o] * ia;
-          dst[o + 1] = g + dst[o + 1] * ia;
-          dst[o + 2] = b + dst[o + 2] * ia;
-          dst[o + 3] = a + dst[o + 3] * ia;
+          const ia = 1 - a * (1 / 255);
+          dst[o] = r + dst[o] * ia + 0.5;
+          dst[o + 1] = g + dst[o + 1] * ia + 0.5;
+          dst[o + 2] = b + dst[o + 2] * ia + 0.5;
+          dst[o + 3] = a + dst[o + 3] * ia + 0.5;
         }
       }
     }

@@ -9,6 +9,7 @@ import sharp from 'sharp';
 import type { Rig } from '../rig/build-rig.js';
 import { BONE_COUNT } from '../rig/skeleton.js';
 import type { BackgroundSpec, MotionAssets, ProgressFn, RenderResult } from '../types.js';
+import { abortError } from '../media/ffmpeg.js';
 import { backgroundFrame } from './background.js';
 import { deform } from './deform.js';
 import { FrameEncoder } from './encode.js';
@@ -38,8 +39,6 @@ export function outputSize(w: number, h: number): { width: number; height: numbe
   return { width: even(w), height: even(h) };
 }
 
-const abortError = (signal: AbortSignal): Error =>
-  signal.reason instanceof Error ? signal.reason : Object.assign(new Error('render aborted'), { name: 'AbortError' });
 
 export async function renderVideo(job: RenderJob): Promise<RenderResult> {
   const { rig, motion, background, signal } = job;
@@ -47,6 +46,8 @@ export async function renderVideo(job: RenderJob): Promise<RenderResult> {
   const progress = monotonic(job.onProgress);
   if (signal?.aborted) throw abortError(signal);
   progress('analyzing', 0);
+  const t0 = performance.now();
+  let t1 = 0, t2 = 0;
 
   const { width: W, height: H } = outputSize(track.width, track.height);
   const retarget = createRetargeter(rig, track, W);
@@ -80,7 +81,8 @@ export async function renderVideo(job: RenderJob): Promise<RenderResult> {
   signal?.addEventListener('abort', onAbort, { once: true });
 
   try {
-    const frames = Array.from({ length: RING }, () => new Uint8ClampedArray(W * H * 4));
+    t1 = performance.now();
+    const frames = Array.from({ length: RING }, () => new Uint8Array(W * H * 4));
     const masks = transparent ? Array.from({ length: RING }, () => new Uint8Array(W * H)) : [];
     const pending: Array<Promise<unknown>> = Array.from({ length: RING }, () => Promise.resolve());
     const aff = new Float64Array(BONE_COUNT * AFFINE);
@@ -109,6 +111,7 @@ export async function renderVideo(job: RenderJob): Promise<RenderResult> {
       progress('rendering', 5 + (90 * (i + 1)) / frameCount);
     }
     await Promise.all(pending);
+    t2 = performance.now();
     progress('finishing', 95);
     await Promise.all(encoders.map((e) => e.finish()));
     if (signal?.aborted) throw abortError(signal);
@@ -124,6 +127,7 @@ export async function renderVideo(job: RenderJob): Promise<RenderResult> {
   return {
     videoFile, alphaFile, durationMs: track.durationMs, frameCount, fps: track.fps, width: W, height: H,
     hasAudio: audio !== null,
+    timings: { setupMs: Math.round(t1 - t0), framesMs: Math.round(t2 - t1), finishMs: Math.round(performance.now() - t2) },
   };
 }
 

@@ -141,7 +141,7 @@ export function regionField(m: Mask, dist: Float32Array, joints: Point[]): Regio
       seeds = segmentSeeds(m, a, e, 0.3, 1.8);
     } else {
       // Limbs: skip the first bit of the upper limb so the torso keeps the shoulder/hip.
-      seeds = segmentSeeds(m, a, e, def.parent === 0 ? 0.15 : 0, 1);
+      seeds = segmentSeeds(m, a, e, def.parent === 0 ? 0.25 : 0, 1);
       let best = 0;
       for (const t of [0.4, 0.5, 0.6, 0.7]) {
         const p = lerp(a, e, t);
@@ -149,7 +149,7 @@ export function regionField(m: Mask, dist: Float32Array, joints: Point[]): Regio
         if (ix >= 0 && iy >= 0 && ix < m.w && iy < m.h) best = Math.max(best, dist[iy * m.w + ix]);
       }
       const len = Math.hypot(e.x - a.x, e.y - a.y);
-      r = Math.min(best, 0.45 * len, 0.22 * torsoLen);
+      r = Math.min(best, 0.4 * len, 0.18 * torsoLen);
     }
     const d = geodesic(m, seeds);
     for (let i = 0; i < d.length; i++) d[i] -= r;
@@ -199,7 +199,10 @@ export function pointWeights(
     const s = f.scores[b][idx];
     if (!Number.isFinite(s)) continue;
     // Half weight exactly on the border (s == smin for both), fading to 0 at `band` beyond it.
-    const u = (s - smin) / band;
+    // Torso↔limb borders blend over half the band: a raised arm would otherwise drag a wide strip
+    // of the chest up with it.
+    const pairBand = (b === 0) !== (win === 0) && b !== 1 && win !== 1 ? band * 0.5 : band;
+    const u = (s - smin) / pairBand;
     if (u < 1) cand.push([b, (1 - u) * (1 - u)]);
   }
   cand.sort((p, q) => q[1] - p[1]);

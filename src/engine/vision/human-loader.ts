@@ -28,6 +28,11 @@ function localPaths(): { humanDist: string; wasmDir: string; modelsDir: string }
   return { humanDist, wasmDir, modelsDir };
 }
 
+/** file:// URL of a model JSON shipped in node_modules (human-models, else human's own models). */
+export function modelUrl(file: string): string {
+  return pathToFileURL(path.join(localPaths().modelsDir, file)).href;
+}
+
 let fetchShimmed = false;
 
 /** Serves file:// URLs from disk and leaves every other URL to the original fetch. */
@@ -59,6 +64,12 @@ export function getHuman(): Promise<Human> {
 async function createHuman(): Promise<Human> {
   const { humanDist, wasmDir, modelsDir } = localPaths();
   installFileFetch();
+  // Emscripten's Node glue in tfjs-backend-wasm installs process-wide handlers that rethrow every
+  // uncaught exception and unhandled rejection; the host process owns that policy, so they are removed.
+  const before = {
+    uncaughtException: process.listeners('uncaughtException'),
+    unhandledRejection: process.listeners('unhandledRejection'),
+  };
   const require = createRequire(import.meta.url);
   let mod: { Human: new (cfg: Partial<Config>) => Human };
   try {
@@ -88,6 +99,12 @@ async function createHuman(): Promise<Human> {
   } as Partial<Config>;
   const human = new mod.Human(config);
   await human.init();
+  const emitter = process as unknown as NodeJS.EventEmitter;
+  for (const [event, keep] of Object.entries(before)) {
+    for (const l of emitter.listeners(event)) {
+      if (!(keep as unknown[]).includes(l)) emitter.removeListener(event, l as (...args: unknown[]) => void);
+    }
+  }
   if (human.tf.getBackend() !== 'wasm') throw new Error(`tfjs backend is ${human.tf.getBackend()}, expected wasm`);
   return human;
 }

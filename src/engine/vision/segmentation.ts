@@ -12,12 +12,12 @@ import { downsampleRgba, resizeMask } from './image-ops.js';
 const SEG_LONG_SIDE = 512;
 
 /**
- * Person probability 0..255 per pixel (row-major, width*height) for an RGBA image. Returns null when the
- * model produced nothing.
+ * Person probability 0..255 per pixel (row-major, width*height) for an RGBA image. `maxSide` bounds the
+ * size handed to the model (it works at 256x256 internally). Returns null when the model produced nothing.
  */
-export async function segmentPerson(rgba: Buffer, width: number, height: number): Promise<Uint8Array | null> {
+export async function segmentPerson(rgba: Buffer, width: number, height: number, maxSide = SEG_LONG_SIDE): Promise<Uint8Array | null> {
   const human = await getHuman();
-  const scale = Math.min(1, SEG_LONG_SIDE / Math.max(width, height));
+  const scale = Math.min(1, maxSide / Math.max(width, height));
   const w = Math.max(1, Math.round(width * scale));
   const h = Math.max(1, Math.round(height * scale));
   const pixels = scale < 1 ? downsampleRgba(rgba, width, height, w, h) : rgba;

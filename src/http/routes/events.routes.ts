@@ -47,13 +47,14 @@ export async function eventsRoutes(app: FastifyInstance, deps: AppDeps): Promise
         res.end();
         return;
       }
+      if (res.destroyed) return; // the client left while the opening frames were prepared
       const detach = hub.attach(opening.renderId, {
         lastSequence: opening.lastSequence,
         send: (events) => void res.write(events.map(sseFrame).join('')),
         heartbeat: () => void res.write(HEARTBEAT_FRAME),
         end: () => res.end(),
       });
-      res.on('close', detach);
+      res.once('close', detach);
     },
   );
 }

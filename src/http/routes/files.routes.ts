@@ -52,6 +52,11 @@ export async function filesRoutes(app: FastifyInstance, deps: AppDeps): Promise<
 async function uploadRoute(scope: FastifyInstance, deps: AppDeps): Promise<void> {
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser('*', { bodyLimit: Number.MAX_SAFE_INTEGER }, (_request, payload, done) => done(null, payload));
+  // A refusal sent before the body was read (bad signature, wrong size...) closes the connection
+  // rather than reading and discarding up to 200 MB the client is still sending.
+  scope.addHook('onSend', async (request, reply) => {
+    if (reply.statusCode >= 400 && !request.raw.complete) reply.header('Connection', 'close');
+  });
   scope.put<{ Params: { '*': string }; Querystring: { expires?: string; sig?: string } }>('/files/*', { bodyLimit: Number.MAX_SAFE_INTEGER }, async (request) => {
     const key = decodeURIComponent(request.params['*']);
     const exp = Number(request.query.expires);

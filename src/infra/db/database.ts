@@ -91,8 +91,14 @@ class StaticMigrations implements MigrationProvider {
 }
 
 /** Brings the schema up to date; safe to call from every process at start (Kysely takes a lock). */
-export async function migrate(db: Db): Promise<void> {
-  const migrator = new Migrator({ db, provider: new StaticMigrations() });
+export async function migrate(db: Db, opts: { schema?: string } = {}): Promise<void> {
+  // With a PostgreSQL schema, Kysely must keep its migration and lock tables in that schema too:
+  // otherwise it finds another schema's lock table on the search path and fails.
+  const migrator = new Migrator({
+    db,
+    provider: new StaticMigrations(),
+    ...(opts.schema ? { migrationTableSchema: opts.schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {

@@ -126,9 +126,20 @@ function requestOnce(url: URL, pinned: { address: string; family: 4 | 6 }, signa
   });
 }
 
-function networkError(url: string, e: unknown, signal: AbortSignal, timeoutMs: number, outer?: AbortSignal): AppError {
+/**
+ * The caller's own abort (a worker losing its lease or shutting down) is not the URL's fault: it
+ * surfaces as an AbortError so the job is retried rather than the resource failed.
+ */
+function cancelled(outer: AbortSignal): Error {
+  if (outer.reason instanceof Error) return outer.reason;
+  const e = new Error('The fetch was aborted by the caller.', { cause: outer.reason });
+  e.name = 'AbortError';
+  return e;
+}
+
+function networkError(url: string, e: unknown, signal: AbortSignal, timeoutMs: number, outer?: AbortSignal): Error {
   if (e instanceof AppError) return e;
-  if (outer?.aborted) return refused(url, 'The fetch was cancelled.', 'cancelled');
+  if (outer?.aborted) return cancelled(outer);
   if (signal.aborted) return refused(url, `The URL did not deliver its content within ${Math.round(timeoutMs / 1000)} s.`, 'timeout', { timeout_ms: timeoutMs });
   const code = (e as NodeJS.ErrnoException)?.code ?? null;
   return refused(url, `The URL could not be fetched (${code ?? (e as Error)?.message ?? 'network error'}).`, 'network', { cause: code });

@@ -34,7 +34,8 @@ export function renderRunHandler(deps: AppDeps): JobHandler {
     async run(job: JobContext) {
       const row = await renderById(deps.db, job.resourceId);
       if (!row || isTerminalRender(row.status)) return;
-      await transitionRender(deps, row.id, { to: 'processing' });
+      // Null from a queued render means it was cancelled meanwhile; a processing one is a retry.
+      if (!(await transitionRender(deps, row.id, { to: 'processing' })) && row.status === 'queued') return;
       await withWorkDir(deps.tmpDir, job, (dir) => renderIn(deps, row, dir, job.signal));
     },
     async fail(job, error) {

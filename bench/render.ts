@@ -1,0 +1,80 @@
+/**
+ * Time from render creation to `ready` for a real clip with the real engine, in one `npm start`-like
+ * process (API + in-process workers, SQLite): POST /v1/renders with a picture and a driving video
+ * trimmed to `--seconds`, then the event stream until the terminal event.
+ *
+ *   npm run bench -- render [--seconds 5] [--width 512] [--runs 1]
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+import { loadConfig } from '../src/config/config.js';
+import { buildApp } from '../src/http/app.js';
+import { createAccount } from '../src/domain/accounts/accounts.service.js';
+import { resolveTools } from '../src/engine/media/ffmpeg.js';
+import { startWorkers } from '../src/jobs/workers.js';
+import { wire } from '../src/main/wire.js';
+import { machineLine, writeSection } from './_report.js';
+
+const run = promisify(execFile);
+const MEDIA = resolve(import.meta.dirname, '../../shared/media');
+
+export async function run_(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { seconds: { type: 'string', default: '5' }, width: { type: 'string', default: '512' }, runs: { type: 'string', default: '1' } } });
+  const seconds = Number(values.seconds);
+  const dir = await mkdtemp(join(tmpdir(), 'marionette-bench-render-'));
+  const tools = resolveTools(process.env);
+  const video = join(dir, 'driving.mp4');
+  const image = join(dir, 'character.jpg');
+  await run(tools.ffmpeg, ['-v', 'error', '-y', '-i', join(MEDIA, 'videos/animate-x--dance_1.mp4'), '-t', String(seconds), '-vf', `scale=${values.width}:-2`, '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', video]);
+  await run(tools.ffmpeg, ['-v', 'error', '-y', '-i', join(MEDIA, 'images/mimicmotion--demo1.jpg'), '-vf', 'scale=540:-2', image]);
+  const port = 18_095;
+  const config = loadConfig({ MARIONETTE_DATA_DIR: join(dir, 'data'), MARIONETTE_PORT: String(port), MARIONETTE_HOST: '127.0.0.1', MARIONETTE_LOG_LEVEL: 'silent', MARIONETTE_RATE_LIMITS: 'false', MARIONETTE_JOB_POLL_MS: '100' });
+  const wired = await wire(config);
+  const app = await buildApp(wired.deps, { logger: false });
+  await app.listen({ port, host: '127.0.0.1' });
+  await startWorkers(wired.deps);
+  const acct = await createAccount(wired.deps.db, { name: 'bench', credits: 1000 });
+  const auth = { authorization: `Bearer ${acct.apiKey}` };
+  const lines: string[] = [];
+  try {
+    for (let i = 0; i < Number(values.runs); i++) {
+      const fd = new FormData();
+      fd.append('image', new Blob([await readFile(image)], { type: 'image/jpeg' }), 'c.jpg');
+      fd.append('motion_video', new Blob([await readFile(video)], { type: 'video/mp4' }), 'm.mp4');
+      const t0 = Date.now();
+      const res = await fetch(`http://127.0.0.1:${port}/v1/renders`, { method: 'POST', headers: auth, body: fd });
+      const { id } = (await res.json()) as { id: string };
+      const tCreated = Date.now();
+      const stream = await fetch(`http://127.0.0.1:${port}/v1/renders/${id}/events`, { headers: auth });
+      const stages: Record<string, number> = {};
+      let last = '';
+      let text = '';
+      for await (const chunk of stream.body as unknown as AsyncIterable<Uint8Array>) {
+        text += Buffer.from(chunk).toString('utf8');
+        for (const m of text.matchAll(/event: (\w+)\ndata: (.+)\n/g)) {
+          const d = JSON.parse(m[2]);
+          last = m[1];
+          if (d.stage && !(d.stage in stages)) stages[d.stage] = Date.now() - t0;
+        }
+      }
+      const total = Date.now() - t0;
+      const row = await wired.deps.db.selectFrom('videos').select(['duration_ms', 'status']).where('id', '=', id).executeTakeFirstOrThrow();
+      lines.push(
+        `- run ${i + 1}: ${seconds} s clip (${values.width} px wide), POST answered in ${tCreated - t0} ms; **${(total / 1000).toFixed(1)} s from POST to \`${last}\`** ` +
+          `(stage first seen at: ${Object.entries(stages).map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`).join(', ')}); output ${Number(row.duration_ms) / 1000} s.`,
+      );
+    }
+  } finally {
+    await app.close();
+    await wired.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+  const md = [`### Render time (creation to ready)`, '', `\`npm run bench -- render --seconds ${seconds} --width ${values.width}\` (SQLite, 1 worker, ${machineLine()})`, '', ...lines].join('\n');
+  process.stdout.write(md + '\n');
+  writeSection('render', md);
+}
+
+export { run_ as run };

@@ -1,0 +1,62 @@
+/**
+ * The built-in default character: a friendly puppet drawn from an SVG written here, rendered with
+ * sharp on a transparent 512x768 canvas. Limbs are drawn along the canonical skeleton's rest pose
+ * (arms slightly away from the body, legs apart) so that the figure rigs cleanly: no limb touches
+ * another, and every joint sits inside the silhouette.
+ */
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import sharp from 'sharp';
+import type { Keypoint } from '../types.js';
+import { CANVAS, REST_POSE, puppetHead, puppetKeypoints } from './puppet-pose.js';
+
+/** Keypoints of the default character's rest pose (what a perfect pose detector would report). */
+export function defaultCharacterKeypoints(): Keypoint[] {
+  return puppetKeypoints(REST_POSE);
+}
+
+export function defaultCharacterSvg(): string {
+  const k = puppetKeypoints(REST_POSE);
+  const P = (i: number): string => `${k[i].x},${k[i].y}`;
+  const head = puppetHead(REST_POSE);
+  const ink = '#3b2f4a';
+  const skin = '#f4c9a3';
+  const shirt = '#3f8fd8';
+  const pants = '#35406b';
+  const shoe = '#d9534f';
+  const limb = (a: number, b: number, c: number, colour: string, width: number): string =>
+    `<polyline points="${P(a)} ${P(b)} ${P(c)}" fill="none" stroke="${ink}" stroke-width="${width + 6}" stroke-linecap="round" stroke-linejoin="round"/>` +
+    `<polyline points="${P(a)} ${P(b)} ${P(c)}" fill="none" stroke="${colour}" stroke-width="${width}" stroke-linecap="round" stroke-linejoin="round"/>`;
+  const [ls, rs, lh, rh] = [k[5], k[6], k[11], k[12]];
+  // Torso: a rounded shirt shape from the shoulders down past the hips.
+  const torso = `M ${rs.x - 6},${rs.y - 4} Q ${(ls.x + rs.x) / 2},${rs.y - 22} ${ls.x + 6},${ls.y - 4}
+    L ${lh.x + 16},${lh.y + 14} Q ${(lh.x + rh.x) / 2},${lh.y + 30} ${rh.x - 16},${rh.y + 14} Z`;
+  const hand = (i: number): string => `<circle cx="${k[i].x}" cy="${k[i].y + 6}" r="15" fill="${skin}" stroke="${ink}" stroke-width="4"/>`;
+  const foot = (i: number, dir: number): string =>
+    `<ellipse cx="${k[i].x + dir * 12}" cy="${k[i].y + 10}" rx="28" ry="14" fill="${shoe}" stroke="${ink}" stroke-width="4"/>`;
+  const eye = (dx: number): string =>
+    `<ellipse cx="${head.x + dx}" cy="${head.y - 4}" rx="7" ry="10" fill="${ink}"/><circle cx="${head.x + dx + 2}" cy="${head.y - 8}" r="2.5" fill="#fff"/>`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${CANVAS.width}" height="${CANVAS.height}" viewBox="0 0 ${CANVAS.width} ${CANVAS.height}">
+  ${limb(11, 13, 15, pants, 34)}
+  ${limb(12, 14, 16, pants, 34)}
+  ${foot(15, 1)}${foot(16, -1)}
+  <rect x="${head.x - 14}" y="${head.y + head.r - 12}" width="28" height="${rs.y - head.y - head.r + 22}" fill="${skin}" stroke="${ink}" stroke-width="4"/>
+  <path d="${torso}" fill="${shirt}" stroke="${ink}" stroke-width="5" stroke-linejoin="round"/>
+  <path d="M ${rh.x - 14},${rh.y + 4} L ${lh.x + 14},${lh.y + 4}" stroke="${ink}" stroke-width="4"/>
+  <circle cx="${(ls.x + rs.x) / 2}" cy="${(ls.y + lh.y) / 2}" r="16" fill="#ffd166" stroke="${ink}" stroke-width="4"/>
+  ${limb(5, 7, 9, shirt, 28)}${hand(9)}
+  ${limb(6, 8, 10, shirt, 28)}${hand(10)}
+  <circle cx="${head.x}" cy="${head.y}" r="${head.r}" fill="${skin}" stroke="${ink}" stroke-width="5"/>
+  <path d="M ${head.x - 50},${head.y - 20} Q ${head.x - 30},${head.y - 78} ${head.x + 10},${head.y - 58} Q ${head.x + 50},${head.y - 70} ${head.x + 52},${head.y - 18} Q ${head.x + 20},${head.y - 40} ${head.x - 50},${head.y - 20} Z" fill="#7a4b2a" stroke="${ink}" stroke-width="4"/>
+  ${eye(-18)}${eye(18)}
+  <circle cx="${head.x - 32}" cy="${head.y + 16}" r="9" fill="#f28c8c" opacity="0.6"/>
+  <circle cx="${head.x + 32}" cy="${head.y + 16}" r="9" fill="#f28c8c" opacity="0.6"/>
+  <path d="M ${head.x - 18},${head.y + 18} Q ${head.x},${head.y + 36} ${head.x + 18},${head.y + 18}" fill="none" stroke="${ink}" stroke-width="5" stroke-linecap="round"/>
+</svg>`;
+}
+
+/** Writes the default character as a transparent PNG (512x768). */
+export async function writeDefaultCharacterImage(outFile: string): Promise<void> {
+  await mkdir(dirname(outFile), { recursive: true });
+  await sharp(Buffer.from(defaultCharacterSvg())).png().toFile(outFile);
+}

@@ -1,0 +1,131 @@
+/**
+ * The engine facade: the only surface workers, the CLI and benchmarks use. Binaries and a scratch
+ * directory are passed in; nothing here reads the environment.
+ */
+import { access, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { writeDefaultCharacterImage } from './builtins/default-character.js';
+import { listTemplates, writeTemplateMotion } from './builtins/templates.js';
+import { analyzeCharacterImage } from './character/analyze.js';
+import type { MediaTools } from './media/ffmpeg.js';
+import { probeImage, probeVideo } from './media/probe.js';
+import { extractMotion } from './motion/extract-motion.js';
+import { renderVideo } from './render/render-video.js';
+import { RigError, buildRig, type Rig } from './rig/build-rig.js';
+import {
+  EngineError,
+  type BackgroundSpec,
+  type CharacterAnalysis,
+  type CharacterAssets,
+  type ImageInfo,
+  type MotionAssets,
+  type MotionTrack,
+  type ProgressFn,
+  type RenderResult,
+  type VideoInfo,
+} from './types.js';
+
+export * from './types.js';
+export type { Rig } from './rig/build-rig.js';
+export type { MediaTools } from './media/ffmpeg.js';
+
+/** `character.json`: the analysis and the rig built from it. */
+export interface CharacterFile {
+  version: 1;
+  analysis: CharacterAnalysis;
+  rig: Rig;
+}
+
+export interface Engine {
+  probeImage(file: string): Promise<ImageInfo>;
+  probeVideo(file: string): Promise<VideoInfo>;
+  analyzeCharacter(input: {
+    imageFile: string; outDir: string; thumbnail: boolean; signal?: AbortSignal; onProgress?: (percent: number) => void;
+  }): Promise<CharacterAssets>;
+  loadCharacter(dir: string): Promise<CharacterAssets>;
+  extractMotion(input: {
+    videoFile: string; outDir: string; targetFps?: number; smoothing: boolean; signal?: AbortSignal; onProgress?: (percent: number) => void;
+  }): Promise<MotionAssets>;
+  loadMotion(dir: string): Promise<MotionAssets>;
+  render(input: {
+    character: CharacterAssets; motion: MotionAssets; background: BackgroundSpec; outDir: string; signal?: AbortSignal; onProgress?: ProgressFn;
+  }): Promise<RenderResult>;
+  listTemplates(): { id: string; name: string; durationS: number }[];
+  writeTemplateMotion(id: string, outDir: string): Promise<MotionAssets>;
+  writeDefaultCharacterImage(outFile: string): Promise<void>;
+}
+
+const CHARACTER_FILE = 'character.json';
+const TEXTURE_FILE = 'texture.png';
+
+const exists = (p: string): Promise<boolean> => access(p).then(() => true, () => false);
+
+/** Builds the rig from a texture file; rig refusals become INVALID_CHARACTER. */
+export async function rigFromTexture(analysis: CharacterAnalysis, textureFile: string): Promise<Rig> {
+  const { data, info } = await sharp(textureFile).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  try {
+    return buildRig(analysis, new Uint8Array(data.buffer, data.byteOffset, data.length), info.width, info.height);
+  } catch (err) {
+    if (err instanceof RigError) throw new EngineError('INVALID_CHARACTER', `The character cannot be rigged: ${err.message}`, { poseMethod: analysis.poseMethod });
+    throw err;
+  }
+}
+
+async function readCharacterFile(dir: string): Promise<CharacterFile> {
+  const parsed = JSON.parse(await readFile(join(dir, CHARACTER_FILE), 'utf8')) as CharacterFile;
+  if (parsed.version !== 1 || !parsed.analysis || !parsed.rig) throw new EngineError('INVALID_CHARACTER', `${CHARACTER_FILE} in ${dir} is not a version 1 character`);
+  return parsed;
+}
+
+export function createEngine(opts: { tools: MediaTools; tmpDir?: string }): Engine {
+  const { tools } = opts;
+  return {
+    probeImage: (file) => probeImage(file),
+    probeVideo: (file) => probeVideo(tools, file),
+
+    async analyzeCharacter({ imageFile, outDir, thumbnail, signal, onProgress }) {
+      onProgress?.(0);
+      const res = await analyzeCharacterImage({ tools, imageFile, outDir, thumbnail, signal });
+      onProgress?.(70);
+      const rig = await rigFromTexture(res.analysis, join(outDir, res.textureFile));
+      const file: CharacterFile = { version: 1, analysis: res.analysis, rig };
+      await writeFile(join(outDir, CHARACTER_FILE), JSON.stringify(file));
+      onProgress?.(100);
+      return { dir: outDir, analysis: res.analysis, characterFile: CHARACTER_FILE, textureFile: res.textureFile, thumbnailFile: res.thumbnailFile };
+    },
+
+    async loadCharacter(dir) {
+      const file = await readCharacterFile(dir);
+      return {
+        dir, analysis: file.analysis, characterFile: CHARACTER_FILE, textureFile: TEXTURE_FILE,
+        thumbnailFile: (await exists(join(dir, 'thumbnail.png'))) ? 'thumbnail.png' : null,
+      };
+    },
+
+    extractMotion: (input) => extractMotion({ tools, ...input }),
+
+    async loadMotion(dir) {
+      const track = JSON.parse(await readFile(join(dir, 'track.json'), 'utf8')) as MotionTrack;
+      if (track.version !== 1 || !Array.isArray(track.frames)) throw new EngineError('INVALID_MOTION', `track.json in ${dir} is not a version 1 track`);
+      const opt = async (name: string): Promise<string | null> => ((await exists(join(dir, name))) ? name : null);
+      return {
+        dir, track, trackFile: 'track.json',
+        sourceVideoFile: await opt('source.mp4'), plateFile: await opt('plate.png'), audioFile: await opt('audio.m4a'),
+      };
+    },
+
+    async render({ character, motion, background, outDir, signal, onProgress }) {
+      if (motion.track.frames.length === 0) throw new EngineError('INVALID_MOTION', 'The motion has no frames');
+      const file = await readCharacterFile(character.dir);
+      return renderVideo({
+        ffmpeg: tools.ffmpeg, rig: file.rig, textureFile: join(character.dir, character.textureFile),
+        motion, background, outDir, signal, onProgress,
+      });
+    },
+
+    listTemplates,
+    writeTemplateMotion,
+    writeDefaultCharacterImage,
+  };
+}

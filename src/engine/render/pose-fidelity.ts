@@ -1,0 +1,56 @@
+/**
+ * Pose fidelity of a render: PCK@α between the driving pose and the pose a detector finds in the
+ * rendered frame. Both skeletons are aligned on the hip centre and scaled to the same torso length
+ * first (a character keeps its own proportions and size, so raw pixel distances would measure the
+ * drawing, not the motion). A keypoint counts when it lies within α × torso length of the driving
+ * keypoint. Only the 12 limb and torso keypoints are scored: a drawn face rarely has COCO's eyes and
+ * ears where a detector expects them.
+ */
+import type { Keypoint } from '../types.js';
+
+const SCORED = [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
+/** Driving keypoints below this confidence are not scored (they are guesses themselves). */
+const MIN_DRIVING_SCORE = 0.3;
+
+function frame(body: Keypoint[]): { cx: number; cy: number; torso: number } {
+  const cx = (body[11].x + body[12].x) / 2, cy = (body[11].y + body[12].y) / 2;
+  const sx = (body[5].x + body[6].x) / 2, sy = (body[5].y + body[6].y) / 2;
+  return { cx, cy, torso: Math.hypot(sx - cx, sy - cy) };
+}
+
+/**
+ * Fraction of scored keypoints of one frame that match, or null when the driving frame has nothing
+ * to score. A missing detection (`rendered` null) scores 0.
+ */
+export function pckFrame(driving: Keypoint[], rendered: Keypoint[] | null, alpha = 0.2): { hits: number; total: number } | null {
+  const d = frame(driving);
+  const scored = SCORED.filter((i) => driving[i].score >= MIN_DRIVING_SCORE);
+  if (scored.length === 0 || d.torso < 1) return null;
+  if (!rendered) return { hits: 0, total: scored.length };
+  const r = frame(rendered);
+  const s = r.torso > 1 ? d.torso / r.torso : 1;
+  let hits = 0;
+  for (const i of scored) {
+    const rx = (rendered[i].x - r.cx) * s, ry = (rendered[i].y - r.cy) * s;
+    const dx = driving[i].x - d.cx, dy = driving[i].y - d.cy;
+    if (Math.hypot(rx - dx, ry - dy) <= alpha * d.torso) hits++;
+  }
+  return { hits, total: scored.length };
+}
+
+/** Accumulates PCK over frames (keypoint-weighted mean). */
+export class PckAccumulator {
+  hits = 0;
+  total = 0;
+  frames = 0;
+  add(driving: Keypoint[], rendered: Keypoint[] | null, alpha = 0.2): void {
+    const r = pckFrame(driving, rendered, alpha);
+    if (!r) return;
+    this.hits += r.hits;
+    this.total += r.total;
+    this.frames++;
+  }
+  get value(): number {
+    return this.total ? this.hits / this.total : NaN;
+  }
+}

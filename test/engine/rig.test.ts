@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import sharp from 'sharp';
+import { defaultCharacterKeypoints, defaultCharacterSvg } from '../../src/engine/builtins/default-character.js';
+import { RigError, buildRig, type Rig } from '../../src/engine/rig/build-rig.js';
+import { BONE_LAYER } from '../../src/engine/rig/skeleton.js';
+import type { CharacterAnalysis, Keypoint } from '../../src/engine/types.js';
+import { analysisFromAnimatedDrawings, mediaPath, missingMedia } from './fixtures.js';
+
+const CHAR1 = 'images/animateddrawings--char1-texture.png';
+
+async function char1(): Promise<{ rig: Rig; rgba: Uint8Array; w: number; h: number }> {
+  const { data, info } = await sharp(mediaPath(CHAR1)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const mask = await sharp(mediaPath('images/animateddrawings--char1-mask.png')).greyscale().raw().toBuffer();
+  for (let i = 0; i < info.width * info.height; i++) data[i * 4 + 3] = mask[i];
+  const rgba = new Uint8Array(data.buffer, data.byteOffset, data.length);
+  const analysis = analysisFromAnimatedDrawings(mediaPath('images/animateddrawings--char1-char_cfg.yaml'), info.width, info.height);
+  return { rig: buildRig(analysis, rgba, info.width, info.height), rgba, w: info.width, h: info.height };
+}
+
+function triangleContains(rig: Rig, t: number, x: number, y: number): boolean {
+  const v = rig.vertices;
+  const [a, b, c] = [rig.triangles[t * 3], rig.triangles[t * 3 + 1], rig.triangles[t * 3 + 2]];
+  const cross = (i: number, j: number): number => (v[j * 2] - v[i * 2]) * (y - v[i * 2 + 1]) - (v[j * 2 + 1] - v[i * 2 + 1]) * (x - v[i * 2]);
+  const s1 = cross(a, b), s2 = cross(b, c), s3 = cross(c, a);
+  return (s1 >= 0 && s2 >= 0 && s3 >= 0) || (s1 <= 0 && s2 <= 0 && s3 <= 0);
+}
+
+/** Mean weight of `bone` over vertices within `r` px of (x, y). */
+function weightNear(rig: Rig, bone: number, x: number, y: number, r: number): number {
+  let sum = 0, n = 0;
+  for (let v = 0; v < rig.vertices.length / 2; v++) {
+    if (Math.hypot(rig.vertices[v * 2] - x, rig.vertices[v * 2 + 1] - y) > r) continue;
+    n++;
+    for (let k = 0; k < rig.influences; k++) if (rig.boneIndices[v * rig.influences + k] === bone) sum += rig.boneWeights[v * rig.influences + k];
+  }
+  assert.ok(n > 0, `no vertex near ${x},${y}`);
+  return sum / n;
+}
+
+test('char1 drawing: mesh covers the silhouette and never bridges the gap between the legs', { skip: missingMedia(CHAR1) }, async () => {
+  const { rig, rgba, w } = await char1();
+  const nt = rig.triangles.length / 3;
+  assert.ok(rig.vertices.length / 2 > 300 && nt > 400, `mesh too coarse: ${nt} triangles`);
+  // Every opaque pixel on a 6 px lattice lies in some triangle (no holes).
+  let opaque = 0, covered = 0;
+  for (let y = 3; y < rig.textureHeight; y += 6) {
+    for (let x = 3; x < rig.textureWidth; x += 6) {
+      if (rgba[(y * w + x) * 4 + 3] < 128) continue;
+      opaque++;
+      for (let t = 0; t < nt; t++) if (triangleContains(rig, t, x + 0.5, y + 0.5)) { covered++; break; }
+    }
+  }
+  assert.ok(covered / opaque > 0.995, `covered ${covered}/${opaque}`);
+  // The gap between the knees is background and no triangle spans it.
+  const gx = 270, gy = 470;
+  assert.equal(rgba[(gy * w + gx) * 4 + 3], 0, 'fixture: gap pixel should be transparent');
+  for (let t = 0; t < nt; t++) assert.ok(!triangleContains(rig, t, gx, gy), `triangle ${t} bridges the legs`);
+});
+
+test('char1 drawing: weights are normalised, limbs rigid mid-bone, joints blended', { skip: missingMedia(CHAR1) }, async () => {
+  const { rig } = await char1();
+  for (let v = 0; v < rig.vertices.length / 2; v++) {
+    let s = 0;
+    for (let k = 0; k < rig.influences; k++) s += rig.boneWeights[v * rig.influences + k];
+    assert.ok(Math.abs(s - 1) < 0.01, `vertex ${v} weights sum to ${s}`);
+  }
+  const j = (name: string): { x: number; y: number } => rig.joints.find((p) => p.name === name)!;
+  const mid = (a: string, b: string): [number, number] => [(j(a).x + j(b).x) / 2, (j(a).y + j(b).y) / 2];
+  // Middle of the right shin (bone 9) and left forearm (bone 3): rigid.
+  assert.ok(weightNear(rig, 9, ...mid('rightKnee', 'rightAnkle'), 8) > 0.9);
+  assert.ok(weightNear(rig, 3, ...mid('leftElbow', 'leftWrist'), 8) > 0.9);
+  // At the knee both thigh and shin contribute.
+  const knee = j('leftKnee');
+  const thigh = weightNear(rig, 6, knee.x, knee.y, 10), shin = weightNear(rig, 7, knee.x, knee.y, 10);
+  assert.ok(thigh > 0.15 && shin > 0.15, `knee blend thigh ${thigh} shin ${shin}`);
+  // Drawing order is back to front by layer.
+  for (let t = 1; t < rig.triangleLayers.length; t++) assert.ok(rig.triangleLayers[t] >= rig.triangleLayers[t - 1]);
+  assert.deepEqual(rig.triangleLayers, rig.triangleBones.map((b) => BONE_LAYER[b]));
+});
+
+/** A synthetic figure whose right forearm lies across the torso. */
+async function crossedArmFigure(): Promise<{ analysis: CharacterAnalysis; rgba: Uint8Array; w: number; h: number }> {
+  const w = 300, h = 500;
+  const kp = (x: number, y: number): Keypoint => ({ x, y, score: 1 });
+  // Figure facing the camera: its right side is on the image's left.
+  const body = [
+    kp(150, 70), kp(160, 60), kp(140, 60), kp(170, 65), kp(130, 65),
+    kp(190, 130), kp(110, 130), kp(215, 200), kp(75, 200), kp(225, 270), kp(150, 215),
+    kp(175, 260), kp(125, 260), kp(180, 360), kp(120, 360), kp(182, 450), kp(118, 450),
+  ];
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">
+    <circle cx="150" cy="70" r="40" fill="#c96"/>
+    <rect x="105" y="120" width="90" height="150" rx="10" fill="#36c"/>
+    <polyline points="175,260 180,360 182,450" stroke="#333" stroke-width="30" fill="none" stroke-linecap="round"/>
+    <polyline points="125,260 120,360 118,450" stroke="#333" stroke-width="30" fill="none" stroke-linecap="round"/>
+    <polyline points="190,130 215,200 225,270" stroke="#c33" stroke-width="22" fill="none" stroke-linecap="round"/>
+    <polyline points="110,130 75,200 150,215" stroke="#3c3" stroke-width="22" fill="none" stroke-linecap="round"/>
+  </svg>`;
+  const { data } = await sharp(Buffer.from(svg)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const analysis: CharacterAnalysis = {
+    version: 1, width: w, height: h, maskMethod: 'alpha', body, poseMethod: 'model', crop: { x: 0, y: 0, width: w, height: h },
+  };
+  return { analysis, rgba: new Uint8Array(data.buffer, data.byteOffset, data.length), w, h };
+}
+
+test('an arm lying across the torso is skinned to the arm, not the torso', async () => {
+  const { analysis, rgba, w, h } = await crossedArmFigure();
+  const rig = buildRig(analysis, rgba, w, h);
+  // Over the torso, on the forearm (right elbow 75,200 → right wrist 150,215): forearm (bone 5) wins.
+  assert.ok(weightNear(rig, 5, 125, 210, 7) > 0.6, 'forearm over the torso belongs to the forearm');
+  // Torso well away from the arm stays torso.
+  assert.ok(weightNear(rig, 0, 160, 160, 8) > 0.9);
+});
+
+test('the default character rigs with every bone owning part of the mesh', async () => {
+  const { data, info } = await sharp(Buffer.from(defaultCharacterSvg())).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const analysis: CharacterAnalysis = {
+    version: 1, width: info.width, height: info.height, maskMethod: 'alpha', body: defaultCharacterKeypoints(), poseMethod: 'model',
+    crop: { x: 0, y: 0, width: info.width, height: info.height },
+  };
+  const rig = buildRig(analysis, new Uint8Array(data.buffer, data.byteOffset, data.length), info.width, info.height);
+  assert.deepEqual([...new Set(rig.triangleBones)].sort((a, b) => a - b), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+});
+
+test('an empty texture is refused with RigError', async () => {
+  const w = 64, h = 64;
+  const analysis = (await crossedArmFigure()).analysis;
+  assert.throws(() => buildRig({ ...analysis, crop: { x: 0, y: 0, width: w, height: h } }, new Uint8Array(w * h * 4), w, h), RigError);
+});
