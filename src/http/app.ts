@@ -23,13 +23,12 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
   const app = Fastify({
     logger: opts.logger === false || deps.config.logLevel === 'silent' ? false : { level: deps.config.logLevel },
     genReqId,
-    requestIdLogLabel: 'request_id',
     bodyLimit: deps.config.limits.bodyBytes,
     // Long uploads on slow links must not be cut by a request timeout; idle sockets still are.
     requestTimeout: 0,
     return503OnClosing: true,
     // Long enough that an over-long ID reaches its route and gets the family's 404.
-    maxParamLength: 512,
+    routerOptions: { maxParamLength: 512 },
     // Errors raised before routing (bad percent-encoding, over-long parameters) get the envelope too.
     frameworkErrors: (err, request, reply) => {
       reply.header('X-Request-Id', request.id);

@@ -48,7 +48,9 @@ test('char1 drawing: mesh covers the silhouette and never bridges the gap betwee
     for (let x = 3; x < rig.textureWidth; x += 6) {
       if (rgba[(y * w + x) * 4 + 3] < 128) continue;
       opaque++;
-      for (let t = 0; t < nt; t++) if (triangleContains(rig, t, x + 0.5, y + 0.5)) { covered++; break; }
+      let hit = false;
+      for (let t = 0; t < nt && !hit; t++) hit = triangleContains(rig, t, x + 0.5, y + 0.5);
+      if (hit) covered++; else if (process.env.DEBUG_RIG) console.log("uncovered", x, y);
     }
   }
   assert.ok(covered / opaque > 0.995, `covered ${covered}/${opaque}`);

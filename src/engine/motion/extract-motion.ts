@@ -161,6 +161,14 @@ function sharedPool(): PosePool {
   return pool;
 }
 
+/**
+ * Starts the shared pose workers and loads their models ahead of the first job (a few seconds of
+ * cold start otherwise land on the first extraction). Safe to call more than once.
+ */
+export function warmUpMotionExtraction(): void {
+  sharedPool();
+}
+
 export function chooseFps(sourceFps: number, target?: number): number {
   const want = target && target > 0 ? target : Math.min(sourceFps, DEFAULT_FPS_CAP);
   const fps = Math.min(MAX_FPS, Math.max(1, want));

@@ -62,7 +62,7 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
   const torsoLen = boneLength(joints, 0);
 
   const gridSpacing = Math.max(5, Math.max(raw.w, raw.h) / 45);
-  const mesh = buildMesh(dil, dilDist, 3, gridSpacing);
+  const mesh = buildMesh(dil, dilDist, 3, gridSpacing, dilate(mask, 3));
   const nv = mesh.xs.length;
   if (mesh.triangles.length / 3 < 16) throw new RigError('the character silhouette is too small to rig');
 

@@ -66,8 +66,10 @@ function outlinePoints(m: Mask, spacing: number): Array<[number, number]> {
  * @param dist distance of each `dil` pixel to the outside of `dil`
  * @param edgeSpacing spacing of outline points (working px)
  * @param gridSpacing spacing of interior points (working px)
+ * @param probeMask `dil` dilated by one more pixel: triangle edges are tested against it, because a
+ *   chord between two outline points on a diagonal pixel staircase runs up to ~0.7 px outside `dil`
  */
-export function buildMesh(dil: Mask, dist: Float32Array, edgeSpacing: number, gridSpacing: number): MeshResult {
+export function buildMesh(dil: Mask, dist: Float32Array, edgeSpacing: number, gridSpacing: number, probeMask: Mask): MeshResult {
   const pts = outlinePoints(dil, edgeSpacing);
   // Interior grid, staggered rows (near-equilateral triangles), away from the outline so no
   // slivers form between grid and outline points.
@@ -92,19 +94,19 @@ export function buildMesh(dil: Mask, dist: Float32Array, edgeSpacing: number, gr
   const kept: number[] = [];
   // A triangle is kept when its centroid and samples along each edge (strictly inside the edge,
   // since outline vertices sit on the pixel border) fall in the dilated mask.
-  const probe = (x: number, y: number): boolean => inside(dil, x, y) || inside(dil, x + 0.3, y + 0.3) && inside(dil, x - 0.3, y - 0.3);
+  const probe = (x: number, y: number): boolean => inside(probeMask, x, y);
   for (let t = 0; t < tris.length; t += 3) {
     const i = tris[t], j = tris[t + 1], k = tris[t + 2];
     const cx = (xs[i] + xs[j] + xs[k]) / 3, cy = (ys[i] + ys[j] + ys[k]) / 3;
-    if (!inside(dil, cx, cy)) continue;
+    if (!inside(probeMask, cx, cy)) continue;
     let ok = true;
     for (const [p, q] of [[i, j], [j, k], [k, i]] as const) {
       const len = Math.hypot(xs[q] - xs[p], ys[q] - ys[p]);
       const steps = Math.max(2, Math.ceil(len / 1.5));
       for (let s = 1; s < steps && ok; s++) {
         const u = s / steps;
-        // Nudge toward the centroid by a quarter pixel: an edge running exactly along the
-        // outline must not count as leaving the mask.
+        // Nudge toward the centroid: an edge running exactly along the outline must not count as
+        // leaving the mask.
         let x = xs[p] + (xs[q] - xs[p]) * u, y = ys[p] + (ys[q] - ys[p]) * u;
         const dx = cx - x, dy = cy - y, dl = Math.hypot(dx, dy) || 1;
         x += (dx / dl) * 0.6;
