@@ -185,7 +185,7 @@ export async function run(argv: string[]): Promise<void> {
     await rm(dir2, { recursive: true, force: true }).catch(() => {});
   }
 
-  const md = [`### Render event streams`, '', `\`npm run bench -- events --streams ${nStreams} --changes ${nChanges}\` (SQLite, ${machineLine()})`, '', ...lines].join('\n');
+  const md = [`## Render event streams`, '', `\`npm run bench -- events --streams ${nStreams} --changes ${nChanges}\` (SQLite, ${machineLine()})`, '', ...lines].join('\n');
   process.stdout.write(md + '\n');
   writeSection('events', md);
 }

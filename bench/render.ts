@@ -72,7 +72,7 @@ export async function run_(argv: string[]): Promise<void> {
     await wired.close();
     await rm(dir, { recursive: true, force: true });
   }
-  const md = [`### Render time (creation to ready)`, '', `\`npm run bench -- render --seconds ${seconds} --width ${values.width}\` (SQLite, 1 worker, ${machineLine()})`, '', ...lines].join('\n');
+  const md = [`## Render time (creation to ready)`, '', `\`npm run bench -- render --seconds ${seconds} --width ${values.width}\` (SQLite, 1 worker, ${machineLine()})`, '', ...lines].join('\n');
   process.stdout.write(md + '\n');
   writeSection('render', md);
 }

@@ -5,7 +5,7 @@
 import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { writeDefaultCharacterImage } from './builtins/default-character.js';
+import { defaultCharacterKeypoints, isDefaultCharacterImage, writeDefaultCharacterImage } from './builtins/default-character.js';
 import { listTemplates, writeTemplateMotion } from './builtins/templates.js';
 import { analyzeCharacterImage } from './character/analyze.js';
 import type { MediaTools } from './media/ffmpeg.js';
@@ -88,11 +88,15 @@ export function createEngine(opts: { tools: MediaTools; tmpDir?: string }): Engi
       onProgress?.(0);
       const res = await analyzeCharacterImage({ tools, imageFile, outDir, thumbnail, signal });
       onProgress?.(70);
-      const rig = await rigFromTexture(res.analysis, join(outDir, res.textureFile));
-      const file: CharacterFile = { version: 1, analysis: res.analysis, rig };
+      // The built-in character's skeleton is known exactly (it is drawn around it).
+      const analysis: CharacterAnalysis = (await isDefaultCharacterImage(imageFile))
+        ? { ...res.analysis, body: defaultCharacterKeypoints(), poseMethod: 'model' }
+        : res.analysis;
+      const rig = await rigFromTexture(analysis, join(outDir, res.textureFile));
+      const file: CharacterFile = { version: 1, analysis, rig };
       await writeFile(join(outDir, CHARACTER_FILE), JSON.stringify(file));
       onProgress?.(100);
-      return { dir: outDir, analysis: res.analysis, characterFile: CHARACTER_FILE, textureFile: res.textureFile, thumbnailFile: res.thumbnailFile };
+      return { dir: outDir, analysis, characterFile: CHARACTER_FILE, textureFile: res.textureFile, thumbnailFile: res.thumbnailFile };
     },
 
     async loadCharacter(dir) {

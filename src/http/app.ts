@@ -14,6 +14,7 @@ import { filesRoutes } from './routes/files.routes.js';
 import { eventsRoutes } from './routes/events.routes.js';
 import { draftsRoutes } from './routes/drafts.routes.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
+import { partAwareValidatorFactory } from './validation.js';
 
 /**
  * Builds the HTTP application. Everything under /v1 sits in one encapsulated scope with bearer
@@ -34,7 +35,9 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
       reply.header('X-Request-Id', request.id);
       sendError(request, reply, toAppError(err, deps.config.limits));
     },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
+    // Querystrings, params and headers are coerced (they are text); JSON bodies are not (validation.ts).
+    ajv: { customOptions: { removeAdditional: false, allErrors: false } },
+    schemaController: { compilersFactory: { buildValidator: partAwareValidatorFactory() as never } },
   });
   registerRequestContext(app);
   registerErrorHandler(app, deps.config.limits);

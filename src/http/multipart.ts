@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
-import { AppError, invalidRequest } from '../contracts/errors.js';
+import { AppError, invalidRequest, isAppError } from '../contracts/errors.js';
 import { ulid } from '../contracts/ids.js';
 
 /**
@@ -117,4 +117,29 @@ export async function readMultipart(request: FastifyRequest, spec: FormSpec, tmp
     request.raw.off('close', onClose);
   }
   return { fields, files, dir, cleanup };
+}
+
+/**
+ * Reads a media form. A media file over its byte limit is a media-limit refusal (422
+ * UNSUPPORTED_MEDIA, DECISIONS "Media limits"), not a malformed request, whether the reader cut the
+ * file off while streaming or refused the whole form up front from its declared Content-Length
+ * (the text fields are small, so only a file can make a form that large). The reader has already
+ * removed its temp files either way.
+ */
+export async function readMediaForm(request: FastifyRequest, spec: FormSpec, tmpDir: string): Promise<ReceivedForm> {
+  try {
+    return await readMultipart(request, spec, tmpDir);
+  } catch (e) {
+    if (!isAppError(e) || typeof e.details.limit_bytes !== 'number') throw e;
+    const field = e.details.field;
+    const opts = { headers: e.headers, cause: e };
+    if (typeof field === 'string' && field in spec.files) {
+      throw new AppError('UNSUPPORTED_MEDIA', `The file ${field} is larger than the ${e.details.limit_bytes} byte limit.`, { ...opts, details: { field, limit_bytes: e.details.limit_bytes } });
+    }
+    if (typeof e.details.content_length === 'number') {
+      const limit = Math.max(...Object.values(spec.files).map((f) => f.maxBytes));
+      throw new AppError('UNSUPPORTED_MEDIA', `The upload is ${e.details.content_length} bytes; a file may have at most ${limit} bytes.`, { ...opts, details: { limit_bytes: limit, content_length: e.details.content_length } });
+    }
+    throw e;
+  }
 }

@@ -37,8 +37,11 @@ const COMMANDS: Record<string, Handler> = {
     return { account_id: f.account, granted: amount };
   },
   'project set-defaults': async (db, f) => {
-    await setProjectDefaults(db, need(f, 'account'), f.character ?? null, f.motion ?? null);
-    return { account_id: f.account, default_character_id: f.character ?? null, default_motion_id: f.motion ?? null };
+    if (f.character === undefined && f.motion === undefined) throw new UsageError('give --character and/or --motion (an ID, or "none" to clear)');
+    // An omitted flag keeps the current default; "none" clears it.
+    const pick = (v: string | undefined) => (v === undefined ? undefined : v === 'none' ? null : v);
+    const defaults = await setProjectDefaults(db, need(f, 'account'), { characterId: pick(f.character), motionId: pick(f.motion) });
+    return { account_id: f.account, ...defaults };
   },
   ...adminCommands,
 };
@@ -48,7 +51,7 @@ const USAGE = `usage: npm run admin -- <command> [options]
   key create --account ACCOUNT_ID
   key revoke KEY_ID
   credits grant --account ACCOUNT_ID --amount C
-  project set-defaults --account ACCOUNT_ID [--character CHAR_ID] [--motion MOT_ID]
+  project set-defaults --account ACCOUNT_ID [--character CHAR_ID|none] [--motion MOT_ID|none]
 ${Object.keys(adminCommands).map((c) => `  ${c} ...`).join('\n')}`;
 
 async function main(): Promise<number> {

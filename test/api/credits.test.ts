@@ -2,27 +2,14 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { newId } from '../../src/contracts/ids.js';
 import { setProjectDefaults } from '../../src/domain/accounts/accounts.service.js';
 import { settle } from '../../src/domain/billing/billing.service.js';
 import { dbTargets, errorOf, hasSharedMedia, mediaFile, NO_MEDIA_REASON, startService, type TestService } from '../helpers/harness.js';
+import { insertMotionRow } from '../helpers/asset-rows.js';
 
 /** GET /v1/credits and the credit rules of render creation (DECISIONS "Credits"). */
 
-async function insertMotion(svc: TestService, accountId: string, durationMs: number): Promise<string> {
-  const id = newId('motion');
-  const now = new Date().toISOString();
-  await svc.wired.deps.db
-    .insertInto('motions')
-    .values({
-      id, account_id: accountId, name: '', type: 'render', status: 'ready', progress: 100, enable_smoothing: 1, target_fps: null, joint_set: 'body',
-      task_id: null, glb_status: null, source_kind: 'upload', source_key: null, source_url: null, template_id: null, assets_key: null,
-      duration_ms: durationMs, failure_json: null, request_id: null, service_source: null, created_at: now, updated_at: now, completed_at: now,
-      deleted_at: null,
-    })
-    .execute();
-  return id;
-}
+const insertMotion = (svc: TestService, accountId: string, durationMs: number) => insertMotionRow(svc.wired.deps.db, accountId, 'ready', durationMs);
 
 const ledgerOf = (svc: TestService, accountId: string) => svc.wired.deps.db.selectFrom('ledger').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
 const balanceRow = (svc: TestService, accountId: string) => svc.wired.deps.db.selectFrom('balances').selectAll().where('account_id', '=', accountId).executeTakeFirstOrThrow();
@@ -52,7 +39,7 @@ for (const t of await dbTargets()) {
     test('a render reserves ceil(seconds) credits; settlement shows thousandths', async () => {
       const acct = await svc.newAccount(10);
       const motion = await insertMotion(svc, acct.accountId, 2400);
-      await setProjectDefaults(svc.wired.deps.db, acct.accountId, null, motion);
+      await setProjectDefaults(svc.wired.deps.db, acct.accountId, { characterId: null, motionId: motion });
       const res = await svc.request('/v1/renders', { method: 'POST', key: acct.apiKey });
       assert.equal(res.status, 200);
       const { id } = (await res.json()) as any;
@@ -84,7 +71,7 @@ for (const t of await dbTargets()) {
     test('50 concurrent creations against a balance covering exactly 10 give exactly 10 successes', async () => {
       const acct = await svc.newAccount(10);
       const motion = await insertMotion(svc, acct.accountId, 1000);
-      await setProjectDefaults(svc.wired.deps.db, acct.accountId, null, motion);
+      await setProjectDefaults(svc.wired.deps.db, acct.accountId, { characterId: null, motionId: motion });
       const results = await Promise.all(Array.from({ length: 50 }, () => svc.request('/v1/renders', { method: 'POST', key: acct.apiKey })));
       const statuses = results.map((r) => r.status);
       const bodies = (await Promise.all(results.map((r) => r.json()))) as any[];

@@ -132,7 +132,7 @@ for (const t of await dbTargets()) {
       assert.equal(big.details.limit_bytes, 2048);
     });
 
-    test('malformed multipart, wrong field types and oversized files are 400 INVALID_REQUEST', async () => {
+    test('malformed multipart and wrong field types are 400 INVALID_REQUEST; an oversized file is 422 UNSUPPORTED_MEDIA', async () => {
       const url = `${svc.baseUrl}/v1/renders`;
       const auth = { authorization: `Bearer ${svc.apiKey}` };
       const broken = '--xyz\r\nContent-Disposition: form-data; name="character_id"\r\n\r\nchar_1\r\n--xyz\r\nContent-Disposition: form-da';
@@ -149,10 +149,33 @@ for (const t of await dbTargets()) {
       const tooBig = new FormData();
       tooBig.append('image', new Blob([Buffer.alloc(10_000, 7)]), 'big.png');
       tooBig.append('motion_video_url', 'https://example.com/v.mp4');
-      const e = await envelope(await svc.request('/v1/renders', { method: 'POST', body: tooBig }), 400, 'INVALID_REQUEST');
+      const e = await envelope(await svc.request('/v1/renders', { method: 'POST', body: tooBig }), 422, 'UNSUPPORTED_MEDIA');
       assert.deepEqual([e.details.field, e.details.limit_bytes], ['image', 4096]);
       const wrongType = await svc.request('/v1/videos?limit=many');
       await envelope(wrongType, 400, 'INVALID_REQUEST');
+    });
+
+    test('JSON bodies are validated as sent (no type coercion); querystrings are coerced from text', async () => {
+      const json = { 'content-type': 'application/json' };
+      const templates = (await (await svc.request('/v1/motions/templates')).json()) as any;
+      const templateId = templates.items[0].id as string;
+      for (const body of [{ template_id: 7 }, { template_id: true }, { template_id: [templateId] }, { template_id: templateId, name: 12 }, { template_id: templateId, name: false }]) {
+        const e = await envelope(await svc.request('/v1/motions/import', { method: 'POST', headers: json, body: JSON.stringify(body) }), 400, 'INVALID_REQUEST');
+        assert.equal(e.details.location, 'body', JSON.stringify(body));
+      }
+      assert.equal((await svc.request('/v1/motions/import', { method: 'POST', headers: json, body: JSON.stringify({ template_id: templateId, name: '12' }) })).status, 200);
+      const listed = await svc.request('/v1/videos?limit=3');
+      assert.equal(listed.status, 200, 'limit=3 arrives as text and is read as the integer 3');
+      const motions = await svc.request('/v1/motions?limit=1');
+      assert.equal(((await motions.json()) as any).items.length, 1);
+    });
+
+    test('lists refuse query parameters they do not define, naming them', async () => {
+      for (const path of ['/v1/videos?stauts=ready', '/v1/motions?status=ready', '/v1/characters?limit=5']) {
+        const e = await envelope(await svc.request(path), 400, 'INVALID_REQUEST');
+        assert.equal(e.details.location, 'querystring', path);
+        assert.equal(e.details.field, path.split('?')[1].split('=')[0], path);
+      }
     });
 
     // Router-level refusals (bad percent-encoding, over-long path parameters) happen before hooks run;

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { openAsBlob } from 'node:fs';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -122,6 +122,24 @@ for (const t of await dbTargets()) {
       await expectRefused(svc, '/v1/characters', mediaFile('images/4d-humans--pexels-anete-lusina-4793258.jpg'), (d) => {
         assert.deepEqual([d.width, d.height, d.max_side_px], [4016, 6016, 4096]);
       });
+    });
+
+    it('refuses a truncated PNG or JPEG whose header is intact (decoded in full at the door)', async () => {
+      for (const [source, name] of [['images/animate-x--4.png', 'cut.png'], ['images/mimicmotion--demo1.jpg', 'cut.jpg']]) {
+        const bytes = await readFile(mediaFile(source));
+        const cut = join(work, name);
+        await writeFile(cut, bytes.subarray(0, Math.floor(bytes.length * 0.6)));
+        const header = await sharp(cut).metadata();
+        assert.ok(header.width && header.height, 'the header alone still reads');
+        await expectRefused(svc, '/v1/characters', cut, (d) => assert.equal(d.media, 'image'));
+        const form = new FormData();
+        form.append('image', await openAsBlob(cut), name);
+        form.append('motion_video_url', 'https://example.com/v.mp4');
+        const before = await footprint(svc);
+        const err = await errorOf(await svc.request('/v1/renders', { method: 'POST', body: form }));
+        assert.deepEqual([err.status, err.code], [422, 'UNSUPPORTED_MEDIA'], `${name} as a render input`);
+        assert.deepEqual(await footprint(svc), before);
+      }
     });
 
     it('accepts MP4, MOV and WebM driving videos by content', async () => {

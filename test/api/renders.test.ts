@@ -6,6 +6,7 @@ import { newId } from '../../src/contracts/ids.js';
 import { setProjectDefaults } from '../../src/domain/accounts/accounts.service.js';
 import type { AssetStatus } from '../../src/infra/db/schema.js';
 import { dbTargets, errorOf, hasSharedMedia, mediaFile, NO_MEDIA_REASON, startService, type TestService } from '../helpers/harness.js';
+import { insertCharacterRow, insertMotionRow } from '../helpers/asset-rows.js';
 
 /** POST /v1/renders (direct form and defaults), the retired paths and downloads. */
 
@@ -24,35 +25,9 @@ async function form(parts: Record<string, Part>): Promise<FormData> {
   return fd;
 }
 
-async function insertCharacter(svc: TestService, accountId: string, status: AssetStatus): Promise<string> {
-  const id = newId('character');
-  const now = new Date().toISOString();
-  await svc.wired.deps.db
-    .insertInto('characters')
-    .values({
-      id, account_id: accountId, name: '', type: 'render', status, progress: null, enhance: 0, joint_set: 'body', model_precision: null,
-      filter_low_quality: 0, render_thumbnail: 0, task_id: null, vsplat_status: null, source_kind: 'upload', source_key: null, source_url: null,
-      assets_key: null, failure_json: null, charge_milli: 1000, request_id: null, service_source: null, created_at: now, updated_at: now,
-      completed_at: null, deleted_at: null,
-    })
-    .execute();
-  return id;
-}
-
-async function insertMotion(svc: TestService, accountId: string, status: AssetStatus, durationMs: number | null = 2500): Promise<string> {
-  const id = newId('motion');
-  const now = new Date().toISOString();
-  await svc.wired.deps.db
-    .insertInto('motions')
-    .values({
-      id, account_id: accountId, name: '', type: 'render', status, progress: null, enable_smoothing: 1, target_fps: null, joint_set: 'body',
-      task_id: null, glb_status: null, source_kind: 'upload', source_key: null, source_url: null, template_id: null, assets_key: null,
-      duration_ms: durationMs, failure_json: null, request_id: null, service_source: null, created_at: now, updated_at: now, completed_at: null,
-      deleted_at: null,
-    })
-    .execute();
-  return id;
-}
+const insertCharacter = (svc: TestService, accountId: string, status: AssetStatus) => insertCharacterRow(svc.wired.deps.db, accountId, status);
+const insertMotion = (svc: TestService, accountId: string, status: AssetStatus, durationMs: number | null = 2500) =>
+  insertMotionRow(svc.wired.deps.db, accountId, status, durationMs);
 
 const videoRow = (svc: TestService, id: string) => svc.wired.deps.db.selectFrom('videos').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 const reserveOf = async (svc: TestService, id: string) =>
@@ -152,13 +127,13 @@ for (const t of await dbTargets()) {
 
       const c = await insertCharacter(svc, other.accountId, 'ready');
       const m = await insertMotion(svc, other.accountId, 'ready', 1200);
-      await setProjectDefaults(svc.wired.deps.db, other.accountId, c, m);
+      await setProjectDefaults(svc.wired.deps.db, other.accountId, { characterId: c, motionId: m });
       const withDefaults = (await (await svc.request('/v1/renders', { method: 'POST', key: other.apiKey })).json()) as any;
       const row2 = await videoRow(svc, withDefaults.id);
       assert.deepEqual([JSON.parse(row2.character_source), JSON.parse(row2.motion_source)], [{ kind: 'character', id: c }, { kind: 'motion', id: m }]);
       assert.equal(-(await reserveOf(svc, withDefaults.id))[0].amount_milli, 2000);
 
-      await setProjectDefaults(svc.wired.deps.db, other.accountId, await insertCharacter(svc, other.accountId, 'processing'), m);
+      await setProjectDefaults(svc.wired.deps.db, other.accountId, { characterId: await insertCharacter(svc, other.accountId, 'processing'), motionId: m });
       const notReady = await errorOf(await svc.request('/v1/renders', { method: 'POST', key: other.apiKey }));
       assert.deepEqual([notReady.status, notReady.code, notReady.body.error.details.status], [409, 'INVALID_CHARACTER', 'processing']);
     });

@@ -52,7 +52,7 @@ for (const target of await dbTargets()) {
 
     const auth = () => ({ authorization: `Bearer ${svc.apiKey}`, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` });
 
-    it('a multipart file over its limit is cut off with 400 while the client is still sending, leaving no temp file', async () => {
+    it('a multipart file over its limit is cut off with 422 UNSUPPORTED_MEDIA while the client is still sending, leaving no temp file', async () => {
       const total = 40 * 1024 * 1024;
       const { req, response } = openUpload(`${svc.baseUrl}/v1/renders`, 'POST', { ...auth(), 'content-length': String(total) });
       req.on('error', () => {});
@@ -68,8 +68,8 @@ for (const target of await dbTargets()) {
       const res = await response;
       const body = JSON.parse(await new Promise<string>((r) => { let s = ''; res.on('data', (d) => (s += d)); res.on('end', () => r(s)); }));
       req.destroy();
-      assert.equal(res.statusCode, 400);
-      assert.equal(body.error.code, 'INVALID_REQUEST');
+      assert.equal(res.statusCode, 422);
+      assert.equal(body.error.code, 'UNSUPPORTED_MEDIA');
       assert.deepEqual(body.error.details, { field: 'image', limit_bytes: IMAGE_LIMIT });
       assert.equal(res.headers.connection, 'close', 'the rest of the body is not read');
       assert.ok(answeredAt >= 0 && answeredAt < total / 2, `answered after ${answeredAt} of ${total} bytes`);
@@ -77,12 +77,12 @@ for (const target of await dbTargets()) {
       assert.equal((await svc.wired.deps.db.selectFrom('videos').select('id').execute()).length, 0);
     });
 
-    it('the same over-limit upload through fetch gets the 400 envelope', async () => {
+    it('the same over-limit upload through fetch gets the 422 envelope', async () => {
       const form = new FormData();
       form.set('image', new Blob([new Uint8Array(IMAGE_LIMIT + 1)]), 'a.png');
       form.set('motion_id', 'mot_01ARZ3NDEKTSV4RRFFQ69G5FAV');
       const err = await errorOf(await svc.request('/v1/renders', { method: 'POST', body: form }));
-      assert.equal(err.status, 400);
+      assert.deepEqual([err.status, err.code], [422, 'UNSUPPORTED_MEDIA']);
       assert.equal(err.body.error.details.limit_bytes, IMAGE_LIMIT);
       assert.equal(err.requestId, err.body.error.request_id);
       assert.deepEqual(tempEntries(svc), []);
@@ -96,7 +96,7 @@ for (const target of await dbTargets()) {
       const res = await response;
       const body = JSON.parse(await new Promise<string>((r) => { let s = ''; res.on('data', (d) => (s += d)); res.on('end', () => r(s)); }));
       req.destroy();
-      assert.equal(res.statusCode, 400);
+      assert.deepEqual([res.statusCode, body.error.code], [422, 'UNSUPPORTED_MEDIA']);
       assert.equal(body.error.details.content_length, huge);
       assert.ok(body.error.details.limit_bytes < huge);
       assert.deepEqual(tempEntries(svc), []);

@@ -99,7 +99,12 @@ describe('SIGKILL during a render (sqlite)', { skip: !hasSharedMedia() && NO_MED
     db = await openDb({ url: `sqlite:${join(dataDir, 'marionette.sqlite')}` });
     const ledger = await db.db.selectFrom('ledger').select(['kind', 'amount_milli']).where('resource_id', '=', id).orderBy('id').execute();
     assert.deepEqual(ledger.map((l) => l.kind), ['reserve', 'settle'], 'exactly one reservation and one settlement');
-    const job = await db.db.selectFrom('jobs').selectAll().where('resource_id', '=', id).executeTakeFirstOrThrow();
+    // The worker records the job as completed just after the render's terminal transition.
+    let job = await db.db.selectFrom('jobs').selectAll().where('resource_id', '=', id).executeTakeFirstOrThrow();
+    for (let i = 0; i < 100 && job.status === 'active'; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      job = await db.db.selectFrom('jobs').selectAll().where('resource_id', '=', id).executeTakeFirstOrThrow();
+    }
     assert.equal(job.status, 'completed');
     assert.equal(job.attempts, 2, 'the killed attempt counted; the second finished');
     const events = await db.db.selectFrom('render_events').select(['type', 'sequence']).where('render_id', '=', id).orderBy('sequence').execute();

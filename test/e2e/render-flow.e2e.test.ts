@@ -6,6 +6,8 @@ import { dbTargets, hasSharedMedia, NO_MEDIA_REASON, startService, type TestServ
 import { openSse, type SseFrame } from '../jobs/sse-reader.js';
 import { ledgerOf } from '../jobs/render-fixture.js';
 import { ffprobe, prepareMedia } from './media-prep.js';
+import { cancelRender } from '../../src/domain/renders/render-cancel.service.js';
+import type { EmbeddedQueue } from '../../src/jobs/embedded-queue.js';
 
 /**
  * The whole service with the real engine: a real picture and a real driving video, through HTTP,
@@ -122,6 +124,10 @@ for (const t of await dbTargets()) {
       assert.ok(probe.frames >= CLIP_S * 20, `frames ${probe.frames}`);
       const durationMs = await assertSettled(created.id);
       assert.ok(Math.abs(durationMs - CLIP_S * 1000) < 250);
+      // The work dir goes in the handler's `finally`, just after the `ready` transition.
+      for (let i = 0; i < 100 && (await svc.wired.deps.db.selectFrom('jobs').select('status').where('resource_id', '=', created.id).executeTakeFirstOrThrow()).status === 'active'; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
       assert.deepEqual(await readdir(join(svc.config.dataDir, 'tmp', 'jobs')).catch(() => []), [], 'no job temp dirs remain');
     });
 
@@ -169,6 +175,34 @@ for (const t of await dbTargets()) {
       assert.equal(probe.codec, 'h264');
       assert.ok(probe.durationS > 0.4);
       await assertSettled(created.id);
+    });
+
+    it('cancellation during processing: the engine stops, the stream ends with cancelled, the reservation is released', async () => {
+      const res = await svc.request('/v1/renders', {
+        method: 'POST',
+        body: await form({ image: { file: media.image, type: 'image/jpeg' }, motion_video: { file: media.video, type: 'video/mp4' }, background_mode: 'solid', bg_color: '0,177,64' }),
+      });
+      assert.equal(res.status, 200, await res.clone().text());
+      const { id } = (await res.json()) as any;
+      const s = await openSse(`${svc.baseUrl}/v1/renders/${id}/events`, { authorization: `Bearer ${svc.apiKey}` });
+      await s.until(['progress'], 120_000);
+      const queue = svc.wired.deps.queue as EmbeddedQueue;
+      assert.equal(queue.activeCount(), 1);
+      const t0 = Date.now();
+      await cancelRender(svc.wired.deps, id);
+      const frames = await s.until(['cancelled', 'ready', 'failed'], 10_000);
+      assert.equal(frames[frames.length - 1].event, 'cancelled');
+      while (queue.activeCount() > 0 && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 10));
+      const stopMs = Date.now() - t0;
+      assert.equal(queue.activeCount(), 0, 'the worker let go of the job');
+      process.stdout.write(`# cancellation: the worker stopped ${stopMs} ms after the cancel\n`);
+      assert.ok(stopMs < 5000, `stopped after ${stopMs} ms`);
+      assert.deepEqual((await ledgerOf(svc.wired.deps.db, id)).map((l) => l.kind), ['reserve', 'release']);
+      assert.equal(await svc.wired.deps.storage.stat(`renders/${id}/output/video.mp4`), null);
+      assert.deepEqual(await readdir(join(svc.config.dataDir, 'tmp', 'jobs')).catch(() => []), []);
+      const v = (await (await svc.request(`/v1/videos/${id}`)).json()) as any;
+      assert.equal(v.status, 'cancelled');
+      assert.ok(v.completed_at);
     });
   });
 }

@@ -89,6 +89,22 @@ describe('probeVideo', () => {
     assert.deepEqual([d18.width, d18.height, d18.fps], [480, 480, 30]);
   });
 
+  it('reports the displayed size of a rotated phone video, and decodes it upright', async () => {
+    const plain = join(tmp, 'landscape.mp4');
+    const rotated = join(tmp, 'rotated.mp4');
+    // Left half white, right half black, stored landscape; the rotate tag turns it a quarter.
+    await runFfmpeg(tools, ['-v', 'error', '-f', 'lavfi', '-i', 'color=c=black:s=160x90:r=10:d=1', '-vf', 'drawbox=x=0:y=0:w=80:h=90:color=white:t=fill', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', plain]);
+    await runFfmpeg(tools, ['-v', 'error', '-i', plain, '-c', 'copy', '-metadata:s:v:0', 'rotate=90', rotated]);
+    const info = await probeVideo(tools, rotated);
+    assert.deepEqual([info.width, info.height], [90, 160]);
+    let first: Buffer | null = null;
+    for await (const f of decodeFrames(tools, rotated, { fps: 10, width: 90, height: 160 })) first ??= f;
+    // Upright, the white half is now the top (or bottom) half: rows differ, columns do not.
+    const px = (x: number, y: number) => first![(y * 90 + x) * 4];
+    assert.ok(Math.abs(px(45, 20) - px(45, 140)) > 200, 'top and bottom differ');
+    assert.ok(Math.abs(px(10, 20) - px(80, 20)) < 40, 'a row is uniform');
+  });
+
   it('accepts WebM and refuses Matroska/H.264, audio-only and non-media files', async () => {
     const webm = join(tmp, 'clip.webm');
     await runFfmpeg(tools, ['-f', 'lavfi', '-i', 'testsrc=s=64x48:r=10:d=1', '-c:v', 'libvpx-vp9', '-b:v', '100k', webm]);

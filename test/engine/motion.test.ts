@@ -5,10 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { resolveTools, runFfmpeg } from '../../src/engine/media/ffmpeg.js';
+import { decodeFrames, resolveTools, runFfmpeg } from '../../src/engine/media/ffmpeg.js';
 import { probeVideo } from '../../src/engine/media/probe.js';
 import { extractMotion } from '../../src/engine/motion/extract-motion.js';
 import { fillGaps, smoothTrack } from '../../src/engine/motion/track-filters.js';
+import { createPoseDetector } from '../../src/engine/vision/pose-detector.js';
 import { EngineError, type MotionTrack, type PoseFrame } from '../../src/engine/types.js';
 import { mediaPath, missingMedia } from './fixtures.js';
 
@@ -132,6 +133,47 @@ describe('extractMotion plate on a scene with a known background', { skip: missi
   });
 });
 
+describe('pose tracking crop', { skip: missingMedia('videos/animate-x--dance_3.mp4') }, () => {
+  it('keeps a small performer in a wide frame accurate', async () => {
+    // The dancer (758 px tall) shrunk to 300 px inside a 1280x720 frame: letterboxed whole, she is
+    // ~45 px tall in MoveNet's 192 px input; the tracking crop brings her back to full size.
+    const src = mediaPath('videos/animate-x--dance_3.mp4');
+    const small = join(tmp, 'small.mp4');
+    const S = 300 / 758, OX = 700, OY = 380;
+    await runFfmpeg(tools, [
+      '-v', 'error', '-f', 'lavfi', '-i', 'color=c=gray:s=1280x720:r=24', '-t', '2', '-i', src,
+      '-filter_complex', `[1]scale=-2:300[p];[0][p]overlay=${OX}:${OY}:shortest=1`,
+      '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-crf', '18', small,
+    ]);
+    const truth: Array<PoseFrame['body'] | null> = [];
+    const reference = createPoseDetector();
+    for await (const f of decodeFrames(tools, src, { fps: 24, width: 512, height: 758 })) {
+      if (truth.length === 48) break;
+      truth.push((await reference.detect(f, 512, 758))?.body.map((k) => ({ x: OX + k.x * S, y: OY + k.y * S, score: k.score })) ?? null);
+    }
+    const pck = async (track: boolean) => {
+      const det = createPoseDetector({ track });
+      let i = 0, hits = 0, total = 0;
+      for await (const f of decodeFrames(tools, small, { fps: 24, width: 512, height: 288 })) {
+        const g = truth[i++];
+        if (!g) continue;
+        const r = await det.detect(f, 512, 288);
+        const torso = Math.hypot((g[5].x + g[6].x - g[11].x - g[12].x) / 2, (g[5].y + g[6].y - g[11].y - g[12].y) / 2);
+        for (let j = 0; j < 17; j++) {
+          if (g[j].score < 0.3) continue;
+          total++;
+          if (r && Math.hypot(r.body[j].x * 2.5 - g[j].x, r.body[j].y * 2.5 - g[j].y) < 0.2 * torso) hits++;
+        }
+      }
+      return hits / total;
+    };
+    const tracked = await pck(true);
+    assert.ok(tracked > 0.9, `PCK@0.2 torso with tracking ${tracked.toFixed(3)}`);
+    const whole = await pck(false);
+    assert.ok(tracked > whole + 0.3, `tracking ${tracked.toFixed(3)} vs whole frame ${whole.toFixed(3)}`);
+  });
+});
+
 describe('extractMotion refusals', () => {
   it('fails with INVALID_MOTION when nobody is in the video', async () => {
     const video = join(tmp, 'empty.mp4');
@@ -140,6 +182,7 @@ describe('extractMotion refusals', () => {
       extractMotion({ tools, videoFile: video, outDir: join(tmp, 'empty'), smoothing: true }),
       (e: unknown) => e instanceof EngineError && e.code === 'INVALID_MOTION' && /person/.test(e.message),
     );
+    assert.equal(existsSync(join(tmp, 'empty', 'source.mp4')), false, 'no partial outputs left');
   });
 
   it('stops with AbortError when aborted', { skip: missingMedia('videos/animate-x--dance_3.mp4') }, async () => {

@@ -86,7 +86,9 @@ for (const t of await dbTargets()) {
         await new Promise((r) => setTimeout(r, 20));
       }
     }
-    const noWorkDirs = async () => {
+    /** Work dirs go in the handler's `finally`, after the render's terminal transition: wait for the job first. */
+    const noWorkDirs = async (renderId: string) => {
+      await job(renderId);
       const dir = join(deps().tmpDir, 'jobs');
       assert.deepEqual(existsSync(dir) ? await readdir(dir) : [], []);
     };
@@ -104,7 +106,7 @@ for (const t of await dbTargets()) {
       assert.equal(bal.available, 10_000 - Number(v.duration_ms));
       assert.ok(await deps().storage.stat(`renders/${row.id}/output/video.mp4`));
       assert.ok(await deps().storage.stat('builtin/character/assets/character.json'), 'the built-in character is cached');
-      await noWorkDirs();
+      await noWorkDirs(row.id);
     });
 
     it('a URL motion longer than the balance fails with INSUFFICIENT_CREDITS before rendering', async () => {
@@ -190,7 +192,7 @@ for (const t of await dbTargets()) {
         assert.equal((await job(row.id)).status, 'cancelled');
         assert.equal(await deps().storage.stat(`renders/${row.id}/output/video.mp4`), null);
         assert.deepEqual((await ledgerOf(deps().db, row.id)).map((l) => l.kind), ['reserve', 'release']);
-        await noWorkDirs();
+        await noWorkDirs(row.id);
       } finally {
         engineScript.render = undefined;
       }

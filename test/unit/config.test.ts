@@ -43,7 +43,7 @@ describe('configuration', () => {
       encoding: 'utf8',
       timeout: 60_000,
     });
-    assert.equal(r.status, 2);
+    assert.equal(r.status, 2, r.stderr);
     assert.match(r.stderr, /MARIONETTE_PORT must be an integer from 0 to 65535/);
   });
 });

@@ -1,10 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { AppError } from '../../contracts/errors.js';
-import { newId } from '../../contracts/ids.js';
+import { isIdOf, newId } from '../../contracts/ids.js';
 import { nowIso, type Db } from '../../infra/db/database.js';
 import { insertBalance } from '../billing/billing.repository.js';
 import { creditsToMilli, grant } from '../billing/billing.service.js';
 import * as repo from './accounts.repository.js';
+import { findOwned as findOwnedCharacter } from '../characters/characters.repository.js';
+import { findOwned as findOwnedMotion } from '../motions/motions.repository.js';
 
 /**
  * Accounts and their API keys. A key is `mk_live_` + 32 base64url characters (192 random bits);
@@ -72,8 +74,36 @@ export async function grantCredits(db: Db, accountId: string, credits: number): 
   await db.transaction().execute((tx) => grant(tx, accountId, newId('ledger').replace('led_', 'grant_'), milli, 'admin grant'));
 }
 
-export async function setProjectDefaults(db: Db, accountId: string, characterId: string | null, motionId: string | null): Promise<void> {
-  if ((await repo.setDefaults(db, accountId, characterId, motionId)) === 0) throw new Error(`no account ${accountId}`);
+/**
+ * The project's default Character and Motion (used by a render that names neither). `undefined`
+ * keeps the current value, `null` clears it. A named asset must be the account's own, not deleted,
+ * and not terminally failed or cancelled: a default that can never render is refused now rather
+ * than on every later default render. One still processing is accepted (it will become usable).
+ */
+export async function setProjectDefaults(
+  db: Db,
+  accountId: string,
+  change: { characterId?: string | null; motionId?: string | null },
+): Promise<{ default_character_id: string | null; default_motion_id: string | null }> {
+  const account = await repo.findAccount(db, accountId);
+  if (!account) throw new Error(`no account ${accountId}`);
+  const characterId = change.characterId === undefined ? account.default_character_id : change.characterId;
+  const motionId = change.motionId === undefined ? account.default_motion_id : change.motionId;
+  if (change.characterId) {
+    const row = isIdOf('character', change.characterId) ? await findOwnedCharacter(db, accountId, change.characterId) : undefined;
+    usableDefault('Character', change.characterId, accountId, row?.status);
+  }
+  if (change.motionId) {
+    const row = isIdOf('motion', change.motionId) ? await findOwnedMotion(db, accountId, change.motionId) : undefined;
+    usableDefault('Motion', change.motionId, accountId, row?.status);
+  }
+  await repo.setDefaults(db, accountId, characterId, motionId);
+  return { default_character_id: characterId, default_motion_id: motionId };
+}
+
+function usableDefault(kind: string, id: string, accountId: string, status: string | undefined): void {
+  if (status === undefined) throw new Error(`no ${kind} ${id} belongs to account ${accountId}`);
+  if (status === 'failed' || status === 'cancelled') throw new Error(`${kind} ${id} is ${status} and cannot be a default`);
 }
 
 /**

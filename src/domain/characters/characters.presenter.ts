@@ -22,7 +22,14 @@ export function capabilitiesOf(status: AssetStatus): string[] {
   return status === 'ready' ? ['video_render'] : [];
 }
 
-export function presentCharacter(row: CharactersTable, opts: { list: boolean }): AssetObject {
+type AssetRow = Pick<CharactersTable, 'id' | 'status' | 'name' | 'progress' | 'created_at' | 'completed_at'> & { type: string };
+
+/**
+ * An asset on the wire, given its extraction sub-objects. Each is null when not requested (a
+ * `render` asset, or the family that has no such extraction); otherwise it carries the
+ * extraction's own status, never URLs or parameters.
+ */
+export function presentAsset(row: AssetRow, opts: { list: boolean }, extractions: Pick<AssetObject, 'vsplat' | 'glb'>): AssetObject {
   return {
     id: row.id,
     status: row.status,
@@ -33,8 +40,10 @@ export function presentCharacter(row: CharactersTable, opts: { list: boolean }):
     completed_at: row.completed_at,
     error: null,
     type: row.type,
-    // Null for `render` Characters; otherwise the extraction's own status, never URLs or parameters.
-    vsplat: row.type === 'render' ? null : { status: row.vsplat_status ?? 'queued' },
-    glb: null,
+    ...extractions,
   };
+}
+
+export function presentCharacter(row: CharactersTable, opts: { list: boolean }): AssetObject {
+  return presentAsset(row, opts, { vsplat: row.type === 'render' ? null : { status: row.vsplat_status ?? 'queued' }, glb: null });
 }

@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { AppError } from '../../contracts/errors.js';
 import type { ImageInfo, VideoInfo } from '../../engine/types.js';
 import type { AppDeps } from '../../http/deps.js';
+import { imageDecodeFailure } from '../../infra/media/image-integrity.js';
 
 /**
  * Media checked at the door (DECISIONS "Media limits"). The type comes from the file's content via
@@ -55,6 +56,15 @@ export async function checkImageFile(deps: MediaCheckDeps, file: string): Promis
       width: info.width,
       height: info.height,
       max_side_px: side,
+    });
+  }
+  // The probe read only the header: a truncated or corrupt body must be refused here, not in a worker.
+  const failure = await imageDecodeFailure(file, side * side);
+  if (failure !== null) {
+    throw unsupported('The image is truncated or corrupt and cannot be decoded. Send a complete PNG, JPEG or WebP file.', {
+      media: 'image',
+      format: info.format,
+      reason: failure,
     });
   }
   return info;

@@ -59,6 +59,8 @@ export const VideoListQuerySchema = Type.Object(
     cursor: Type.Optional(Type.String({ minLength: 1, description: 'next_cursor of the previous page.' })),
     limit: Type.Optional(Type.Integer({ minimum: LIST_LIMIT.min, maximum: LIST_LIMIT.max, default: LIST_LIMIT.default })),
   },
+  // As on every list: a mistyped filter (`?stauts=ready`) is refused, never silently ignored.
+  { additionalProperties: false },
 );
 
 export const VideoIdParamsSchema = Type.Object({ video_id: Type.String({ minLength: 1, description: 'render_, vid_ or anim_ ID.' }) });

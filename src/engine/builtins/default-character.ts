@@ -4,6 +4,7 @@
  * (arms slightly away from the body, legs apart) so that the figure rigs cleanly: no limb touches
  * another, and every joint sits inside the silhouette.
  */
+import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import sharp from 'sharp';
@@ -59,4 +60,21 @@ export function defaultCharacterSvg(): string {
 export async function writeDefaultCharacterImage(outFile: string): Promise<void> {
   await mkdir(dirname(outFile), { recursive: true });
   await sharp(Buffer.from(defaultCharacterSvg())).png().toFile(outFile);
+}
+
+let referenceHash: Promise<string> | null = null;
+const pixelHash = async (input: string | Buffer): Promise<string> => {
+  const { data, info } = await sharp(input).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  return createHash('sha256').update(`${info.width}x${info.height}:`).update(data).digest('hex');
+};
+
+/**
+ * Whether `file` holds exactly the default character's pixels. Its skeleton is known exactly, so the
+ * engine uses that instead of asking a photo-trained pose model about a cartoon.
+ */
+export async function isDefaultCharacterImage(file: string): Promise<boolean> {
+  const meta = await sharp(file).metadata().catch(() => null);
+  if (!meta || meta.width !== CANVAS.width || meta.height !== CANVAS.height) return false;
+  referenceHash ??= sharp(Buffer.from(defaultCharacterSvg())).png().toBuffer().then(pixelHash);
+  return (await pixelHash(file)) === (await referenceHash);
 }

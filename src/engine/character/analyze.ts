@@ -11,6 +11,7 @@ import { EngineError, type CharacterAnalysis, type Keypoint } from '../types.js'
 import { abortError, type MediaTools } from '../media/ffmpeg.js';
 import { probeImage } from '../media/probe.js';
 import { createPoseDetector, type PoseDetector } from '../vision/pose-detector.js';
+import { segmentPerson } from '../vision/segmentation.js';
 import { findForeground } from './foreground.js';
 import { heuristicPose } from './heuristic-pose.js';
 import { dilate, maskArea, maskBounds } from '../vision/mask-ops.js';
@@ -40,6 +41,17 @@ const MIN_FIGURE_SHARE = 0.003;
 const MAX_FIGURE_SHARE = 0.97;
 
 let stillDetector: PoseDetector | null = null;
+
+/**
+ * Loads the pose and segmentation models used for pictures (about 1-2 s on first use) so the first
+ * analysis does not pay for it. Safe to call more than once.
+ */
+export async function warmUpCharacterAnalysis(): Promise<void> {
+  const blank = Buffer.alloc(64 * 64 * 4, 255);
+  stillDetector ??= createPoseDetector({ model: 'thunder' });
+  await stillDetector.detect(blank, 64, 64);
+  await segmentPerson(blank, 64, 64);
+}
 
 export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Promise<AnalyzeCharacterResult> {
   const { imageFile, outDir, signal } = opts;

@@ -56,7 +56,8 @@ export async function findForeground(rgba: Buffer, w: number, h: number, hasAlph
   if (border.plainShare >= PLAIN_BORDER_SHARE) {
     return { mask: classicalMask(rgba, w, h), method: 'classical', evidence };
   }
-  const prob = await segmentPerson(rgba, w, h);
+  // The model works at 256x256, so it is fed 256 px; its mask is enlarged to the working size.
+  const prob = await segmentPerson(rgba, w, h, 256);
   if (prob) {
     const bin = new Uint8Array(w * h);
     for (let p = 0; p < w * h; p++) bin[p] = prob[p] >= 128 ? 1 : 0;

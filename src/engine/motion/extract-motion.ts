@@ -5,7 +5,7 @@
  * Frames stream through one ffmpeg pipe at a working size (long side <= WORK_LONG_SIDE): pose runs on a
  * further reduced copy and the plate keeps a bounded sample, so memory does not grow with duration.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { EngineError, type MotionAssets, type MotionTrack, type PoseFrame } from '../types.js';
@@ -69,14 +69,20 @@ export async function extractMotion(opts: ExtractMotionOptions): Promise<MotionA
   } catch (err) {
     sideStop.abort();
     await sideJobs.catch(() => undefined);
+    // A failed extraction leaves none of its outputs behind (the directory itself is the caller's).
+    await Promise.all(
+      [sourceVideoFile, 'audio.m4a', 'plate.png', 'track.json'].map((f) => rm(path.join(outDir, f), { force: true })),
+    );
     throw err;
   }
 
   async function analyseFrames(): Promise<MotionAssets> {
-    const detector = opts.detector ?? sharedPool();
+    const stream = opts.detector ? null : sharedPool().stream();
+    const detector: PoseDetector = opts.detector ?? stream!;
+    detector.reset?.();
     // Frames in flight: enough to keep every pool worker busy while the main thread decodes.
-    const capacity = 'capacity' in detector ? (detector as PosePool).capacity : 1;
-    const segment = 'segment' in detector ? (detector as PosePool).segment.bind(detector) : undefined;
+    const capacity = stream?.capacity ?? 1;
+    const segment = stream ? stream.segment.bind(stream) : undefined;
     const plate = new PlateBuilder(workW, workH, expectedFrames, {
       segment: segment && ((rgba, w, h) => segment(rgba, w, h, PLATE_SEG_SIDE)),
     });
@@ -99,15 +105,19 @@ export async function extractMotion(opts: ExtractMotionOptions): Promise<MotionA
       report((90 * (index + 1)) / Math.max(expectedFrames, index + 1));
     };
     let decoded = 0;
-    for await (const frame of decodeFrames(tools, videoFile, { fps, width: workW, height: workH, signal })) {
-      plate.offer(decoded++, frame);
-      const job = detector.detect(frame, workW, workH);
-      // Marked handled now; the rejection still surfaces when this frame is settled in order.
-      job.catch(() => undefined);
-      inflight.push(job);
-      if (inflight.length >= capacity) await settle();
+    try {
+      for await (const frame of decodeFrames(tools, videoFile, { fps, width: workW, height: workH, signal })) {
+        plate.offer(decoded++, frame);
+        const job = detector.detect(frame, workW, workH);
+        // Marked handled now; the rejection still surfaces when this frame is settled in order.
+        job.catch(() => undefined);
+        inflight.push(job);
+        if (inflight.length >= capacity) await settle();
+      }
+      while (inflight.length > 0) await settle();
+    } finally {
+      stream?.end();
     }
-    while (inflight.length > 0) await settle();
     if (signal?.aborted) throw abortError(signal);
 
     const detectedCount = raw.filter((f) => f.detected).length;
@@ -157,7 +167,7 @@ let pool: PosePool | null = null;
 
 /** One pool per process: workers load their models once and idle (unref'd) between jobs. */
 function sharedPool(): PosePool {
-  pool ??= createPosePool();
+  pool ??= createPosePool({ track: true });
   return pool;
 }
 

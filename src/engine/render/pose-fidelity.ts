@@ -1,7 +1,7 @@
 /**
  * Pose fidelity of a render: PCK@α between the driving pose and the pose a detector finds in the
- * rendered frame. Both skeletons are aligned on the hip centre and scaled to the same torso length
- * first (a character keeps its own proportions and size, so raw pixel distances would measure the
+ * rendered frame. Both skeletons are aligned on the hip centre and scaled to the same torso + leg
+ * length first (a character keeps its own proportions and size, so raw pixel distances would measure the
  * drawing, not the motion). A keypoint counts when it lies within α × torso length of the driving
  * keypoint. Only the 12 limb and torso keypoints are scored: a drawn face rarely has COCO's eyes and
  * ears where a detector expects them.
@@ -12,10 +12,12 @@ const SCORED = [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
 /** Driving keypoints below this confidence are not scored (they are guesses themselves). */
 const MIN_DRIVING_SCORE = 0.3;
 
-function frame(body: Keypoint[]): { cx: number; cy: number; torso: number } {
+function frame(body: Keypoint[]): { cx: number; cy: number; torso: number; size: number } {
   const cx = (body[11].x + body[12].x) / 2, cy = (body[11].y + body[12].y) / 2;
   const sx = (body[5].x + body[6].x) / 2, sy = (body[5].y + body[6].y) / 2;
-  return { cx, cy, torso: Math.hypot(sx - cx, sy - cy) };
+  const d = (a: number, b: number): number => Math.hypot(body[a].x - body[b].x, body[a].y - body[b].y);
+  const torso = Math.hypot(sx - cx, sy - cy);
+  return { cx, cy, torso, size: torso + (d(11, 13) + d(13, 15) + d(12, 14) + d(14, 16)) / 2 };
 }
 
 /**
@@ -28,7 +30,10 @@ export function pckFrame(driving: Keypoint[], rendered: Keypoint[] | null, alpha
   if (scored.length === 0 || d.torso < 1) return null;
   if (!rendered) return { hits: 0, total: scored.length };
   const r = frame(rendered);
-  const s = r.torso > 1 ? d.torso / r.torso : 1;
+  // Scale by torso + legs rather than torso alone: a character keeps its own proportions, and
+  // the renderer sizes it by this same measure, so torso-only scaling would penalise every
+  // long-bodied or short-legged figure at the ankles whatever the motion.
+  const s = r.size > 1 ? d.size / r.size : 1;
   let hits = 0;
   for (const i of scored) {
     const rx = (rendered[i].x - r.cx) * s, ry = (rendered[i].y - r.cy) * s;

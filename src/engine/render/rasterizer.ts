@@ -50,10 +50,13 @@ export interface DrawBounds {
 export function drawTriangles(
   dst: Uint8Array, W: number, H: number,
   pos: Float32Array, uv: Float32Array, triangles: Uint32Array, tex: Texture, bounds: DrawBounds,
+  clip: Uint8Array | null = null, labels: Uint8Array | null = null,
 ): void {
   const T = tex.data, tw = tex.width;
   const umax = tex.width - 1.001, vmax = tex.height - 1.001;
   for (let t = 0; t < triangles.length; t += 3) {
+    // Seam triangles draw only texels labelled with their own chain (or unlabelled edge texels).
+    const cc = clip !== null && labels !== null ? clip[t / 3] : 0;
     let i0 = triangles[t], i1 = triangles[t + 1], i2 = triangles[t + 2];
     // Sort by y (then x) so edges are always evaluated from their upper endpoint.
     let x0 = pos[i0 * 2], y0 = pos[i0 * 2 + 1];
@@ -105,10 +108,22 @@ export function drawTriangles(
         if (fv < 0) fv = 0; else if (fv > vmax) fv = vmax;
         const tx = fu | 0, ty = fv | 0;
         const k = ty * tw + tx;
+        if (cc !== 0) {
+          const lab = labels![((fv + 0.5) | 0) * tw + ((fu + 0.5) | 0)];
+          if (lab !== 0 && lab !== cc) continue;
+        }
         const p00 = T[k], p10 = T[k + 1], p01 = T[k + tw], p11 = T[k + tw + 1];
         if ((p00 | p10 | p01 | p11) === 0) continue;
         const ax = fu - tx, ay = fv - ty;
         const w11 = ax * ay, w10 = ax - w11, w01 = ay - w11, w00 = 1 - ax - ay + w11;
+        if ((p00 & p10 & p01 & p11) >>> 24 === 255) {
+          // Fully opaque neighbourhood (most of a figure): no alpha maths, no blend.
+          dst[o] = (p00 & 255) * w00 + (p10 & 255) * w10 + (p01 & 255) * w01 + (p11 & 255) * w11 + 0.5;
+          dst[o + 1] = ((p00 >>> 8) & 255) * w00 + ((p10 >>> 8) & 255) * w10 + ((p01 >>> 8) & 255) * w01 + ((p11 >>> 8) & 255) * w11 + 0.5;
+          dst[o + 2] = ((p00 >>> 16) & 255) * w00 + ((p10 >>> 16) & 255) * w10 + ((p01 >>> 16) & 255) * w01 + ((p11 >>> 16) & 255) * w11 + 0.5;
+          dst[o + 3] = 255;
+          continue;
+        }
         const a = (p00 >>> 24) * w00 + (p10 >>> 24) * w10 + (p01 >>> 24) * w01 + (p11 >>> 24) * w11;
         if (a < 0.5) continue;
         const r = (p00 & 255) * w00 + (p10 & 255) * w10 + (p01 & 255) * w01 + (p11 & 255) * w11;

@@ -3,7 +3,7 @@
  * Frames go through a ring of RING buffers; a buffer is reused only after ffmpeg has consumed it,
  * so memory is flat in the clip length and encoding (a separate process) overlaps rendering.
  */
-import { rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import type { Rig } from '../rig/build-rig.js';
@@ -66,10 +66,13 @@ export async function renderVideo(job: RenderJob): Promise<RenderResult> {
     uv[v * 2 + 1] = (rig.vertices[v * 2 + 1] * th) / rig.textureHeight + TEXTURE_PAD;
   }
   const tris = Uint32Array.from(rig.triangles);
+  const clip = rig.triangleClip ? Uint8Array.from(rig.triangleClip) : null;
+  const labels = rig.labels ? labelTexture(rig.labels, tex.width, tex.height, tw, th) : null;
   const bg = await backgroundFrame(background, motion, W, H, retarget.floorY);
   progress('analyzing', 5);
 
   const transparent = background.mode === 'transparent';
+  await mkdir(job.outDir, { recursive: true });
   const videoFile = join(job.outDir, 'video.mp4');
   const alphaFile = transparent ? join(job.outDir, 'alpha.mp4') : null;
   const frameCount = track.frames.length;
@@ -98,7 +101,7 @@ export async function renderVideo(job: RenderJob): Promise<RenderResult> {
       retarget.pose(i, aff);
       deform(rig, aff, pos);
       bounds.minX = W; bounds.minY = H; bounds.maxX = 0; bounds.maxY = 0;
-      drawTriangles(frame, W, H, pos, uv, tris, tex, bounds);
+      drawTriangles(frame, W, H, pos, uv, tris, tex, bounds, clip, labels);
       const writes = [encoders[0].write(frame)];
       if (transparent) {
         const m = masks[slot];
@@ -129,6 +132,20 @@ export async function renderVideo(job: RenderJob): Promise<RenderResult> {
     hasAudio: audio !== null,
     timings: { setupMs: Math.round(t1 - t0), framesMs: Math.round(t2 - t1), finishMs: Math.round(performance.now() - t2) },
   };
+}
+
+/** Nearest-upsamples the rig's chain labels onto the padded texture grid (0 in the border). */
+function labelTexture(l: NonNullable<Rig['labels']>, pw: number, ph: number, tw: number, th: number): Uint8Array {
+  const src = Buffer.from(l.data, 'base64');
+  const out = new Uint8Array(pw * ph);
+  for (let y = 0; y < th; y++) {
+    const sy = Math.min(l.height - 1, Math.floor(((y + 0.5) * l.height) / th));
+    for (let x = 0; x < tw; x++) {
+      const sx = Math.min(l.width - 1, Math.floor(((x + 0.5) * l.width) / tw));
+      out[(y + TEXTURE_PAD) * pw + x + TEXTURE_PAD] = src[sy * l.width + sx];
+    }
+  }
+  return out;
 }
 
 /** Wraps a progress callback so reported percentages never go down and are whole numbers. */

@@ -48,7 +48,13 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number): Re
   const sizes = driving.filter((_, i) => track.frames[i].score > 0).map((j) => bodyScale(j));
   const ld = percentile(sizes.length ? sizes : driving.map((j) => bodyScale(j)), 0.9);
   const lc = bodyScale(rest);
-  const scale = Number.isFinite(ld) && ld > 1 && lc > 1 ? (k * ld) / lc : k;
+  let scale = Number.isFinite(ld) && ld > 1 && lc > 1 ? (k * ld) / lc : k;
+  // Cap: a figure with unusual proportions (big drawn head, or a misplaced skeleton) must not end up
+  // much taller than the performer. Torso + legs is ~0.77 of a standing adult's height.
+  let top = Infinity, bottom = -Infinity;
+  for (let v = 1; v < rig.vertices.length; v += 2) { top = Math.min(top, rig.vertices[v]); bottom = Math.max(bottom, rig.vertices[v]); }
+  const performerHeight = (k * ld) / 0.77;
+  if (Number.isFinite(performerHeight) && bottom > top) scale = Math.min(scale, (1.1 * performerHeight) / (bottom - top));
 
   // Angles carried over between frames for bones whose keypoints are unreliable.
   const angles = new Float64Array(BONE_COUNT);

@@ -6,6 +6,7 @@
 import type { CharacterAnalysis } from '../types.js';
 import { dilate, distanceToOutside, keepLargeComponents, maskFromAlpha } from './mask.js';
 import { buildMesh } from './mesh.js';
+import { chainLabels, clipCodes, cutSeams } from './seams.js';
 import { BONES, BONE_COUNT, BONE_LAYER, RIG_JOINTS, boneLength, jointsFromKeypoints, type Point } from './skeleton.js';
 import { MAX_INFLUENCES, pointWeights, regionField } from './weights.js';
 
@@ -30,6 +31,13 @@ export interface Rig {
   influences: number;
   boneIndices: number[];
   boneWeights: number[];
+  /**
+   * Optional (older rigs lack it): per-pixel chain labels on the rig's working grid (base64 bytes;
+   * 0 outside, 1 torso+head, 2/3 left/right arm, 4/5 left/right leg) and, per triangle in drawing
+   * order, the chain a seam triangle is clipped to (0 = not clipped).
+   */
+  labels?: { width: number; height: number; data: string };
+  triangleClip?: number[];
 }
 
 /** Rigging refused the input; the facade maps it to EngineError('INVALID_CHARACTER'). */
@@ -61,7 +69,9 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
   const joints = texJoints.map((p) => ({ x: p.x * scale, y: p.y * scale }));
   const torsoLen = boneLength(joints, 0);
 
-  const gridSpacing = Math.max(5, Math.max(raw.w, raw.h) / 45);
+  // ~60 rows of interior points over the figure's long side: fine enough that seams cut along
+  // triangle edges stay small, coarse enough to deform ~5k triangles at well over 60 fps.
+  const gridSpacing = Math.max(4, Math.max(raw.w, raw.h) / 60);
   const mesh = buildMesh(dil, dilDist, 3, gridSpacing, dilate(mask, 3));
   const nv = mesh.xs.length;
   if (mesh.triangles.length / 3 < 16) throw new RigError('the character silhouette is too small to rig');
@@ -90,6 +100,14 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
     for (let b = 1; b < BONE_COUNT; b++) if (acc[b] > acc[best]) best = b;
     triBone[t] = best;
   }
+  // Split torso/limb contact seams away from the shoulders and hips (see seams.ts). The radius
+  // kept smooth around each joint: twice the limb's half-thickness, at least a fifth of the torso.
+  const seams = cutSeams({
+    xs: mesh.xs, ys: mesh.ys, triangles: mesh.triangles, triBone, boneIdx, boneW,
+    pivots: BONES.map((b) => joints[b.from]),
+    keepRadius: field.radius.map((r) => Math.max(2 * r, 0.2 * torsoLen)),
+  });
+  const clip = clipCodes(seams, triBone);
   const order = Array.from({ length: nt }, (_, t) => t).sort(
     (a, b) => BONE_LAYER[triBone[a]] * 16 + triBone[a] - (BONE_LAYER[triBone[b]] * 16 + triBone[b]) || a - b,
   );
@@ -97,8 +115,8 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
   const inv = 1 / scale;
   const round = (x: number): number => Math.round(x * 100) / 100;
   const vertices: number[] = [];
-  for (let v = 0; v < nv; v++) {
-    vertices.push(round(Math.min(w, Math.max(0, mesh.xs[v] * inv))), round(Math.min(h, Math.max(0, mesh.ys[v] * inv))));
+  for (let v = 0; v < seams.xs.length; v++) {
+    vertices.push(round(Math.min(w, Math.max(0, seams.xs[v] * inv))), round(Math.min(h, Math.max(0, seams.ys[v] * inv))));
   }
   return {
     version: 1,
@@ -107,11 +125,13 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
     joints: texJoints.map((p, i) => ({ name: RIG_JOINTS[i], x: round(p.x), y: round(p.y) })),
     bones: BONES.map((b) => ({ ...b })),
     vertices,
-    triangles: order.flatMap((t) => [mesh.triangles[t * 3], mesh.triangles[t * 3 + 1], mesh.triangles[t * 3 + 2]]),
+    triangles: order.flatMap((t) => [seams.triangles[t * 3], seams.triangles[t * 3 + 1], seams.triangles[t * 3 + 2]]),
     triangleBones: order.map((t) => triBone[t]),
     triangleLayers: order.map((t) => BONE_LAYER[triBone[t]]),
     influences: MAX_INFLUENCES,
-    boneIndices: Array.from(boneIdx),
-    boneWeights: Array.from(boneW, (x) => Math.round(x * 1000) / 1000),
+    boneIndices: Array.from(seams.boneIdx),
+    boneWeights: Array.from(seams.boneW, (x) => Math.round(x * 1000) / 1000),
+    labels: { width: dil.w, height: dil.h, data: Buffer.from(chainLabels(field.scores, dil.data)).toString('base64') },
+    triangleClip: order.map((t) => clip[t]),
   };
 }

@@ -26,30 +26,38 @@ function loadModel(variant: MoveNetVariant): Promise<GraphModel> {
   return m;
 }
 
-/**
- * Letterboxes an RGBA frame into a size x size int32 RGB array (bilinear, black padding), returning
- * the mapping back to frame pixels: frame = (square - offset) / scale.
- */
-function letterbox(rgba: Buffer, width: number, height: number, size: number) {
-  const scale = size / Math.max(width, height);
-  const offX = (size - width * scale) / 2;
-  const offY = (size - height * scale) / 2;
-  const out = new Int32Array(size * size * 3);
-  for (let y = 0; y < size; y++) {
-    const fy = (y + 0.5 - offY) / scale - 0.5;
+/** A square window of the frame, in frame pixels; it may extend past the edges (padded black). */
+export interface CropRegion {
+  x: number;
+  y: number;
+  size: number;
+}
+
+/** The whole frame letterboxed: a square centred on it whose side is the long side. */
+export function fullFrameRegion(width: number, height: number): CropRegion {
+  const size = Math.max(width, height);
+  return { x: (width - size) / 2, y: (height - size) / 2, size };
+}
+
+/** Samples `region` of an RGBA frame into an n x n int32 RGB array (bilinear, black outside). */
+function sampleRegion(rgba: Buffer, width: number, height: number, region: CropRegion, n: number): Int32Array {
+  const step = region.size / n;
+  const out = new Int32Array(n * n * 3);
+  for (let y = 0; y < n; y++) {
+    const fy = region.y + (y + 0.5) * step - 0.5;
     if (fy < -0.5 || fy > height - 0.5) continue;
     const y0 = Math.max(0, Math.min(height - 1, Math.floor(fy)));
     const y1 = Math.min(height - 1, y0 + 1);
     const ay = Math.max(0, Math.min(1, fy - y0));
-    for (let x = 0; x < size; x++) {
-      const fx = (x + 0.5 - offX) / scale - 0.5;
+    for (let x = 0; x < n; x++) {
+      const fx = region.x + (x + 0.5) * step - 0.5;
       if (fx < -0.5 || fx > width - 0.5) continue;
       const x0 = Math.max(0, Math.min(width - 1, Math.floor(fx)));
       const x1 = Math.min(width - 1, x0 + 1);
       const ax = Math.max(0, Math.min(1, fx - x0));
       const i00 = (y0 * width + x0) * 4, i01 = (y0 * width + x1) * 4;
       const i10 = (y1 * width + x0) * 4, i11 = (y1 * width + x1) * 4;
-      const o = (y * size + x) * 3;
+      const o = (y * n + x) * 3;
       for (let c = 0; c < 3; c++) {
         const top = rgba[i00 + c] * (1 - ax) + rgba[i01 + c] * ax;
         const bot = rgba[i10 + c] * (1 - ax) + rgba[i11 + c] * ax;
@@ -57,20 +65,24 @@ function letterbox(rgba: Buffer, width: number, height: number, size: number) {
       }
     }
   }
-  return { data: out, scale, offX, offY };
+  return out;
 }
 
-/** 17 keypoints in frame pixels and the mean joint score (MoveNet's usual person score). */
+/**
+ * 17 keypoints in frame pixels and the mean joint score (MoveNet's usual person score), from the
+ * given square `region` of the frame (default: the whole frame letterboxed).
+ */
 export async function runMoveNet(
   variant: MoveNetVariant,
   rgba: Buffer,
   width: number,
   height: number,
+  region: CropRegion = fullFrameRegion(width, height),
 ): Promise<{ body: Keypoint[]; score: number }> {
   const model = await loadModel(variant);
   const human = await getHuman();
   const size = INPUT_SIZE[variant];
-  const { data, scale, offX, offY } = letterbox(rgba, width, height, size);
+  const data = sampleRegion(rgba, width, height, region, size);
   const input = human.tf.tensor(data, [1, size, size, 3], 'int32');
   let raw: Float32Array;
   try {
@@ -83,11 +95,9 @@ export async function runMoveNet(
   const body: Keypoint[] = [];
   let sum = 0;
   for (let j = 0; j < 17; j++) {
-    const y = raw[j * 3] * size;
-    const x = raw[j * 3 + 1] * size;
     const score = raw[j * 3 + 2];
     sum += score;
-    body.push({ x: (x - offX) / scale, y: (y - offY) / scale, score });
+    body.push({ x: region.x + raw[j * 3 + 1] * region.size, y: region.y + raw[j * 3] * region.size, score });
   }
   return { body, score: sum / 17 };
 }

@@ -1,22 +1,33 @@
 /**
- * A pool of pose detectors (and person segmenters) in worker threads. MoveNet on tfjs-wasm runs on one core per instance, so on
- * the 2-core target two workers roughly double frames per second while the main thread only decodes.
+ * A pool of pose detectors (and person segmenters) in worker threads. MoveNet on tfjs-wasm runs on one
+ * core per instance, so on the 2-core target two workers roughly double frames per second while the
+ * main thread only decodes.
+ *
+ * Tracking state (the crop around the previous body) lives per stream: `stream()` hands out a detector
+ * for one video, so concurrent extractions sharing the pool never steer each other's crops.
  *
  * Workers load TypeScript sources when the engine runs under tsx (development, tests, `npm start`):
  * a worker does not inherit tsx's loader, so the entry registers tsx's ESM API first. From compiled
- * .js it loads the entry directly. If workers cannot start, `detect` falls back to an in-process
- * detector, so callers never depend on threads being available.
+ * .js it loads the entry directly. If workers cannot start, calls fall back to in-process models, so
+ * callers never depend on threads being available.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { createPoseDetector, type PoseDetector, type PoseDetectorOptions, type PoseResult } from './pose-detector.js';
 import { segmentPerson } from './segmentation.js';
 
-export interface PosePool extends PoseDetector {
+/** A detector bound to one video stream of the pool. */
+export interface PoseStream extends PoseDetector {
   /** Frames that may be in flight at once (workers x 2), the useful read-ahead for callers. */
   readonly capacity: number;
   /** Person segmentation (see segmentPerson) on a pool worker. */
   segment(rgba: Buffer, width: number, height: number, maxSide?: number): Promise<Uint8Array | null>;
+  /** Releases the stream's tracking state in the workers. */
+  end(): void;
+}
+
+export interface PosePool {
+  stream(): PoseStream;
   close(): Promise<void>;
 }
 
@@ -44,11 +55,10 @@ function spawnWorker(options: PoseDetectorOptions): Worker {
 export function createPosePool(opts: PoseDetectorOptions & { workers?: number } = {}): PosePool {
   const { workers: wanted, ...options } = opts;
   const count = Math.max(1, Math.min(4, wanted ?? availableParallelism()));
-  let fallback: PoseDetector | null = null;
-  const local = () => (fallback ??= createPoseDetector(options));
   const pending = new Map<number, Pending>();
   const load = new Map<Worker, number>();
   let nextId = 1;
+  let nextStream = 1;
   let broken = false;
 
   const fail = (err: Error) => {
@@ -95,26 +105,37 @@ export function createPosePool(opts: PoseDetectorOptions & { workers?: number } 
       target!.postMessage({ ...job, id, pixels: copy }, [copy]);
     });
   };
+  const usable = () => !broken && load.size > 0;
 
   return {
-    capacity: broken ? 1 : count * 2,
-    async detect(rgba, width, height) {
-      if (broken || load.size === 0) return local().detect(rgba, width, height);
-      try {
-        return (await submit({ kind: 'pose', width, height }, rgba)).result ?? null;
-      } catch {
-        // A worker that died (e.g. could not load its modules) hands the frame to the local detector.
-        return local().detect(rgba, width, height);
-      }
-    },
-    async segment(rgba, width, height, maxSide) {
-      if (broken || load.size === 0) return segmentPerson(rgba, width, height, maxSide);
-      try {
-        const { mask } = await submit({ kind: 'segment', width, height, maxSide }, rgba);
-        return mask ? new Uint8Array(mask) : null;
-      } catch {
-        return segmentPerson(rgba, width, height, maxSide);
-      }
+    stream() {
+      const stream = nextStream++;
+      let local: PoseDetector | null = null;
+      const inProcess = () => (local ??= createPoseDetector(options));
+      return {
+        capacity: usable() ? count * 2 : 1,
+        async detect(rgba, width, height) {
+          if (!usable()) return inProcess().detect(rgba, width, height);
+          try {
+            return (await submit({ kind: 'pose', stream, width, height }, rgba)).result ?? null;
+          } catch {
+            // A worker that died (e.g. could not load its modules) hands the frame to an in-process model.
+            return inProcess().detect(rgba, width, height);
+          }
+        },
+        async segment(rgba, width, height, maxSide) {
+          if (!usable()) return segmentPerson(rgba, width, height, maxSide);
+          try {
+            const { mask } = await submit({ kind: 'segment', width, height, maxSide }, rgba);
+            return mask ? new Uint8Array(mask) : null;
+          } catch {
+            return segmentPerson(rgba, width, height, maxSide);
+          }
+        },
+        end() {
+          for (const w of load.keys()) w.postMessage({ kind: 'end', stream });
+        },
+      };
     },
     async close() {
       await Promise.all([...load.keys()].map((w) => w.terminate()));

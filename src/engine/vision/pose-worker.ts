@@ -1,16 +1,18 @@
 /**
- * Worker-thread entry for parallel vision work: each worker owns its own human/tfjs-wasm instance
- * (the WASM backend is single-threaded in Node, so parallelism has to come from separate instances).
- * Protocol: in {id, kind: 'pose' | 'segment', pixels: ArrayBuffer (RGBA), width, height, maxSide?};
- * out {id, result} (pose) or {id, mask: ArrayBuffer | null} (segment) or {id, error}.
+ * Worker-thread entry for parallel vision work: each worker owns its own tfjs-wasm instance (the WASM
+ * backend is single-threaded in Node, so parallelism has to come from separate instances).
+ * Protocol, in: {id, kind: 'pose', stream, pixels: ArrayBuffer (RGBA), width, height} |
+ * {id, kind: 'segment', pixels, width, height, maxSide?} | {kind: 'end', stream} (no reply).
+ * Out: {id, result} (pose), {id, mask: ArrayBuffer | null} (segment) or {id, error}.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { createPoseDetector, type PoseDetectorOptions } from './pose-detector.js';
+import { createPoseDetector, type PoseDetector, type PoseDetectorOptions } from './pose-detector.js';
 import { segmentPerson } from './segmentation.js';
 
 interface Job {
   id: number;
-  kind: 'pose' | 'segment';
+  kind: 'pose' | 'segment' | 'end';
+  stream?: number;
   pixels: ArrayBuffer;
   width: number;
   height: number;
@@ -19,7 +21,14 @@ interface Job {
 
 const port = parentPort;
 if (port) {
-  const detector = createPoseDetector((workerData ?? {}) as PoseDetectorOptions);
+  const options = (workerData ?? {}) as PoseDetectorOptions;
+  // One detector per video stream: tracking crops must follow one video's frames only.
+  const streams = new Map<number, PoseDetector>();
+  const detectorFor = (stream = 0) => {
+    let d = streams.get(stream);
+    if (!d) streams.set(stream, (d = createPoseDetector(options)));
+    return d;
+  };
   const run = async (job: Job) => {
     const rgba = Buffer.from(job.pixels);
     if (job.kind === 'segment') {
@@ -28,12 +37,16 @@ if (port) {
       port.postMessage({ id: job.id, mask: out }, out ? [out] : []);
       return;
     }
-    port.postMessage({ id: job.id, result: await detector.detect(rgba, job.width, job.height) });
+    port.postMessage({ id: job.id, result: await detectorFor(job.stream).detect(rgba, job.width, job.height) });
   };
   port.on('message', (job: Job) => {
+    if (job.kind === 'end') {
+      streams.delete(job.stream ?? 0);
+      return;
+    }
     run(job).catch((err: unknown) => port.postMessage({ id: job.id, error: err instanceof Error ? err.message : String(err) }));
   });
   // Load and compile the model now, while the caller is still probing and starting ffmpeg.
-  detector.detect(Buffer.alloc(32 * 32 * 4), 32, 32).catch(() => undefined);
+  createPoseDetector(options).detect(Buffer.alloc(32 * 32 * 4), 32, 32).catch(() => undefined);
   port.postMessage({ ready: true });
 }

@@ -10,10 +10,12 @@ export function toAppError(err: unknown, limits: { bodyBytes: number }): AppErro
   if (isAppError(err)) return err;
   const e = err as FastifyError & { validation?: unknown; validationContext?: string };
   if (e?.validation) {
-    const first = Array.isArray(e.validation) ? (e.validation[0] as { instancePath?: string; message?: string; params?: unknown }) : undefined;
-    return invalidRequest(`Invalid ${e.validationContext ?? 'request'}: ${(first?.instancePath || '').replace(/^\//, '') || e.validationContext} ${first?.message ?? ''}`.trim(), {
+    const first = Array.isArray(e.validation) ? (e.validation[0] as { instancePath?: string; message?: string; params?: { additionalProperty?: string } }) : undefined;
+    // An unexpected property is named by Ajv in params, not in the path (which points at its parent).
+    const path = [first?.instancePath?.replace(/^\//, ''), first?.params?.additionalProperty].filter(Boolean).join('/');
+    return invalidRequest(`Invalid ${e.validationContext ?? 'request'}: ${path || e.validationContext} ${first?.message ?? ''}`.trim(), {
       location: e.validationContext ?? null,
-      field: first?.instancePath?.replace(/^\//, '') || null,
+      field: path || null,
       reason: first?.message ?? null,
     });
   }

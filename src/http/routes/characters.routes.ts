@@ -1,11 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { AppError, isAppError } from '../../contracts/errors.js';
 import { CHARACTER_TYPES, JOINT_SETS, characterFormSpec } from '../../domain/characters/characters.input.js';
 import { presentCharacter } from '../../domain/characters/characters.presenter.js';
 import { createCharacter, deleteCharacter, exportCharacter, getCharacter, listCharacters, type RequestCtx } from '../../domain/characters/characters.service.js';
 import type { AppDeps } from '../deps.js';
-import { readMultipart, type FormSpec, type ReceivedForm } from '../multipart.js';
+import { readMediaForm } from '../multipart.js';
 import { principal } from '../plugins/auth.js';
 
 const STATUS = Type.Union(['queued', 'processing', 'ready', 'failed', 'cancelled'].map((s) => Type.Literal(s)));
@@ -32,31 +31,6 @@ export const DeletedSchema = Type.Object({ id: Type.String(), status: Type.Liter
 
 export function requestCtx(request: FastifyRequest): RequestCtx {
   return { accountId: principal(request).accountId, requestId: request.id, serviceSource: request.serviceSource };
-}
-
-/**
- * Reads a media form. A media file over its byte limit is a media-limit refusal (422
- * UNSUPPORTED_MEDIA, DECISIONS "Media limits"), not a malformed request, whether the reader cut the
- * file off while streaming or refused the whole form up front from its declared Content-Length
- * (the text fields are small, so only a file can make a form that large). The reader has already
- * removed its temp files either way.
- */
-export async function readMediaForm(request: FastifyRequest, spec: FormSpec, tmpDir: string): Promise<ReceivedForm> {
-  try {
-    return await readMultipart(request, spec, tmpDir);
-  } catch (e) {
-    if (!isAppError(e) || typeof e.details.limit_bytes !== 'number') throw e;
-    const field = e.details.field;
-    const opts = { headers: e.headers, cause: e };
-    if (typeof field === 'string' && field in spec.files) {
-      throw new AppError('UNSUPPORTED_MEDIA', `The file ${field} is larger than the ${e.details.limit_bytes} byte limit.`, { ...opts, details: { field, limit_bytes: e.details.limit_bytes } });
-    }
-    if (typeof e.details.content_length === 'number') {
-      const limit = Math.max(...Object.values(spec.files).map((f) => f.maxBytes));
-      throw new AppError('UNSUPPORTED_MEDIA', `The upload is ${e.details.content_length} bytes; a file may have at most ${limit} bytes.`, { ...opts, details: { limit_bytes: limit, content_length: e.details.content_length } });
-    }
-    throw e;
-  }
 }
 
 const bool = (description: string) => ({ type: 'string', enum: ['true', 'false', '1', '0'], description });
@@ -97,7 +71,11 @@ export async function charactersRoutes(app: FastifyInstance, deps: AppDeps): Pro
 
   app.get(
     '/characters',
-    { schema: { response: { 200: Type.Object({ items: Type.Array(AssetSchema) }) } }, config: { openapi: { summary: 'The 100 most recent active Characters, newest first', tags } } },
+    {
+      // The spec gives this list no parameters; like every list, it refuses ones it does not define.
+      schema: { querystring: Type.Object({}, { additionalProperties: false }), response: { 200: Type.Object({ items: Type.Array(AssetSchema) }) } },
+      config: { openapi: { summary: 'The 100 most recent active Characters, newest first', tags } },
+    },
     async (request) => ({ items: (await listCharacters(deps, principal(request).accountId)).map((r) => presentCharacter(r, { list: true })) }),
   );
 

@@ -6,7 +6,8 @@ import { presentMotion } from '../../domain/motions/motions.presenter.js';
 import { MOTIONS_PAGE_DEFAULT, MOTIONS_PAGE_MAX, createMotion, deleteMotion, exportMotion, getMotion, importMotion, listMotions, listTemplates } from '../../domain/motions/motions.service.js';
 import type { AppDeps } from '../deps.js';
 import { principal } from '../plugins/auth.js';
-import { AssetSchema, DeletedSchema, readMediaForm, requestCtx } from './characters.routes.js';
+import { AssetSchema, DeletedSchema, requestCtx } from './characters.routes.js';
+import { readMediaForm } from '../multipart.js';
 
 const bool = (description: string) => ({ type: 'string', enum: ['true', 'false', '1', '0'], description });
 const videoFile = { type: 'string', format: 'binary', description: 'MP4, MOV or WebM (by content); at most 200 MB, 0.5-300 s, 64-4096 px per side by default.' };

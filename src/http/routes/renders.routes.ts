@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { AppError } from '../../contracts/errors.js';
 import type { AppDeps } from '../deps.js';
-import { readMultipart } from '../multipart.js';
+import { readMediaForm } from '../multipart.js';
 import { principal } from '../plugins/auth.js';
 import { createDefaultRender, createRenderFromForm, renderDownloadUrl, type RenderContext } from '../../domain/renders/renders.service.js';
 import { createRenderFromDraft } from '../../domain/drafts/drafts.service.js';
@@ -67,7 +67,7 @@ export async function rendersRoutes(app: FastifyInstance, deps: AppDeps): Promis
     async (request, reply) => {
       const ctx = ctxOf(request, principal(request).accountId);
       if (request.isMultipart()) {
-        const form = await readMultipart(
+        const form = await readMediaForm(
           request,
           { files: { image: { maxBytes: deps.config.limits.imageBytes }, motion_video: { maxBytes: deps.config.limits.videoBytes } }, fields: TEXT_FIELDS },
           deps.tmpDir,

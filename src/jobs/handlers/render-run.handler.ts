@@ -122,12 +122,11 @@ async function resolveCharacter(deps: AppDeps, src: StoredCharacterSource, dir: 
   }
   const image = join(dir, 'input-image');
   await mkdir(dir, { recursive: true });
-  if (src.kind === 'stored') {
-    await deps.storage.getFile(src.key, image);
-  } else {
-    await fetchInput(deps, src.url, image, 'image', signal);
-    await checkImageFile(deps, image);
-  }
+  // Stored inputs may come from a draft upload, checked only against its declaration: probe by
+  // content here too, so a wrong file fails as UNSUPPORTED_MEDIA rather than deep in the engine.
+  if (src.kind === 'stored') await deps.storage.getFile(src.key, image);
+  else await fetchInput(deps, src.url, image, 'image', signal);
+  await checkImageFile(deps, image);
   return deps.engine.analyzeCharacter({ imageFile: image, outDir: assetsDir, thumbnail: false, signal, onProgress: prep() });
 }
 
@@ -142,14 +141,12 @@ async function resolveMotion(deps: AppDeps, row: VideosTable, src: StoredMotionS
   if (src.kind === 'template') return deps.engine.writeTemplateMotion(src.id, assetsDir);
   const video = join(dir, 'input-video');
   await mkdir(dir, { recursive: true });
-  if (src.kind === 'stored') {
-    await deps.storage.getFile(src.key, video);
-  } else {
-    await fetchInput(deps, src.url, video, 'video', signal);
-    const info = await checkVideoFile(deps, video);
-    // Its length was unknown at creation: reserve now, before the expensive part (DECISIONS: a
-    // render is paid for from a reservation; a short balance fails it with INSUFFICIENT_CREDITS).
-    await reserveMeasuredDuration(deps, row.id, info.durationMs);
-  }
+  if (src.kind === 'stored') await deps.storage.getFile(src.key, video);
+  else await fetchInput(deps, src.url, video, 'video', signal);
+  const info = await checkVideoFile(deps, video);
+  // A URL motion's length was unknown at creation: reserve now, before the expensive part (a render
+  // is paid from a reservation; a short balance fails it with INSUFFICIENT_CREDITS). For other
+  // sources the reservation exists and this is a no-op.
+  if (src.kind === 'url') await reserveMeasuredDuration(deps, row.id, info.durationMs);
   return deps.engine.extractMotion({ videoFile: video, outDir: assetsDir, smoothing: true, signal, onProgress: prep() });
 }

@@ -1,0 +1,148 @@
+/**
+ * Engine benchmark over the shared sample media: pose fidelity (PCK@0.2) per (character, motion)
+ * pair, speed of each stage, and peak memory of 10 s and 20 s renders. Writes the "engine" section of
+ * docs/benchmarks.md.
+ *
+ *   npm run bench -- engine [--pck-fps 6] [--quick]
+ *
+ * PCK: the pose detector runs on rendered frames (sampled at --pck-fps); the reference is the motion
+ * track, i.e. the same detector's output on the driving frames (gap-filled and smoothed as the
+ * renderer received it). Both skeletons are aligned on the hip centre and on torso + leg length; a
+ * keypoint counts within 0.2 x the driving torso length; the 12 body keypoints are scored (see render/pose-fidelity.ts).
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+import { createEngine, type CharacterAssets, type MotionAssets } from '../src/engine/index.js';
+import { decodeFrames, resolveTools } from '../src/engine/media/ffmpeg.js';
+import { PckAccumulator } from '../src/engine/render/pose-fidelity.js';
+import { createPoseDetector } from '../src/engine/vision/pose-detector.js';
+import { machineLine, writeSection } from './_report.js';
+
+const MEDIA = resolve(import.meta.dirname, '../../shared/media');
+const exec = promisify(execFile);
+
+const CHARACTERS: Array<{ file: string; kind: 'human' | 'drawing' | 'non-human' | 'built-in' }> = [
+  { file: 'images/mimicmotion--demo1.jpg', kind: 'human' },
+  { file: 'images/4d-humans--pexels-anete-lusina-4793258.jpg', kind: 'human' },
+  { file: 'images/musepose--ref.png', kind: 'human' },
+  { file: 'images/animateddrawings--char1-texture.png', kind: 'drawing' },
+  { file: 'images/animateddrawings--char6-image.png', kind: 'non-human' },
+  { file: 'images/animate-x--4.png', kind: 'non-human' },
+  { file: '(default character)', kind: 'built-in' },
+];
+const VIDEOS = ['videos/animate-x--dance_1.mp4', 'videos/animate-x--dance_3.mp4', 'videos/liveportrait--s13.mp4'];
+
+const short = (f: string): string => f.replace(/^(images|videos)\//, '').replace(/\.(png|jpg|mp4)$/, '');
+const fmt = (x: number, d = 2): string => (Number.isFinite(x) ? x.toFixed(d) : '—');
+
+export async function run(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { 'pck-fps': { type: 'string', default: '6' }, quick: { type: 'boolean' } } });
+  const pckFps = Number(values['pck-fps']);
+  if (!existsSync(MEDIA)) {
+    process.stderr.write(`shared media not found at ${MEDIA}; nothing to benchmark\n`);
+    return;
+  }
+  const tools = resolveTools(process.env);
+  const engine = createEngine({ tools });
+  const work = await mkdtemp(join(tmpdir(), 'marionette-bench-engine-'));
+  const log = (s: string): void => { process.stderr.write(`${s}\n`); };
+  try {
+    const chars: Array<{ name: string; kind: string; assets: CharacterAssets | null; seconds: number; note: string }> = [];
+    for (const c of values.quick ? CHARACTERS.slice(0, 1).concat(CHARACTERS.slice(-1)) : CHARACTERS) {
+      const dir = join(work, `c-${chars.length}`);
+      let image = join(MEDIA, c.file);
+      if (c.kind === 'built-in') {
+        image = join(work, 'default.png');
+        await engine.writeDefaultCharacterImage(image);
+      }
+      const t = performance.now();
+      try {
+        const assets = await engine.analyzeCharacter({ imageFile: image, outDir: dir, thumbnail: false });
+        chars.push({ name: short(c.file), kind: c.kind, assets, seconds: (performance.now() - t) / 1000, note: `${assets.analysis.poseMethod} pose, ${assets.analysis.maskMethod} mask` });
+      } catch (err) {
+        chars.push({ name: short(c.file), kind: c.kind, assets: null, seconds: (performance.now() - t) / 1000, note: `refused: ${(err as Error).message}` });
+      }
+      log(`character ${c.file}: ${chars[chars.length - 1].note} in ${fmt(chars[chars.length - 1].seconds)} s`);
+    }
+
+    const motions: Array<{ name: string; assets: MotionAssets; fps: number }> = [];
+    for (const v of values.quick ? VIDEOS.slice(1, 2) : VIDEOS) {
+      const t = performance.now();
+      const assets = await engine.extractMotion({ videoFile: join(MEDIA, v), outDir: join(work, `m-${motions.length}`), smoothing: true });
+      motions.push({ name: short(v), assets, fps: assets.track.frameCount / ((performance.now() - t) / 1000) });
+      log(`motion ${v}: ${assets.track.frameCount} frames at ${fmt(motions[motions.length - 1].fps, 1)} fps`);
+    }
+
+    const detector = createPoseDetector();
+    const rows: string[] = [];
+    for (const c of chars) {
+      if (!c.assets) continue;
+      for (const m of motions) {
+        const out = join(work, `r-${rows.length}`);
+        const r = await engine.render({ character: c.assets, motion: m.assets, background: { mode: 'original' }, outDir: out });
+        const k = r.width / m.assets.track.width;
+        const acc = new PckAccumulator();
+        let j = 0;
+        for await (const frame of decodeFrames(tools, r.videoFile, { fps: pckFps, width: r.width, height: r.height })) {
+          const d = m.assets.track.frames[Math.min(m.assets.track.frames.length - 1, Math.round((j++ / pckFps) * m.assets.track.fps))];
+          const det = await detector.detect(frame, r.width, r.height);
+          acc.add(d.body.map((p) => ({ x: p.x * k, y: p.y * k, score: p.score })), det?.body ?? null);
+        }
+        const fps = r.timings ? r.frameCount / (r.timings.framesMs / 1000) : NaN;
+        rows.push(`| ${c.name} | ${c.kind} | ${m.name} | **${fmt(acc.value)}** | ${acc.frames} | ${r.width}x${r.height} | ${fmt(fps, 0)} |`);
+        log(rows[rows.length - 1]);
+        await rm(out, { recursive: true, force: true });
+      }
+    }
+
+    // Render-stage speed at 512x768 (template canvas), solid background, and peak memory by length.
+    const speed: string[] = [];
+    for (const c of chars.filter((x) => x.assets && (x.kind === 'human' || x.kind === 'built-in')).slice(0, 2)) {
+      const motion = await engine.writeTemplateMotion('tpl_dance', join(work, 'speed-m'));
+      const r = await engine.render({ character: c.assets!, motion, background: { mode: 'solid', color: [255, 255, 255] }, outDir: join(work, 'speed-r') });
+      speed.push(`${c.name}: **${fmt(r.frameCount / (r.timings!.framesMs / 1000), 0)} fps** (${r.frameCount} frames in ${r.timings!.framesMs} ms, setup ${r.timings!.setupMs} ms, encoder drain ${r.timings!.finishMs} ms)`);
+    }
+    const builtin = chars.find((c) => c.kind === 'built-in' && c.assets);
+    const memory: string[] = [];
+    if (builtin?.assets) {
+      await exec('cp', ['-r', builtin.assets.dir, join(work, 'character')]);
+      for (const s of [10, 20]) {
+        const { stdout } = await exec(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, '_engine-memory.ts'), work, String(s)], { maxBuffer: 1 << 20 });
+        const res = JSON.parse(stdout.trim().split('\n').pop()!) as { seconds: number; frames: number; peakRssMb: number; elapsedMs: number };
+        memory.push(`${s} s (${res.frames} frames, transparent = two encoders): peak RSS **${fmt(res.peakRssMb, 0)} MB**`);
+      }
+    }
+
+    const photo = chars.find((c) => c.name === 'mimicmotion--demo1');
+    const md = `## Engine
+
+\`npm run bench -- engine --pck-fps ${pckFps}${values.quick ? ' --quick' : ''}\` (${machineLine()}, 2 cores). Characters analysed with
+\`analyzeCharacter\`, motions with \`extractMotion\` (smoothing on), every pair rendered with background \`original\`.
+PCK@0.2: the pose detector (MoveNet Lightning) on rendered frames sampled at ${pckFps} fps versus the motion track, after
+aligning hip centre and scale (torso + leg length; the threshold is 0.2 x the driving torso length); 12 body keypoints; target ≥ 0.85 for the full-body human photos.
+
+| character | kind | motion | PCK@0.2 | frames scored | output | render fps |
+|---|---|---|---|---|---|---|
+${rows.join('\n')}
+
+Characters: ${chars.map((c) => `${c.name} (${c.note}, ${fmt(c.seconds)} s)`).join('; ')}.
+
+Speed:
+- Character analysis of the 1080x1920 photo (mimicmotion--demo1, analysis + rig): **${fmt(photo?.seconds ?? NaN)} s**.
+- Motion extraction: ${motions.map((m) => `${m.name} **${fmt(m.fps, 1)} fps** (${m.assets.track.frameCount} frames)`).join('; ')}.
+- Render stage at 512x768 (retarget + deform + rasterize + composite + encode in parallel), tpl_dance, 144 frames:
+${speed.map((s) => `  - ${s}`).join('\n')}
+
+Memory (fresh child process per render, VmHWM, default character on tpl_dance looped, transparent):
+${memory.map((s) => `- ${s}`).join('\n')}
+`;
+    writeSection('engine', md);
+    log(md);
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}

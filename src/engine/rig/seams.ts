@@ -1,0 +1,157 @@
+/**
+ * Seams between the torso and a limb that lies against it (an arm hanging by the side, a hand in a
+ * pocket). Where the two touch away from the shoulder/hip, the mesh joins them with triangles that
+ * would stretch into a flap as soon as the limb swings out; likewise wherever two parts that are not
+ * joined in the skeleton touch (a hand resting on a thigh). Those triangles are made rigid with
+ * their own chain (torso+head, or one arm/leg), and their vertices are split per chain, so the
+ * limb separates cleanly from the torso there, while near the joint itself weights still blend.
+ */
+import { BONES } from './skeleton.js';
+import { MAX_INFLUENCES } from './weights.js';
+
+/** Root bone of the limb chain `b` belongs to (upper arm or thigh), or -1 for torso and head. */
+function limbRoot(b: number): number {
+  if (b <= 1) return -1;
+  return BONES[b].parent === 0 ? b : BONES[b].parent;
+}
+
+/** Torso and head form one chain (-1); each arm and leg is its own chain (its root bone). */
+const chainOf = (b: number): number => (b <= 1 ? -1 : limbRoot(b));
+
+export interface SeamInput {
+  xs: Float64Array;
+  ys: Float64Array;
+  triangles: Uint32Array;
+  triBone: Int32Array;
+  boneIdx: Int32Array;
+  boneW: Float32Array;
+  /** Per bone: pivot position (working px) and blend radius around it that stays smooth. */
+  pivots: Array<{ x: number; y: number }>;
+  keepRadius: number[];
+}
+
+export interface SeamOutput {
+  xs: Float64Array;
+  ys: Float64Array;
+  triangles: Uint32Array;
+  boneIdx: Int32Array;
+  boneW: Float32Array;
+  /** Number of triangles made rigid. */
+  cut: number;
+  /** 1 for each triangle made rigid (input order). */
+  cutTriangles: Uint8Array;
+}
+
+export function cutSeams(m: SeamInput): SeamOutput {
+  const nt = m.triangles.length / 3;
+  const nv = m.xs.length;
+  const dominant = (v: number): number => {
+    let best = 0, bw = -1;
+    for (let k = 0; k < MAX_INFLUENCES; k++) {
+      const w = m.boneW[v * MAX_INFLUENCES + k];
+      if (w > bw) { bw = w; best = m.boneIdx[v * MAX_INFLUENCES + k]; }
+    }
+    return best;
+  };
+  // Triangles mixing torso and a limb (by vertex dominant bones or by weights), far from that limb's joint.
+  const cutBones = new Map<number, Set<number>>();
+  const cutTriangles = new Uint8Array(nt);
+  let cut = 0;
+  for (let t = 0; t < nt; t++) {
+    let torso = false, limb = -1;
+    for (let k = 0; k < 3; k++) {
+      const v = m.triangles[t * 3 + k];
+      const d = dominant(v);
+      if (d === 0) torso = true;
+      else if (limbRoot(d) >= 0) limb = limbRoot(d);
+      for (let i = 0; i < MAX_INFLUENCES; i++) {
+        if (m.boneW[v * MAX_INFLUENCES + i] <= 0.02) continue;
+        const b = m.boneIdx[v * MAX_INFLUENCES + i];
+        if (b === 0) torso = true;
+        else if (limbRoot(b) >= 0) limb = limbRoot(b);
+      }
+    }
+    // Limb against a non-adjacent limb (a hand on a thigh): always cut.
+    const d0 = dominant(m.triangles[t * 3]), d1 = dominant(m.triangles[t * 3 + 1]), d2 = dominant(m.triangles[t * 3 + 2]);
+    const adjacent = (a: number, b: number): boolean => a === b || BONES[a].parent === b || BONES[b].parent === a;
+    const foreign = !adjacent(d0, d1) || !adjacent(d1, d2) || !adjacent(d0, d2);
+    if (!foreign && (!torso || limb < 0)) continue;
+    const cx = (m.xs[m.triangles[t * 3]] + m.xs[m.triangles[t * 3 + 1]] + m.xs[m.triangles[t * 3 + 2]]) / 3;
+    const cy = (m.ys[m.triangles[t * 3]] + m.ys[m.triangles[t * 3 + 1]] + m.ys[m.triangles[t * 3 + 2]]) / 3;
+    const p = m.pivots[Math.max(limb, 0)];
+    if (!foreign && Math.hypot(cx - p.x, cy - p.y) <= m.keepRadius[limb]) continue;
+    cut++;
+    cutTriangles[t] = 1;
+    for (let k = 0; k < 3; k++) {
+      const v = m.triangles[t * 3 + k];
+      let s = cutBones.get(v);
+      if (!s) cutBones.set(v, (s = new Set()));
+      s.add(chainOf(m.triBone[t]));
+    }
+  }
+  // Every triangle of chain C touching a split vertex uses that vertex's C copy (its weights
+  // restricted to C's bones), so no crack opens inside one chain and elbows and knees still blend.
+  const copies = new Map<number, number>();
+  const xs: number[] = Array.from(m.xs), ys: number[] = Array.from(m.ys);
+  const bi: number[] = Array.from(m.boneIdx), bw: number[] = Array.from(m.boneW);
+  const tris = Uint32Array.from(m.triangles);
+  for (let t = 0; t < nt; t++) {
+    const b = m.triBone[t];
+    const chain = chainOf(b);
+    for (let k = 0; k < 3; k++) {
+      const v = m.triangles[t * 3 + k];
+      if (!cutBones.get(v)?.has(chain)) continue;
+      const key = v * 16 + chain + 1;
+      let c = copies.get(key);
+      if (c === undefined) {
+        c = xs.length;
+        copies.set(key, c);
+        xs.push(m.xs[v]); ys.push(m.ys[v]);
+        let sum = 0;
+        for (let i = 0; i < MAX_INFLUENCES; i++) {
+          if (chainOf(m.boneIdx[v * MAX_INFLUENCES + i]) === chain) sum += m.boneW[v * MAX_INFLUENCES + i];
+        }
+        for (let i = 0; i < MAX_INFLUENCES; i++) {
+          const ob = m.boneIdx[v * MAX_INFLUENCES + i], ow = m.boneW[v * MAX_INFLUENCES + i];
+          if (sum > 1e-3) { bi.push(chainOf(ob) === chain ? ob : 0); bw.push(chainOf(ob) === chain ? ow / sum : 0); }
+          else { bi.push(i === 0 ? b : 0); bw.push(i === 0 ? 1 : 0); }
+        }
+      }
+      tris[t * 3 + k] = c;
+    }
+  }
+  void nv;
+  return {
+    xs: Float64Array.from(xs), ys: Float64Array.from(ys), triangles: tris,
+    boneIdx: Int32Array.from(bi), boneW: Float32Array.from(bw), cut, cutTriangles,
+  };
+}
+
+/**
+ * Chain label per working pixel: 0 outside the mask, 1 torso+head, 2 left arm, 3 right arm, 4 left
+ * leg, 5 right leg (chainCode). The renderer clips seam triangles to
+ * their own chain's pixels, so a cut follows the region border at pixel precision instead of the
+ * triangle edges' sawtooth.
+ */
+export function chainCode(bone: number): number {
+  const c = chainOf(bone);
+  return c < 0 ? 1 : 2 + (c - 2) / 2;
+}
+
+export function chainLabels(scores: Float64Array[], inside: Uint8Array): Uint8Array {
+  const out = new Uint8Array(inside.length);
+  for (let i = 0; i < inside.length; i++) {
+    if (!inside[i]) continue;
+    let win = 0;
+    for (let b = 1; b < scores.length; b++) if (scores[b][i] < scores[win][i]) win = b;
+    if (Number.isFinite(scores[win][i])) out[i] = chainCode(win);
+  }
+  return out;
+}
+
+/** Per triangle: the chain code to clip against when the triangle was cut, else 0. */
+export function clipCodes(seams: SeamOutput, triBone: Int32Array): Uint8Array {
+  const out = new Uint8Array(triBone.length);
+  for (let t = 0; t < triBone.length; t++) if (seams.cutTriangles[t]) out[t] = chainCode(triBone[t]);
+  return out;
+}

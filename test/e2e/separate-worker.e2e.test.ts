@@ -1,0 +1,64 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile, rm } from 'node:fs/promises';
+import { hasSharedMedia, NO_MEDIA_REASON, startService, type TestService } from '../helpers/harness.js';
+import { openSse } from '../jobs/sse-reader.js';
+import { ledgerOf } from '../jobs/render-fixture.js';
+import { prepareMedia } from './media-prep.js';
+
+/**
+ * The split topology: an API process without workers and `npm run worker` as its own process on the
+ * same database and storage. The in-process pub/sub does not cross processes, so the API's event
+ * stream learns of the worker's changes from the stored events (the stream hub's poll).
+ */
+describe('API and a separate worker process (sqlite)', { skip: !hasSharedMedia() && NO_MEDIA_REASON }, () => {
+  let svc: TestService;
+  let worker: ChildProcess;
+  let media: { dir: string; video: string; image: string };
+  let workerOut = '';
+
+  before(async () => {
+    media = await prepareMedia({ seconds: 1.5 });
+    svc = await startService({ db: 'sqlite', workers: false });
+    worker = spawn(process.execPath, ['--import', 'tsx', 'src/main/worker.ts'], {
+      env: { ...process.env, MARIONETTE_DATA_DIR: svc.config.dataDir, MARIONETTE_LOG_LEVEL: 'warn', MARIONETTE_JOB_POLL_MS: '100' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    worker.stdout!.on('data', (b) => (workerOut += b));
+    worker.stderr!.on('data', (b) => (workerOut += b));
+  });
+  after(async () => {
+    if (worker.exitCode === null) {
+      worker.kill('SIGTERM');
+      await new Promise((r) => worker.once('exit', r));
+    }
+    await svc?.close();
+    await rm(media.dir, { recursive: true, force: true });
+  });
+
+  it('a render created on the API is processed by the worker process and streamed to ready', async () => {
+    const fd = new FormData();
+    fd.append('image', new Blob([await readFile(media.image)], { type: 'image/jpeg' }), 'c.jpg');
+    fd.append('motion_video', new Blob([await readFile(media.video)], { type: 'video/mp4' }), 'm.mp4');
+    const res = await svc.request('/v1/renders', { method: 'POST', body: fd });
+    assert.equal(res.status, 200, await res.clone().text());
+    const { id } = (await res.json()) as { id: string };
+    const s = await openSse(`${svc.baseUrl}/v1/renders/${id}/events`, { authorization: `Bearer ${svc.apiKey}` });
+    const frames = await s.until(['ready', 'failed', 'cancelled'], 150_000).catch((e) => assert.fail(`${e.message}\nworker output: ${workerOut}`));
+    const last = frames[frames.length - 1];
+    assert.equal(last.event, 'ready', JSON.stringify(last.json));
+    assert.ok(frames.some((f) => f.event === 'processing'), 'the worker process announced processing');
+    assert.match(workerOut, /marionette worker started/);
+    const video = await fetch(last.json.video_url);
+    assert.equal(video.status, 200);
+    assert.ok((await video.arrayBuffer()).byteLength > 1000);
+    assert.deepEqual((await ledgerOf(svc.wired.deps.db, id)).map((l) => l.kind), ['reserve', 'settle']);
+    let job = await svc.wired.deps.db.selectFrom('jobs').selectAll().where('resource_id', '=', id).executeTakeFirstOrThrow();
+    for (let i = 0; i < 100 && job.status === 'active'; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      job = await svc.wired.deps.db.selectFrom('jobs').selectAll().where('resource_id', '=', id).executeTakeFirstOrThrow();
+    }
+    assert.deepEqual([job.status, job.attempts, job.lease_owner], ['completed', 1, null]);
+  });
+});
