@@ -86,9 +86,14 @@ export async function run(argv: string[]): Promise<void> {
         const r = await engine.render({ character: c.assets, motion: m.assets, background: { mode: 'original' }, outDir: out });
         const k = r.width / m.assets.track.width;
         const acc = new PckAccumulator();
-        let j = 0;
-        for await (const frame of decodeFrames(tools, r.videoFile, { fps: pckFps, width: r.width, height: r.height })) {
-          const d = m.assets.track.frames[Math.min(m.assets.track.frames.length - 1, Math.round((j++ / pckFps) * m.assets.track.fps))];
+        // Decode every frame at the track's rate (ffmpeg's fps filter would shift sampled frames by
+        // up to half an output period, which on a dance costs more PCK than any rendering error)
+        // and score every step-th one.
+        const step = Math.max(1, Math.round(m.assets.track.fps / pckFps));
+        let j = -1;
+        for await (const frame of decodeFrames(tools, r.videoFile, { fps: m.assets.track.fps, width: r.width, height: r.height })) {
+          if (++j % step !== 0 || j >= m.assets.track.frames.length) continue;
+          const d = m.assets.track.frames[j];
           const det = await detector.detect(frame, r.width, r.height);
           acc.add(d.body.map((p) => ({ x: p.x * k, y: p.y * k, score: p.score })), det?.body ?? null);
         }
@@ -122,7 +127,7 @@ export async function run(argv: string[]): Promise<void> {
 
 \`npm run bench -- engine --pck-fps ${pckFps}${values.quick ? ' --quick' : ''}\` (${machineLine()}, 2 cores). Characters analysed with
 \`analyzeCharacter\`, motions with \`extractMotion\` (smoothing on), every pair rendered with background \`original\`.
-PCK@0.2: the pose detector (MoveNet Lightning) on rendered frames sampled at ${pckFps} fps versus the motion track, after
+PCK@0.2: the pose detector (MoveNet Lightning) on rendered frames sampled every 1/${pckFps} s (decoded frame-exact) versus the same frame of the motion track, after
 aligning hip centre and scale (torso + leg length; the threshold is 0.2 x the driving torso length); 12 body keypoints; target ≥ 0.85 for the full-body human photos.
 
 | character | kind | motion | PCK@0.2 | frames scored | output | render fps |

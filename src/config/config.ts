@@ -50,16 +50,28 @@ type Env = Record<string, string | undefined>;
 
 class Reader {
   readonly problems: string[] = [];
+  /** Every setting name the schema knows, so a misspelt one can be reported instead of ignored. */
+  readonly known = new Set<string>();
   constructor(private readonly env: Env) {}
 
+  private raw(name: string): string | undefined {
+    this.known.add(name);
+    return this.env[name];
+  }
+
+  /** MARIONETTE_* names nobody reads: almost always a typo that would silently leave a default. */
+  unknownNames(): string[] {
+    return Object.keys(this.env).filter((k) => k.startsWith('MARIONETTE_') && !k.startsWith('MARIONETTE_TEST_') && !this.known.has(k));
+  }
+
   str(name: string, def: string): string {
-    const v = this.env[name];
+    const v = this.raw(name);
     if (v === undefined || v === '') return def;
     return v;
   }
 
   int(name: string, def: number, min: number, max: number): number {
-    const raw = this.env[name];
+    const raw = this.raw(name);
     if (raw === undefined || raw === '') return def;
     const n = Number(raw);
     if (!Number.isInteger(n) || n < min || n > max) {
@@ -70,7 +82,7 @@ class Reader {
   }
 
   bool(name: string, def: boolean): boolean {
-    const raw = this.env[name];
+    const raw = this.raw(name);
     if (raw === undefined || raw === '') return def;
     if (/^(1|true|yes|on)$/i.test(raw)) return true;
     if (/^(0|false|no|off)$/i.test(raw)) return false;
@@ -79,7 +91,7 @@ class Reader {
   }
 
   oneOf<T extends string>(name: string, def: T, allowed: readonly T[]): T {
-    const raw = this.env[name];
+    const raw = this.raw(name);
     if (raw === undefined || raw === '') return def;
     if (!(allowed as readonly string[]).includes(raw)) {
       this.problems.push(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
@@ -154,6 +166,8 @@ export function loadConfig(env: Env, overrides: Partial<Config> = {}): Config {
     logLevel: r.oneOf('MARIONETTE_LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     tools: { ffmpeg: env.FFMPEG_PATH || undefined, ffprobe: env.FFPROBE_PATH || undefined },
   };
+  // MARIONETTE_TEST_* belong to the test suite (e.g. MARIONETTE_TEST_PG_URL), not to the service.
+  for (const name of r.unknownNames()) r.problems.push(`${name} is not a setting (see README "Configuration"; settings are MARIONETTE_ + a known name)`);
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return Object.freeze({ ...config, ...overrides });
 }

@@ -3,7 +3,7 @@ import multipart from '@fastify/multipart';
 import type { AppDeps } from './deps.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerErrorHandler, sendError, toAppError } from './plugins/error-handler.js';
-import { genReqId, registerRequestContext } from './plugins/request-context.js';
+import { genReqId, registerClosingGuard, registerRequestContext } from './plugins/request-context.js';
 import { registerOpenApi } from './openapi.js';
 import { charactersRoutes } from './routes/characters.routes.js';
 import { motionsRoutes } from './routes/motions.routes.js';
@@ -27,7 +27,8 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
     bodyLimit: deps.config.limits.bodyBytes,
     // Long uploads on slow links must not be cut by a request timeout; idle sockets still are.
     requestTimeout: 0,
-    return503OnClosing: true,
+    // Fastify's own 503 while closing is not our envelope; the closing hook below answers instead.
+    return503OnClosing: false,
     // Long enough that an over-long ID reaches its route and gets the family's 404.
     routerOptions: { maxParamLength: 512 },
     // Errors raised before routing (bad percent-encoding, over-long parameters) get the envelope too.
@@ -40,6 +41,7 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
     schemaController: { compilersFactory: { buildValidator: partAwareValidatorFactory() as never } },
   });
   registerRequestContext(app);
+  registerClosingGuard(app);
   registerErrorHandler(app, deps.config.limits);
   registerOpenApi(app);
 

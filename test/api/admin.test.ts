@@ -1,12 +1,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openDb, type DbHandle } from '../../src/infra/db/database.js';
+import { migrate, openDb, type DbHandle } from '../../src/infra/db/database.js';
+import { loadConfig } from '../../src/config/config.js';
+import { ensureDemoAccount } from '../../src/main/bootstrap.js';
 import { dbTargets, freePort, type DbKind } from '../helpers/harness.js';
 import { insertCharacterRow, insertMotionRow } from '../helpers/asset-rows.js';
 
@@ -248,3 +250,24 @@ for (const t of await dbTargets()) {
     });
   });
 }
+
+describe('demo account on a fresh database beside an old key file', () => {
+  test('the stale demo-api-key is replaced by the new key, mode 0600', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'marionette-demo-'));
+    const handle = await openDb({ url: `sqlite:${join(dir, 'marionette.sqlite')}` });
+    try {
+      await migrate(handle.db);
+      const file = join(dir, 'demo-api-key');
+      await writeFile(file, 'mk_live_from_an_earlier_database_0000000\n');
+      await chmod(file, 0o644);
+      const demo = await ensureDemoAccount(handle.db, loadConfig({ MARIONETTE_DATA_DIR: dir }));
+      assert.ok(demo);
+      assert.equal((await readFile(file, 'utf8')).trim(), demo.apiKey);
+      assert.equal((await stat(file)).mode & 0o777, 0o600);
+      assert.equal(await ensureDemoAccount(handle.db, loadConfig({ MARIONETTE_DATA_DIR: dir })), null, 'only once');
+    } finally {
+      await handle.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import { createKey, revokeKey } from '../../src/domain/accounts/accounts.service.js';
 import { dbTargets, startService, type TestService } from '../helpers/harness.js';
@@ -164,6 +165,12 @@ for (const t of await dbTargets()) {
         assert.equal(e.details.location, 'body', JSON.stringify(body));
       }
       assert.equal((await svc.request('/v1/motions/import', { method: 'POST', headers: json, body: JSON.stringify({ template_id: templateId, name: '12' }) })).status, 200);
+      const draftId = await envelope(await svc.request('/v1/renders', { method: 'POST', headers: { ...json, 'idempotency-key': 'coerce-1' }, body: '{"draft_id": 7}' }), 400, 'INVALID_REQUEST');
+      assert.deepEqual([draftId.details.field, /must be a string/.test(draftId.message)], ['draft_id', true]);
+      const form = new FormData();
+      form.append('template_id', templateId);
+      const notJson = await envelope(await svc.request('/v1/motions/import', { method: 'POST', body: form }), 400, 'INVALID_REQUEST');
+      assert.match(notJson.message, /JSON object/);
       const listed = await svc.request('/v1/videos?limit=3');
       assert.equal(listed.status, 200, 'limit=3 arrives as text and is read as the integer 3');
       const motions = await svc.request('/v1/motions?limit=1');
@@ -196,3 +203,32 @@ for (const t of await dbTargets()) {
     });
   });
 }
+
+describe('shutdown', () => {
+  test('a request that arrives while the server drains gets 503 SERVICE_BUSY in the envelope, with Retry-After', async () => {
+    const svc = await startService({ db: 'sqlite' });
+    const sock = connect(Number(new URL(svc.baseUrl).port), '127.0.0.1');
+    let data = '';
+    sock.on('data', (d) => (data += d));
+    await new Promise((r) => sock.once('connect', r));
+    try {
+      // Half a request keeps the connection busy, so closing the server does not drop it as idle.
+      sock.write('GET /v1/credits HTTP/1.1\r\nHost: marionette\r\n');
+      await new Promise((r) => setTimeout(r, 100));
+      const closing = svc.app.close();
+      await new Promise((r) => setTimeout(r, 100));
+      sock.write(`Authorization: Bearer ${svc.apiKey}\r\nX-Request-Id: drain-1\r\n\r\n`);
+      await new Promise((r) => sock.once('close', r));
+      await closing;
+      const [head, body] = data.split('\r\n\r\n');
+      assert.match(head, /^HTTP\/1\.1 503/);
+      assert.match(head, /\r\nx-request-id: drain-1\r\n/i);
+      assert.match(head, /\r\nretry-after: 1\r\n/i);
+      const e = JSON.parse(body).error;
+      assert.deepEqual([e.code, e.retryable, e.request_id, e.remediation.retry_after_ms], ['SERVICE_BUSY', true, 'drain-1', 1000]);
+    } finally {
+      sock.destroy();
+      await svc.close().catch(() => {});
+    }
+  });
+});

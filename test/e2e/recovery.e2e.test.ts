@@ -5,8 +5,10 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, hasSharedMedia, NO_MEDIA_REASON } from '../helpers/harness.js';
-import { openDb, type DbHandle } from '../../src/infra/db/database.js';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { dbTargets, freePort, hasSharedMedia, NO_MEDIA_REASON } from '../helpers/harness.js';
+import { migrate, openDb, type DbHandle } from '../../src/infra/db/database.js';
 import { openSse } from '../jobs/sse-reader.js';
 import { ffprobe, prepareMedia } from './media-prep.js';
 
@@ -16,115 +18,137 @@ import { ffprobe, prepareMedia } from './media-prep.js';
  * lapses, the restarted worker claims it as attempt 2 and finishes; the ledger holds exactly one
  * reservation and one settlement, and no job temp dir is left behind.
  */
-describe('SIGKILL during a render (sqlite)', { skip: !hasSharedMedia() && NO_MEDIA_REASON }, () => {
-  let dataDir: string;
-  let media: { dir: string; video: string; image: string };
-  let child: ChildProcess | null = null;
-  let db: DbHandle | null = null;
-  let port: number;
+for (const t of await dbTargets()) {
+  describe(`SIGKILL during a render (${t.kind})`, { skip: t.skip || (!hasSharedMedia() && NO_MEDIA_REASON) }, () => {
+    let dataDir: string;
+    let dbUrl: string;
+    let schema: string | null = null;
+    let media: { dir: string; video: string; image: string };
+    let child: ChildProcess | null = null;
+    let db: DbHandle | null = null;
+    let port: number;
 
-  before(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'marionette-recovery-'));
-    media = await prepareMedia({ seconds: 3 });
-    port = await freePort();
-  });
-  after(async () => {
-    if (child && child.exitCode === null) child.kill('SIGKILL');
-    await db?.close();
-    await rm(dataDir, { recursive: true, force: true });
-    await rm(media.dir, { recursive: true, force: true });
-  });
-
-  const base = () => `http://127.0.0.1:${port}`;
-
-  async function startServer(): Promise<ChildProcess> {
-    const env = {
-      ...process.env,
-      MARIONETTE_DATA_DIR: dataDir,
-      MARIONETTE_PORT: String(port),
-      MARIONETTE_HOST: '127.0.0.1',
-      MARIONETTE_PUBLIC_URL: base(),
-      MARIONETTE_LOG_LEVEL: 'warn',
-      MARIONETTE_RATE_LIMITS: 'false',
-      MARIONETTE_JOB_LEASE_MS: '3000',
-      MARIONETTE_JOB_HEARTBEAT_MS: '500',
-      MARIONETTE_JOB_POLL_MS: '100',
-    };
-    delete (env as Record<string, unknown>).MARIONETTE_DATABASE_URL;
-    const p = spawn(process.execPath, ['--import', 'tsx', 'src/main/server.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    p.stdout!.on('data', (b) => (out += b));
-    p.stderr!.on('data', (b) => (out += b));
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      if (p.exitCode !== null) throw new Error(`server exited: ${out}`);
-      try {
-        const r = await fetch(`${base()}/v1/openapi.json`);
-        if (r.ok) return p;
-      } catch {
-        // not listening yet
+    before(async () => {
+      dataDir = await mkdtemp(join(tmpdir(), 'marionette-recovery-'));
+      media = await prepareMedia({ seconds: 3 });
+      port = await freePort();
+      dbUrl = `sqlite:${join(dataDir, 'marionette.sqlite')}`;
+      if (t.kind === 'postgres') {
+        // The server process gets its own schema through the connection's search_path.
+        schema = `t_${randomBytes(6).toString('hex')}`;
+        const c = new pg.Client({ connectionString: process.env.MARIONETTE_TEST_PG_URL });
+        await c.connect();
+        await c.query(`create schema ${schema}`).finally(() => c.end());
+        dbUrl = `${process.env.MARIONETTE_TEST_PG_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+        // Migrated here with the schema named, so the server's own migrate() finds its tables in
+        // its schema (Kysely would otherwise see other test schemas' migration tables).
+        const h = await openDb({ url: process.env.MARIONETTE_TEST_PG_URL!, schema });
+        await migrate(h.db, { schema }).finally(() => h.close());
       }
-      if (Date.now() > deadline) throw new Error(`server did not start: ${out}`);
-      await new Promise((r) => setTimeout(r, 200));
+    });
+    after(async () => {
+      if (child && child.exitCode === null) child.kill('SIGKILL');
+      await db?.close();
+      if (schema) {
+        const c = new pg.Client({ connectionString: process.env.MARIONETTE_TEST_PG_URL });
+        await c.connect();
+        await c.query(`drop schema if exists ${schema} cascade`).finally(() => c.end());
+      }
+      await rm(dataDir, { recursive: true, force: true });
+      await rm(media.dir, { recursive: true, force: true });
+    });
+
+    const base = () => `http://127.0.0.1:${port}`;
+
+    async function startServer(): Promise<ChildProcess> {
+      const env = {
+        ...process.env,
+        MARIONETTE_DATA_DIR: dataDir,
+        MARIONETTE_PORT: String(port),
+        MARIONETTE_HOST: '127.0.0.1',
+        MARIONETTE_PUBLIC_URL: base(),
+        MARIONETTE_LOG_LEVEL: 'warn',
+        MARIONETTE_RATE_LIMITS: 'false',
+        MARIONETTE_JOB_LEASE_MS: '3000',
+        MARIONETTE_JOB_HEARTBEAT_MS: '500',
+        MARIONETTE_JOB_POLL_MS: '100',
+        MARIONETTE_DATABASE_URL: dbUrl,
+      };
+      const p = spawn(process.execPath, ['--import', 'tsx', 'src/main/server.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      p.stdout!.on('data', (b) => (out += b));
+      p.stderr!.on('data', (b) => (out += b));
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        if (p.exitCode !== null) throw new Error(`server exited: ${out}`);
+        try {
+          const r = await fetch(`${base()}/v1/openapi.json`);
+          if (r.ok) return p;
+        } catch {
+          // not listening yet
+        }
+        if (Date.now() > deadline) throw new Error(`server did not start: ${out}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
     }
-  }
 
-  it('the job completes after restart, settled once, with no temp files left', async () => {
-    child = await startServer();
-    const key = (await readFile(join(dataDir, 'demo-api-key'), 'utf8')).trim();
-    const auth = { authorization: `Bearer ${key}` };
-    const fd = new FormData();
-    fd.append('image', new Blob([await readFile(media.image)], { type: 'image/jpeg' }), 'c.jpg');
-    fd.append('motion_video', new Blob([await readFile(media.video)], { type: 'video/mp4' }), 'm.mp4');
-    const res = await fetch(`${base()}/v1/renders`, { method: 'POST', headers: auth, body: fd });
-    assert.equal(res.status, 200, await res.clone().text());
-    const { id } = (await res.json()) as { id: string };
+    it('the job completes after restart, settled once, with no temp files left', async () => {
+      child = await startServer();
+      const key = (await readFile(join(dataDir, 'demo-api-key'), 'utf8')).trim();
+      const auth = { authorization: `Bearer ${key}` };
+      const fd = new FormData();
+      fd.append('image', new Blob([await readFile(media.image)], { type: 'image/jpeg' }), 'c.jpg');
+      fd.append('motion_video', new Blob([await readFile(media.video)], { type: 'video/mp4' }), 'm.mp4');
+      const res = await fetch(`${base()}/v1/renders`, { method: 'POST', headers: auth, body: fd });
+      assert.equal(res.status, 200, await res.clone().text());
+      const { id } = (await res.json()) as { id: string };
 
-    // Wait until it is really being worked on, then kill without any chance to clean up.
-    const s = await openSse(`${base()}/v1/renders/${id}/events`, auth);
-    const seen = await s.until(['progress'], 120_000);
-    s.close();
-    assert.equal(seen[seen.length - 1].json.status, 'processing');
-    const jobsDir = join(dataDir, 'tmp', 'jobs');
-    assert.ok((await readdir(jobsDir)).length > 0, 'the job had a temp dir when killed');
-    child.kill('SIGKILL');
-    await new Promise((r) => child!.once('exit', r));
+      // Wait until it is really being worked on, then kill without any chance to clean up.
+      const s = await openSse(`${base()}/v1/renders/${id}/events`, auth);
+      const seen = await s.until(['progress'], 120_000);
+      s.close();
+      assert.equal(seen[seen.length - 1].json.status, 'processing');
+      const jobsDir = join(dataDir, 'tmp', 'jobs');
+      assert.ok((await readdir(jobsDir)).length > 0, 'the job had a temp dir when killed');
+      child.kill('SIGKILL');
+      await new Promise((r) => child!.once('exit', r));
 
-    child = await startServer();
-    const again = await openSse(`${base()}/v1/renders/${id}/events`, auth);
-    const frames = await again.until(['ready', 'failed', 'cancelled'], 180_000);
-    const last = frames[frames.length - 1];
-    assert.equal(last.event, 'ready', JSON.stringify(last.json));
+      child = await startServer();
+      const again = await openSse(`${base()}/v1/renders/${id}/events`, auth);
+      const frames = await again.until(['ready', 'failed', 'cancelled'], 180_000);
+      const last = frames[frames.length - 1];
+      assert.equal(last.event, 'ready', JSON.stringify(last.json));
 
-    db = await openDb({ url: `sqlite:${join(dataDir, 'marionette.sqlite')}` });
-    const ledger = await db.db.selectFrom('ledger').select(['kind', 'amount_milli']).where('resource_id', '=', id).orderBy('id').execute();
-    assert.deepEqual(ledger.map((l) => l.kind), ['reserve', 'settle'], 'exactly one reservation and one settlement');
-    // The worker records the job as completed just after the render's terminal transition.
-    let job = await db.db.selectFrom('jobs').selectAll().where('resource_id', '=', id).executeTakeFirstOrThrow();
-    for (let i = 0; i < 100 && job.status === 'active'; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      job = await db.db.selectFrom('jobs').selectAll().where('resource_id', '=', id).executeTakeFirstOrThrow();
-    }
-    assert.equal(job.status, 'completed');
-    assert.equal(job.attempts, 2, 'the killed attempt counted; the second finished');
-    const events = await db.db.selectFrom('render_events').select(['type', 'sequence']).where('render_id', '=', id).orderBy('sequence').execute();
-    assert.equal(events.filter((e) => e.type === 'ready').length, 1);
-    assert.deepEqual(events.map((e) => Number(e.sequence)), events.map((_, i) => i + 1), 'one gapless sequence across both processes');
+      db = await openDb({ url: dbUrl });
+      const ledger = await db.db.selectFrom('ledger').select(['kind', 'amount_milli']).where('resource_id', '=', id).orderBy('id').execute();
+      assert.deepEqual(ledger.map((l) => l.kind), ['reserve', 'settle'], 'exactly one reservation and one settlement');
+      // The worker records the job as completed just after the render's terminal transition.
+      let job = await db.db.selectFrom('jobs').selectAll().where('resource_id', '=', id).executeTakeFirstOrThrow();
+      for (let i = 0; i < 100 && job.status === 'active'; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        job = await db.db.selectFrom('jobs').selectAll().where('resource_id', '=', id).executeTakeFirstOrThrow();
+      }
+      assert.equal(job.status, 'completed');
+      assert.equal(job.attempts, 2, 'the killed attempt counted; the second finished');
+      const events = await db.db.selectFrom('render_events').select(['type', 'sequence']).where('render_id', '=', id).orderBy('sequence').execute();
+      assert.equal(events.filter((e) => e.type === 'ready').length, 1);
+      assert.deepEqual(events.map((e) => Number(e.sequence)), events.map((_, i) => i + 1), 'one gapless sequence across both processes');
 
-    const dl = await fetch(`${base()}/v1/renders/${id}/download`, { headers: auth, redirect: 'manual' });
-    assert.equal(dl.status, 302);
-    const out = join(media.dir, 'recovered.mp4');
-    await writeFile(out, Buffer.from(await (await fetch(dl.headers.get('location')!)).arrayBuffer()));
-    const probe = await ffprobe(out);
-    assert.equal(probe.codec, 'h264');
-    assert.ok(Math.abs(probe.durationS - 3) < 0.3, `duration ${probe.durationS}`);
-    assert.deepEqual(existsSync(jobsDir) ? await readdir(jobsDir) : [], [], 'no job temp dirs remain');
-    const tmpFiles = (await readdir(join(dataDir, 'tmp'), { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
-    assert.deepEqual(tmpFiles.map((e) => e.name), [], 'no temp files at all under the data dir');
-    const partials = (await readdir(join(dataDir, 'storage'), { recursive: true })).filter((f) => String(f).includes('.partial-'));
-    assert.deepEqual(partials, [], 'no half-written storage objects');
+      const dl = await fetch(`${base()}/v1/renders/${id}/download`, { headers: auth, redirect: 'manual' });
+      assert.equal(dl.status, 302);
+      const out = join(media.dir, 'recovered.mp4');
+      await writeFile(out, Buffer.from(await (await fetch(dl.headers.get('location')!)).arrayBuffer()));
+      const probe = await ffprobe(out);
+      assert.equal(probe.codec, 'h264');
+      assert.ok(Math.abs(probe.durationS - 3) < 0.3, `duration ${probe.durationS}`);
+      assert.deepEqual(existsSync(jobsDir) ? await readdir(jobsDir) : [], [], 'no job temp dirs remain');
+      const tmpFiles = (await readdir(join(dataDir, 'tmp'), { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
+      assert.deepEqual(tmpFiles.map((e) => e.name), [], 'no temp files at all under the data dir');
+      const partials = (await readdir(join(dataDir, 'storage'), { recursive: true })).filter((f) => String(f).includes('.partial-'));
+      assert.deepEqual(partials, [], 'no half-written storage objects');
 
-    child.kill('SIGTERM');
-    await new Promise((r) => child!.once('exit', r));
+      child.kill('SIGTERM');
+      await new Promise((r) => child!.once('exit', r));
+    });
   });
-});
+}

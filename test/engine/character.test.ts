@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { analyzeCharacterImage } from '../../src/engine/character/analyze.js';
-import { resolveTools } from '../../src/engine/media/ffmpeg.js';
+import { resolveTools, runFfmpeg } from '../../src/engine/media/ffmpeg.js';
 import { EngineError, type CharacterAnalysis, type Keypoint } from '../../src/engine/types.js';
 import { mediaPath, missingMedia, readAnimatedDrawingsJoints } from './fixtures.js';
 
@@ -96,6 +96,17 @@ describe('analyzeCharacterImage', () => {
     assert.ok(ms < 8000, `analysis took ${ms.toFixed(0)} ms`);
   });
 
+  it('applies EXIF orientation before anything else', { skip: missingMedia('images/mimicmotion--demo1.jpg') }, async () => {
+    // Pixels stored sideways with orientation 6: displayed, it is the original upright photo.
+    const file = join(tmp, 'sideways.jpg');
+    await sharp(mediaPath('images/mimicmotion--demo1.jpg')).rotate(-90).jpeg({ quality: 92 }).withMetadata({ orientation: 6 }).toFile(file);
+    const { analysis } = await analyzeCharacterImage({ tools, imageFile: file, outDir: join(tmp, 'sideways'), thumbnail: false });
+    assert.deepEqual([analysis.width, analysis.height], [1080, 1920]);
+    const b = analysis.body;
+    assert.ok(b[0].y < b[11].y && b[11].y < b[15].y, 'upright: head above hips above ankles');
+    assert.ok(analysis.crop.height > analysis.crop.width * 1.8, JSON.stringify(analysis.crop));
+  });
+
   it('uses a meaningful alpha channel as the mask', { skip: missingMedia('images/animateddrawings--char1-texture.png') }, async () => {
     const file = join(tmp, 'cutout.png');
     const mask = await sharp(mediaPath('images/animateddrawings--char1-mask.png')).greyscale().raw().toBuffer();
@@ -119,6 +130,10 @@ describe('analyzeCharacterImage', () => {
     const clear = join(tmp, 'clear.png');
     await sharp({ create: { width: 300, height: 300, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toFile(clear);
     await assert.rejects(analyzeCharacterImage({ tools, imageFile: clear, outDir: join(tmp, 'clear'), thumbnail: false }), isCode('INVALID_CHARACTER'));
+    // A busy picture with no one in it: Selfie sees a faint blob, the pose model sees nobody.
+    const fractal = join(tmp, 'fractal.png');
+    await runFfmpeg(tools, ['-v', 'error', '-f', 'lavfi', '-i', 'mandelbrot=s=640x480', '-frames:v', '1', fractal]);
+    await assert.rejects(analyzeCharacterImage({ tools, imageFile: fractal, outDir: join(tmp, 'fractal'), thumbnail: false }), isCode('INVALID_CHARACTER'));
   });
 
   it('refuses non-images with UNSUPPORTED_MEDIA', async () => {

@@ -223,4 +223,11 @@ describe('track filters', () => {
     };
     assert.ok(spread(smooth) < spread(frames) / 2, `${spread(smooth)} vs ${spread(frames)}`);
   });
+
+  it('smoothing adds no lag to a steady move', () => {
+    // 6 px per frame at 30 fps; a one-directional low-pass would trail behind by several pixels.
+    const ramp = Array.from({ length: 60 }, (_, i) => frame(i, 100 + 6 * i));
+    const smooth = smoothTrack(ramp, 30, 500);
+    for (let i = 10; i < 50; i++) assert.ok(Math.abs(smooth[i].body[0].x - ramp[i].body[0].x) < 0.5, `frame ${i}`);
+  });
 });

@@ -130,3 +130,33 @@ test('an empty texture is refused with RigError', async () => {
   const analysis = (await crossedArmFigure()).analysis;
   assert.throws(() => buildRig({ ...analysis, crop: { x: 0, y: 0, width: w, height: h } }, new Uint8Array(w * h * 4), w, h), RigError);
 });
+
+test('retargeting keeps bone lengths, follows bone directions and drives a back view by image side', async () => {
+  const { createRetargeter, AFFINE } = await import('../../src/engine/render/retarget.js');
+  const { templateTrack } = await import('../../src/engine/builtins/templates.js');
+  const { analysis, rgba, w, h } = await crossedArmFigure();
+  const rig = buildRig(analysis, rgba, w, h);
+  const track = templateTrack('tpl_wave');
+  const r = createRetargeter(rig, track, track.width);
+  const aff = new Float64Array(10 * AFFINE);
+  const posed: Array<{ x: number; y: number }> = [];
+  r.pose(12, aff, posed);
+  const len = (p: Array<{ x: number; y: number }>, a: number, b: number): number => Math.hypot(p[a].x - p[b].x, p[a].y - p[b].y);
+  const rest = rig.joints;
+  // Right forearm (joints 7 → 8): scaled rest length, and the performer's direction.
+  assert.ok(Math.abs(len(posed, 7, 8) - len(rest, 7, 8) * r.scale) < 0.5);
+  const d = track.frames[12].body;
+  const dir = (ax: number, ay: number, bx: number, by: number): number => Math.atan2(by - ay, bx - ax);
+  const want = dir(d[8].x, d[8].y, d[10].x, d[10].y), got = dir(posed[7].x, posed[7].y, posed[8].x, posed[8].y);
+  assert.ok(Math.abs(Math.atan2(Math.sin(want - got), Math.cos(want - got))) < 0.01);
+  // The same figure seen from behind (left/right keypoints swapped): the raised (waving) arm stays
+  // on the image side where the performer raises it.
+  const swap = [0, 2, 1, 4, 3, 6, 5, 8, 7, 10, 9, 12, 11, 14, 13, 16, 15];
+  const back = buildRig({ ...analysis, body: swap.map((i) => analysis.body[i]) }, rgba, w, h);
+  const rb = createRetargeter(back, track, track.width);
+  const pb: Array<{ x: number; y: number }> = [];
+  rb.pose(12, aff, pb);
+  const hand = (p: Array<{ x: number; y: number }>): { x: number; y: number } => (p[5].y < p[8].y ? p[5] : p[8]);
+  assert.ok(Math.sign(hand(pb).x - pb[0].x) === Math.sign(d[10].x - (d[11].x + d[12].x) / 2), 'raised hand on the performer\'s side');
+  assert.ok(Math.sign(hand(posed).x - posed[0].x) === Math.sign(d[10].x - (d[11].x + d[12].x) / 2));
+});

@@ -182,12 +182,13 @@ for (const t of await dbTargets()) {
       const r = recorder(async (j) => {
         if (j.resourceId === id) await gate;
       });
-      const a = queue('la', { leaseMs: 300 });
-      const b = queue('lb', { leaseMs: 300 });
+      // Lease 10 heartbeats long: a loaded machine can delay a heartbeat, not ten in a row.
+      const a = queue('la', { leaseMs: 1000 });
+      const b = queue('lb', { leaseMs: 1000 });
       await a.start({ 'render.run': r.handler }, { concurrency: 1 });
       await waitFor(() => r.runs.some((j) => j.resourceId === id));
       await b.start({ 'render.run': r.handler }, { concurrency: 1 });
-      await new Promise((res) => setTimeout(res, 1000)); // > 3 lease lengths
+      await new Promise((res) => setTimeout(res, 2500)); // > 2 lease lengths
       release();
       await waitFor(async () => (await job(id)).status === 'completed');
       await a.stop();

@@ -37,6 +37,14 @@ describe('configuration', () => {
     );
   });
 
+  it('refuses a MARIONETTE_ name it does not know (a typo would silently keep the default)', () => {
+    assert.throws(
+      () => loadConfig({ MARIONETTE_PROT: '9090', MARIONETTE_PORT: '9091' }),
+      (e: unknown) => e instanceof ConfigError && e.problems.length === 1 && /MARIONETTE_PROT is not a setting/.test(e.message),
+    );
+    assert.equal(loadConfig({ MARIONETTE_TEST_PG_URL: 'postgres://x', MARIONETTE_PORT: '9091' }).port, 9091, 'the test suite\'s own variables are not settings');
+  });
+
   it('makes the server exit non-zero with the message on bad config', () => {
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main/server.ts'], {
       env: { ...process.env, MARIONETTE_PORT: '99999', MARIONETTE_DATA_DIR: '/tmp/marionette-never-created' },

@@ -8,6 +8,7 @@ import { charge, creditsToMilli } from '../billing/billing.service.js';
 import { checkImageFile } from '../media/media-check.js';
 import { parseCharacterForm, type CharacterInput } from './characters.input.js';
 import * as repo from './characters.repository.js';
+import { assetNotFound, CHARACTER_FAMILY, taskIdConflict as sharedTaskIdConflict } from '../assets/asset-errors.js';
 import { withoutEmpty, type Fields, type FormFile } from './form-fields.js';
 
 /**
@@ -40,14 +41,10 @@ export const VSPLAT_FILE = 'character.vsplat';
 export const THUMBNAIL_FILE = 'thumbnail.png';
 
 export function characterNotFound(id: string): AppError {
-  return new AppError('CHARACTER_NOT_FOUND', `No Character ${id.slice(0, 80)} exists for this account.`, { details: { character_id: id.slice(0, 80) } });
+  return assetNotFound(CHARACTER_FAMILY, id);
 }
 
-function taskIdConflict(taskId: string): AppError {
-  return new AppError('IDEMPOTENCY_KEY_REUSED', `The task_id "${taskId}" was already used for another Character of this account; use a new task_id for new work.`, {
-    details: { field: 'task_id', task_id: taskId },
-  });
-}
+const taskIdConflict = (taskId: string) => sharedTaskIdConflict(CHARACTER_FAMILY, taskId);
 
 /** An active Character of the account; a malformed, foreign-family or other account's ID is a 404. */
 export async function getCharacter(deps: Pick<AppDeps, 'db'>, accountId: string, id: string): Promise<CharactersTable> {

@@ -119,7 +119,8 @@ function parseDraftBody(body: unknown): { draftId: string } {
   for (const k of Object.keys(b)) {
     if (k !== 'draft_id') throw invalidRequest(`Unknown field ${k}: the draft form takes only draft_id (everything else was declared at prepare).`, { field: k });
   }
-  if (typeof b.draft_id !== 'string' || b.draft_id === '') throw invalidRequest('draft_id is required.', { field: 'draft_id' });
+  if (b.draft_id === undefined || b.draft_id === '') throw invalidRequest('draft_id is required.', { field: 'draft_id' });
+  if (typeof b.draft_id !== 'string') throw invalidRequest(`draft_id must be a string (got ${b.draft_id === null ? 'null' : typeof b.draft_id}).`, { field: 'draft_id' });
   return { draftId: b.draft_id };
 }
 

@@ -9,6 +9,7 @@ import { withoutEmpty, type Fields, type FormFile } from '../characters/form-fie
 import { checkVideoFile } from '../media/media-check.js';
 import { parseMotionForm, type MotionInput } from './motions.input.js';
 import * as repo from './motions.repository.js';
+import { assetNotFound, MOTION_FAMILY, taskIdConflict as sharedTaskIdConflict } from '../assets/asset-errors.js';
 
 /**
  * Motions: creation from a driving video or a template, reads, a cursor list, soft delete and
@@ -20,14 +21,10 @@ export const MOTIONS_PAGE_MAX = 100;
 export const EXPORT_FILES = { metahuman: 'metahuman', mixamo: 'mixamo' } as const;
 
 export function motionNotFound(id: string): AppError {
-  return new AppError('MOTION_NOT_FOUND', `No Motion ${id.slice(0, 80)} exists for this account.`, { details: { motion_id: id.slice(0, 80) } });
+  return assetNotFound(MOTION_FAMILY, id);
 }
 
-function taskIdConflict(taskId: string): AppError {
-  return new AppError('IDEMPOTENCY_KEY_REUSED', `The task_id "${taskId}" was already used for another Motion of this account; use a new task_id for new work.`, {
-    details: { field: 'task_id', task_id: taskId },
-  });
-}
+const taskIdConflict = (taskId: string) => sharedTaskIdConflict(MOTION_FAMILY, taskId);
 
 export async function getMotion(deps: Pick<AppDeps, 'db'>, accountId: string, id: string): Promise<MotionsTable> {
   if (!isIdOf('motion', id)) throw motionNotFound(id);

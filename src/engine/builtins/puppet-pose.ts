@@ -9,7 +9,8 @@ import type { Keypoint } from '../types.js';
 export const CANVAS = { width: 512, height: 768 } as const;
 
 /** Segment lengths in canvas px. */
-const L = { torso: 150, head: 72, shoulder: 46, hip: 28, upperArm: 80, forearm: 74, thigh: 102, shin: 98 } as const;
+// Human-like ratios (torso : leg ≈ 0.6) so a performer's pose reads the same on the puppet.
+const L = { torso: 132, head: 72, shoulder: 46, hip: 28, upperArm: 84, forearm: 76, thigh: 112, shin: 106 } as const;
 const ROOT = { x: 256, y: 420 } as const;
 
 export interface PuppetPose {

@@ -97,6 +97,12 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
     body = modelPose;
     poseMethod = 'model';
   } else {
+    if (!fg.confident) {
+      throw new EngineError('INVALID_CHARACTER', 'No figure found: neither a person nor a drawing on a plain background could be made out', {
+        maskMethod: fg.method,
+        ...fg.evidence,
+      });
+    }
     const guess = heuristicPose(fg.mask, w, h);
     if (!guess) throw new EngineError('INVALID_CHARACTER', 'No figure could be rigged from the picture', { maskMethod: fg.method });
     body = guess;

@@ -14,9 +14,20 @@ export interface ForegroundResult {
   /** 0/1 mask at the working size. */
   mask: Uint8Array;
   method: MaskMethod;
+  /**
+   * False when the mask is a guess: a weak segmentation, or the drawing method run on a busy
+   * background. The caller then needs other evidence (a pose the model accepts) before rigging it.
+   */
+  confident: boolean;
   /** Evidence behind the choice, for logs and tests. */
-  evidence: { transparentShare?: number; borderPlainShare?: number; segmentationArea?: number };
+  evidence: { transparentShare?: number; borderPlainShare?: number; segmentationArea?: number; segmentationConfidence?: number };
 }
+
+/**
+ * Mean person probability inside a segmentation mask that counts as a confident person. On the sample
+ * media, people and characters score 0.80-0.98; a fractal test pattern 0.72.
+ */
+const CONFIDENT_SEGMENTATION = 0.78;
 
 /** A border counts as plain when this share of its pixels sits close to its median colour. */
 const PLAIN_BORDER_SHARE = 0.8;
@@ -48,13 +59,13 @@ export async function findForeground(rgba: Buffer, w: number, h: number, hasAlph
     const { mask, transparentShare } = alphaMask(rgba, w, h);
     if (transparentShare >= 0.02 && transparentShare <= 0.98) {
       const kept = keepLargestComponents(mask, w, h, 0.05).mask;
-      return { mask: kept, method: 'alpha', evidence: { transparentShare } };
+      return { mask: kept, method: 'alpha', confident: true, evidence: { transparentShare } };
     }
   }
   const border = borderStats(rgba, w, h);
   const evidence: ForegroundResult['evidence'] = { borderPlainShare: border.plainShare };
   if (border.plainShare >= PLAIN_BORDER_SHARE) {
-    return { mask: classicalMask(rgba, w, h), method: 'classical', evidence };
+    return { mask: classicalMask(rgba, w, h), method: 'classical', confident: true, evidence };
   }
   // The model works at 256x256, so it is fed 256 px; its mask is enlarged to the working size.
   const prob = await segmentPerson(rgba, w, h, 256);
@@ -63,8 +74,12 @@ export async function findForeground(rgba: Buffer, w: number, h: number, hasAlph
     for (let p = 0; p < w * h; p++) bin[p] = prob[p] >= 128 ? 1 : 0;
     const mask = cleanup(bin, w, h);
     const area = maskArea(mask);
+    let sum = 0;
+    for (let p = 0; p < w * h; p++) if (mask[p]) sum += prob[p];
+    const confidence = area ? sum / area / 255 : 0;
     evidence.segmentationArea = area / (w * h);
-    if (area >= minArea) return { mask, method: 'segmentation', evidence };
+    evidence.segmentationConfidence = confidence;
+    if (area >= minArea) return { mask, method: 'segmentation', confident: confidence >= CONFIDENT_SEGMENTATION, evidence };
   }
-  return { mask: classicalMask(rgba, w, h), method: 'classical', evidence };
+  return { mask: classicalMask(rgba, w, h), method: 'classical', confident: false, evidence };
 }

@@ -3,7 +3,8 @@
  * rendered frame. Both skeletons are aligned on the hip centre and scaled to the same torso + leg
  * length first (a character keeps its own proportions and size, so raw pixel distances would measure the
  * drawing, not the motion). A keypoint counts when it lies within α × torso length of the driving
- * keypoint. Only the 12 limb and torso keypoints are scored: a drawn face rarely has COCO's eyes and
+ * keypoint; the better of the detection and its left/right mirror labelling is scored, as 2D views
+ * are flip-ambiguous (a back view is animated by image side). Only the 12 limb and torso keypoints are scored: a drawn face rarely has COCO's eyes and
  * ears where a detector expects them.
  */
 import type { Keypoint } from '../types.js';
@@ -29,6 +30,18 @@ export function pckFrame(driving: Keypoint[], rendered: Keypoint[] | null, alpha
   const scored = SCORED.filter((i) => driving[i].score >= MIN_DRIVING_SCORE);
   if (scored.length === 0 || d.torso < 1) return null;
   if (!rendered) return { hits: 0, total: scored.length };
+  // Left/right are ambiguous in 2D (a character drawn from behind is animated on the performer's
+  // image sides, see retarget.ts): score the better of the detection and its mirror labelling.
+  const mirrored = rendered.map((_, i) => rendered[MIRROR[i] ?? i]);
+  return [countHits(driving, d, scored, rendered, alpha), countHits(driving, d, scored, mirrored, alpha)]
+    .reduce((a, b) => (b.hits > a.hits ? b : a));
+}
+
+const MIRROR: Record<number, number> = { 1: 2, 2: 1, 3: 4, 4: 3, 5: 6, 6: 5, 7: 8, 8: 7, 9: 10, 10: 9, 11: 12, 12: 11, 13: 14, 14: 13, 15: 16, 16: 15 };
+
+function countHits(
+  driving: Keypoint[], d: ReturnType<typeof frame>, scored: number[], rendered: Keypoint[], alpha: number,
+): { hits: number; total: number } {
   const r = frame(rendered);
   // Scale by torso + legs rather than torso alone: a character keeps its own proportions, and
   // the renderer sizes it by this same measure, so torso-only scaling would penalise every

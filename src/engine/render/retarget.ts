@@ -26,6 +26,9 @@ const MIN_SCORE = 0.2;
 /** The head may tilt this far from the torso (radians); beyond it face keypoints are usually noise. */
 const HEAD_LIMIT = 0.7;
 
+/** Left/right rig joint pairs (shoulder, elbow, wrist, hip, knee, ankle). */
+const MIRROR_PAIRS: Array<[number, number]> = [[3, 6], [4, 7], [5, 8], [9, 12], [10, 13], [11, 14]];
+
 const wrap = (a: number): number => {
   while (a > Math.PI) a -= 2 * Math.PI;
   while (a < -Math.PI) a += 2 * Math.PI;
@@ -45,6 +48,16 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number): Re
 
   const driving = track.frames.map((f) => jointsFromKeypoints(f.body));
   const scores = track.frames.map((f) => jointScores(f.body));
+  // A character seen from behind (its left shoulder on the image's left) driven by a performer
+  // facing the camera, or the reverse: drive each limb by the performer's limb on the same side of
+  // the image, otherwise every arm and leg would swing across the body.
+  const facing = (j: Point[]): number => Math.sign(j[3].x - j[6].x + (j[9].x - j[12].x));
+  const performerFacing = Math.sign(driving.reduce((a, j) => a + facing(j), 0));
+  if (facing(rest) !== 0 && performerFacing !== 0 && facing(rest) !== performerFacing) {
+    for (const arr of [driving, scores] as Array<Array<Array<unknown>>>) {
+      for (const f of arr) for (const [a, b] of MIRROR_PAIRS) [f[a], f[b]] = [f[b], f[a]];
+    }
+  }
   const sizes = driving.filter((_, i) => track.frames[i].score > 0).map((j) => bodyScale(j));
   const ld = percentile(sizes.length ? sizes : driving.map((j) => bodyScale(j)), 0.9);
   const lc = bodyScale(rest);

@@ -44,7 +44,6 @@ export interface SeamOutput {
 
 export function cutSeams(m: SeamInput): SeamOutput {
   const nt = m.triangles.length / 3;
-  const nv = m.xs.length;
   const dominant = (v: number): number => {
     let best = 0, bw = -1;
     for (let k = 0; k < MAX_INFLUENCES; k++) {
@@ -120,7 +119,6 @@ export function cutSeams(m: SeamInput): SeamOutput {
       tris[t * 3 + k] = c;
     }
   }
-  void nv;
   return {
     xs: Float64Array.from(xs), ys: Float64Array.from(ys), triangles: tris,
     boneIdx: Int32Array.from(bi), boneW: Float32Array.from(bw), cut, cutTriangles,

@@ -13,6 +13,10 @@ export function toAppError(err: unknown, limits: { bodyBytes: number }): AppErro
     const first = Array.isArray(e.validation) ? (e.validation[0] as { instancePath?: string; message?: string; params?: { additionalProperty?: string } }) : undefined;
     // An unexpected property is named by Ajv in params, not in the path (which points at its parent).
     const path = [first?.instancePath?.replace(/^\//, ''), first?.params?.additionalProperty].filter(Boolean).join('/');
+    // No body, or a form sent where JSON is expected: say what the endpoint takes.
+    if (e.validationContext === 'body' && path === '' && (first as { keyword?: string } | undefined)?.keyword === 'type') {
+      return invalidRequest('The request body must be a JSON object (Content-Type: application/json).', { location: 'body', field: null, reason: first?.message ?? null });
+    }
     return invalidRequest(`Invalid ${e.validationContext ?? 'request'}: ${path || e.validationContext} ${first?.message ?? ''}`.trim(), {
       location: e.validationContext ?? null,
       field: path || null,

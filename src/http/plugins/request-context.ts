@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { invalidRequest } from '../../contracts/errors.js';
+import { AppError, invalidRequest } from '../../contracts/errors.js';
 
 /**
  * `X-Request-Id` and `X-Service-Source` (spec sections 5 and 8). Fastify's `genReqId` adopts a
@@ -37,5 +37,21 @@ export function registerRequestContext(app: FastifyInstance): void {
     reply.header('X-Request-Id', request.id);
     checkHeader(request, 'x-request-id');
     request.serviceSource = checkHeader(request, 'x-service-source');
+  });
+}
+
+/**
+ * While the server drains for shutdown, a request that still arrives (on a busy keep-alive
+ * connection) gets 503 SERVICE_BUSY in the envelope, with Retry-After and its X-Request-Id, and the
+ * connection is closed so the client's next try lands on a live instance.
+ */
+export function registerClosingGuard(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async () => {
+    if (!closing) return;
+    throw new AppError('SERVICE_BUSY', 'The service is shutting down; retry shortly.', { retryAfterMs: 1000, headers: { Connection: 'close' } });
   });
 }

@@ -14,6 +14,8 @@ import { characterById } from './job-resources.repository.js';
  * its charge (characters.state.ts). Re-running after a crash redoes the work and overwrites the
  * same keys.
  */
+export const EXTRACTION_NOT_AVAILABLE = '3D extraction is not available on this server yet.';
+
 export function characterProcessHandler(deps: AppDeps): JobHandler {
   return {
     async run(job: JobContext) {
@@ -35,6 +37,11 @@ export function characterProcessHandler(deps: AppDeps): JobHandler {
         await progress.flush();
         await uploadAssets(deps.storage, assets.dir ?? outDir, characterAssetsKey(row.id), CHARACTER_ASSET_FILES);
         await transitionCharacter(deps.db, row.id, { to: 'ready', assetsKey: characterAssetsKey(row.id) });
+        // The vsplat extractor is not built yet: a Character that asked for one fails on that part
+        // (its sub-object says so) and its charge is refunded, instead of waiting forever.
+        if (row.type !== 'render') {
+          await transitionCharacter(deps.db, row.id, { to: 'failed', part: 'vsplat', reason: EXTRACTION_NOT_AVAILABLE });
+        }
       });
     },
     async fail(job, error) {
