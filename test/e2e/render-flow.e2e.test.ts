@@ -165,6 +165,25 @@ for (const t of await dbTargets()) {
       await assertSettled(created.id);
     });
 
+    it('a Character of type all: the 2D part is made, the vsplat part fails as unavailable, the charge is refunded', async () => {
+      const before = ((await (await svc.request('/v1/credits')).json()) as any).balance;
+      const c = await svc.request('/v1/characters', { method: 'POST', body: await form({ image: { file: media.image, type: 'image/jpeg' }, type: 'all' }) });
+      assert.equal(c.status, 200, await c.clone().text());
+      const { id } = (await c.json()) as any;
+      assert.equal(((await (await svc.request('/v1/credits')).json()) as any).balance, before - 26);
+      let body: any;
+      for (let i = 0; i < 600; i++) {
+        body = await (await svc.request(`/v1/characters/${id}`)).json();
+        if (['ready', 'failed', 'cancelled'].includes(body.status)) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      assert.equal(body.status, 'failed');
+      assert.deepEqual(body.vsplat, { status: 'failed' });
+      assert.equal(body.error, null);
+      assert.deepEqual((await ledgerOf(svc.wired.deps.db, id)).map((l) => l.kind), ['charge', 'refund']);
+      assert.equal(((await (await svc.request('/v1/credits')).json()) as any).balance, before);
+    });
+
     it('the default render: POST /v1/renders without a body renders the built-in character and motion', async () => {
       const res = await svc.request('/v1/renders', { method: 'POST' });
       assert.equal(res.status, 200, await res.clone().text());

@@ -134,15 +134,31 @@ export async function renderVideo(job: RenderJob): Promise<RenderResult> {
   };
 }
 
-/** Nearest-upsamples the rig's chain labels onto the padded texture grid (0 in the border). */
+/**
+ * Upsamples the rig's chain labels (a coarse grid) onto the padded texture grid, 0 in the border.
+ * Each texel takes the label with the largest bilinear weight among its four coarse neighbours, so
+ * seam borders come out as smooth interpolated curves rather than the coarse grid's staircase.
+ */
 function labelTexture(l: NonNullable<Rig['labels']>, pw: number, ph: number, tw: number, th: number): Uint8Array {
   const src = Buffer.from(l.data, 'base64');
   const out = new Uint8Array(pw * ph);
+  const acc = new Float64Array(8);
+  const at = (x: number, y: number): number =>
+    src[Math.min(l.height - 1, Math.max(0, y)) * l.width + Math.min(l.width - 1, Math.max(0, x))];
   for (let y = 0; y < th; y++) {
-    const sy = Math.min(l.height - 1, Math.floor(((y + 0.5) * l.height) / th));
+    const gy = ((y + 0.5) * l.height) / th - 0.5;
+    const y0 = Math.floor(gy), fy = gy - y0;
     for (let x = 0; x < tw; x++) {
-      const sx = Math.min(l.width - 1, Math.floor(((x + 0.5) * l.width) / tw));
-      out[(y + TEXTURE_PAD) * pw + x + TEXTURE_PAD] = src[sy * l.width + sx];
+      const gx = ((x + 0.5) * l.width) / tw - 0.5;
+      const x0 = Math.floor(gx), fx = gx - x0;
+      acc.fill(0);
+      acc[at(x0, y0)] += (1 - fx) * (1 - fy);
+      acc[at(x0 + 1, y0)] += fx * (1 - fy);
+      acc[at(x0, y0 + 1)] += (1 - fx) * fy;
+      acc[at(x0 + 1, y0 + 1)] += fx * fy;
+      let best = 0;
+      for (let c = 1; c < 8; c++) if (acc[c] > acc[best]) best = c;
+      out[(y + TEXTURE_PAD) * pw + x + TEXTURE_PAD] = best;
     }
   }
   return out;
