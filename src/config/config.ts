@@ -11,6 +11,11 @@ export interface Config {
   publicUrl: string;
   dataDir: string;
   databaseUrl: string;
+  /**
+   * PostgreSQL schema holding the service's tables (created if missing), or null for the
+   * connection's default search path. Lets several installations share one database.
+   */
+  databaseSchema: string | null;
   /** `disk` (under dataDir/storage) or `s3` (later). */
   storage: { driver: 'disk'; root: string };
   /** Secret used to sign output and upload URLs. */
@@ -112,6 +117,11 @@ export function loadConfig(env: Env, overrides: Partial<Config> = {}): Config {
   if (!/^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(databaseUrl)) {
     r.problems.push(`MARIONETTE_DATABASE_URL must start with sqlite: or postgres:// (got "${databaseUrl}")`);
   }
+  const databaseSchema = r.str('MARIONETTE_DATABASE_SCHEMA', '') || null;
+  if (databaseSchema !== null && !/^[a-z_][a-z0-9_]{0,62}$/.test(databaseSchema)) {
+    r.problems.push(`MARIONETTE_DATABASE_SCHEMA must be a lower-case SQL identifier (got "${databaseSchema}")`);
+  }
+  if (databaseSchema !== null && databaseUrl.startsWith('sqlite:')) r.problems.push('MARIONETTE_DATABASE_SCHEMA applies to PostgreSQL only');
   const publicUrl = r.str('MARIONETTE_PUBLIC_URL', `http://localhost:${port}`).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]+/.test(publicUrl)) r.problems.push(`MARIONETTE_PUBLIC_URL must be an http(s) URL (got "${publicUrl}")`);
   const signingSecret = r.str('MARIONETTE_SIGNING_SECRET', '');
@@ -123,6 +133,7 @@ export function loadConfig(env: Env, overrides: Partial<Config> = {}): Config {
     publicUrl,
     dataDir,
     databaseUrl,
+    databaseSchema,
     storage: { driver: r.oneOf('MARIONETTE_STORAGE', 'disk', ['disk'] as const), root: resolve(r.str('MARIONETTE_STORAGE_DIR', resolve(dataDir, 'storage'))) },
     // Empty means "generate and persist one in the data dir" (done by the entrypoint).
     signingSecret,

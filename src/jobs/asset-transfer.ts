@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm, rmdir } from 'node:fs/promises';
 import { basename, isAbsolute, join } from 'node:path';
 import { AppError } from '../contracts/errors.js';
 import type { AppDeps } from '../http/deps.js';
@@ -65,17 +65,25 @@ export function jobsDir(tmpDir: string): string {
 }
 
 /**
- * Runs `fn` in a fresh work dir `<tmp>/jobs/<job id>`, removed afterwards whatever happens. A
- * re-run after a crash starts from an empty dir (the job ID is stable across attempts).
+ * Runs `fn` in a fresh work dir `<tmp>/jobs/<job id>/<attempt>`, removed afterwards whatever
+ * happens. Per attempt, because two runs of one job can overlap: a worker that froze past its lease
+ * keeps going until its next heartbeat while the new owner starts; sharing a dir, each would delete
+ * the other's files. Dirs of earlier attempts belong to a dead or superseded run (we hold the lease
+ * now) and are removed at start, so a crash leaves nothing behind once the job finishes.
  */
-export async function withWorkDir<T>(tmpDir: string, job: Pick<JobContext, 'id'>, fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = join(jobsDir(tmpDir), basename(job.id));
+export async function withWorkDir<T>(tmpDir: string, job: Pick<JobContext, 'id' | 'attempt'>, fn: (dir: string) => Promise<T>): Promise<T> {
+  const jobDir = join(jobsDir(tmpDir), basename(job.id));
+  const dir = join(jobDir, String(job.attempt));
+  const earlier = await readdir(jobDir).catch(() => [] as string[]);
+  await Promise.all(earlier.filter((n) => n !== String(job.attempt)).map((n) => rm(join(jobDir, n), { recursive: true, force: true })));
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   try {
     return await fn(dir);
   } finally {
     await rm(dir, { recursive: true, force: true });
+    // Fails while another attempt's dir is still there; that run removes the parent when it ends.
+    await rmdir(jobDir).catch(() => {});
   }
 }
 

@@ -15,6 +15,8 @@ export interface EmbeddedQueueOptions {
   /** First retry delay after a temporary failure; doubles per attempt up to `maxRetryDelayMs`. */
   retryBaseMs?: number;
   maxRetryDelayMs?: number;
+  /** How long stop() waits for aborted handlers before handing their jobs back anyway. */
+  shutdownGraceMs?: number;
   /** Where infrastructure trouble (database unreachable mid-job) is reported. */
   onError?: (message: string, err: unknown) => void;
 }
@@ -68,7 +70,15 @@ export class EmbeddedQueue implements JobQueue {
     for (const r of this.running.values()) r.controller.abort('shutdown' satisfies AbortReason);
     // A handler that ignores its signal must not hold shutdown forever; its lease then lapses and
     // another worker takes the job over.
-    await Promise.race([Promise.allSettled([...this.running.values()].map((r) => r.done)), delay(15_000)]);
+    await Promise.race([Promise.allSettled([...this.running.values()].map((r) => r.done)), delay(this.opts.shutdownGraceMs ?? 15_000)]);
+    // Hand back what is still running (the process exits next) so another worker claims it at
+    // once instead of after the lease lapses; the stray run's later writes are no-ops or idempotent.
+    const now = new Date().toISOString();
+    for (const id of this.running.keys()) {
+      await jobs
+        .releaseJob(this.db, id, this.opts.workerId, { status: 'queued', attemptsDelta: -1, runAt: now, lastError: 'worker stopped', now })
+        .catch((e) => this.report(`releasing job ${id} at shutdown failed`, e));
+    }
     await this.unsubscribe?.();
     this.unsubscribe = null;
   }
@@ -194,6 +204,9 @@ export class EmbeddedQueue implements JobQueue {
       if (reason === 'shutdown') await jobs.releaseJob(this.db, ctx.id, owner, { status: 'queued', attemptsDelta: -1, runAt: now, lastError: 'worker stopped', now });
       return;
     }
+    // A run that lost its lease (it froze past the lease and another worker claimed the job) must
+    // not fail the resource the new owner is working on: only the owner decides the job's fate.
+    if (!(await jobs.extendLease(this.db, ctx.id, owner, new Date(Date.now() + this.opts.leaseMs).toISOString(), now))) return;
     const c = classifyFailure(e);
     if (c.kind === 'permanent') {
       await handler.fail(ctx, c.error);

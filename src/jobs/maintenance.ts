@@ -3,8 +3,8 @@ import * as jobs from './jobs.repository.js';
 
 /**
  * Housekeeping that workers run: event history is kept `events.historyHours` after a render's
- * terminal event (DECISIONS "Event stream"); after that a resuming client gets a fresh snapshot built
- * from the render row. Hourly is plenty: nothing depends on the exact moment of removal.
+ * terminal event (DECISIONS "Event stream"); after that a resuming client gets a fresh snapshot of
+ * the render's last event, the one event kept so the snapshot's event_id stays a real one. Hourly is plenty: nothing depends on the exact moment of removal.
  */
 export const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
 

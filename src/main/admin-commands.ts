@@ -5,6 +5,8 @@ import { InProcessPubSub } from '../infra/pubsub/pubsub.js';
 import { EmbeddedQueue } from '../jobs/embedded-queue.js';
 import { cancelRender } from '../domain/renders/render-cancel.service.js';
 import { isAppError } from '../contracts/errors.js';
+import { DiskStorage } from '../infra/storage/disk-storage.js';
+import { UrlSigner } from '../infra/storage/signer.js';
 
 /**
  * Admin commands contributed by features (e.g. `render cancel ID` from the jobs feature). Each takes
@@ -28,7 +30,10 @@ export const adminCommands: Record<string, (db: Db, flags: Record<string, string
       dialect: config.databaseUrl.startsWith('sqlite:') ? 'sqlite' : 'postgres',
     });
     try {
-      return await cancelRender({ db, pubsub, queue }, id);
+      // Only deletes (outputs a racing worker uploaded) go through this storage: it never signs
+      // URLs, so a throwaway secret is enough.
+      const storage = new DiskStorage(config.storage.root, config.publicUrl, new UrlSigner(randomBytes(32).toString('hex')));
+      return await cancelRender({ db, pubsub, queue, storage }, id);
     } catch (e) {
       // The admin CLI prints `error` from the message; keep the public code visible to operators.
       if (isAppError(e)) throw new Error(`${e.code}: ${e.message}`);

@@ -72,9 +72,10 @@ async function main(): Promise<number> {
   for (const [k, v] of Object.entries(values)) flags[k] = typeof v === 'string' ? v : undefined;
   positionals.slice(2).forEach((p, i) => (flags[`_${i}`] = p));
   const config = loadConfig(process.env);
-  const handle = await openDb({ url: config.databaseUrl });
+  const schema = config.databaseSchema ?? undefined;
+  const handle = await openDb({ url: config.databaseUrl, schema });
   try {
-    await migrate(handle.db);
+    await migrate(handle.db, { schema: handle.dialect === 'postgres' ? schema : undefined });
     const out = await handler(handle.db, flags, config);
     process.stdout.write(JSON.stringify(out, null, 2) + '\n');
     return 0;

@@ -38,8 +38,10 @@ export async function wire(config: Config, opts: { schema?: string } = {}): Prom
   mkdirSync(config.dataDir, { recursive: true });
   const tmpDir = join(config.dataDir, 'tmp');
   mkdirSync(tmpDir, { recursive: true });
-  const dbHandle = await openDb({ url: config.databaseUrl, schema: opts.schema });
-  await migrate(dbHandle.db, { schema: dbHandle.dialect === 'postgres' ? opts.schema : undefined });
+  // A test's own schema wins over the configured one (each test file gets a fresh schema).
+  const schema = opts.schema ?? config.databaseSchema ?? undefined;
+  const dbHandle = await openDb({ url: config.databaseUrl, schema });
+  await migrate(dbHandle.db, { schema: dbHandle.dialect === 'postgres' ? schema : undefined });
   const signer = new UrlSigner(signingSecret(config));
   const storage = new DiskStorage(config.storage.root, config.publicUrl, signer);
   const pubsub = new InProcessPubSub();

@@ -1,7 +1,10 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
 import { dbTargets, errorOf, hasSharedMedia, mediaFile, NO_MEDIA_REASON, startService, type TestService } from '../helpers/harness.js';
 
 /**
@@ -219,7 +222,7 @@ for (const target of await dbTargets()) {
 
     it('the Idempotency-Key header is required and 1-255 characters', async () => {
       const plan = await prepare({});
-      for (const key of [undefined, 'x'.repeat(256)]) {
+      for (const key of [undefined, '', 'x'.repeat(256)]) {
         const err = await errorOf(await createFromDraft(plan.draft_id, key));
         assert.equal(err.status, 400);
         assert.equal(err.code, 'INVALID_REQUEST');
@@ -342,6 +345,122 @@ for (const target of await dbTargets()) {
       const err = await errorOf(await put(plan, 'image', image));
       assert.equal(err.status, 409);
       assert.equal(err.code, 'DRAFT_ALREADY_CONSUMED');
+    });
+
+    it('an upload URL is bound to its method, key and expiry', async () => {
+      const plan = await prepare(declareBoth());
+      const imageUrl = new URL(plan.uploads.find((u) => u.field === 'image')!.url);
+      const videoKey = `drafts/${plan.draft_id}/motion_video`;
+      // The image's signature on the video's key: refused, nothing written.
+      const otherKey = new URL(imageUrl.href);
+      otherKey.pathname = `/files/${videoKey}`;
+      assert.equal((await fetch(otherKey, { method: 'PUT', body: video })).status, 403);
+      // A later expiry with the same signature: refused.
+      const later = new URL(imageUrl.href);
+      later.searchParams.set('expires', String(Number(imageUrl.searchParams.get('expires')) + 3600));
+      assert.equal((await fetch(later, { method: 'PUT', body: image })).status, 403);
+      // A PUT signature does not authorise a GET of the same key, nor does a malformed key crash.
+      assert.equal((await fetch(imageUrl, { method: 'GET' })).status, 403);
+      const broken = new URL(imageUrl.href);
+      broken.pathname = '/files/drafts/%E0%A4%A';
+      const bad = await errorOf(await fetch(broken, { method: 'PUT', body: image }));
+      assert.ok([400, 403].includes(bad.status), `malformed key: ${bad.status} ${bad.code}`);
+      assert.equal(await svc.wired.deps.storage.stat(videoKey), null);
+      assert.equal(await svc.wired.deps.storage.stat(`drafts/${plan.draft_id}/image`), null);
+    });
+
+    const storedSha = async (key: string) => {
+      const chunks: Buffer[] = [];
+      for await (const c of svc.wired.deps.storage.read(key)) chunks.push(c as Buffer);
+      return sha(Buffer.concat(chunks));
+    };
+
+    /** A PUT whose body is written by the test: headers now, bytes later. */
+    function slowPut(url: string, headers: Record<string, string>, length: number) {
+      const req = httpRequest(url, { method: 'PUT', headers: { ...headers, 'content-length': String(length) } });
+      const response = new Promise<{ status: number; body: any }>((resolve, reject) => {
+        req.once('response', (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : null }));
+        });
+        req.once('error', reject);
+      });
+      response.catch(() => {});
+      req.on('error', () => {});
+      return { req, response };
+    }
+
+    it('a PUT that began before the draft was consumed and ends after it is refused and changes no byte the render reads', async () => {
+      const plan = await uploadedDraft();
+      const key = `drafts/${plan.draft_id}/image`;
+      const before = await storedSha(key);
+      const u = plan.uploads.find((x) => x.field === 'image')!;
+      const { req, response } = slowPut(u.url, u.headers, image.length);
+      req.write(image.subarray(0, 1000));
+      await new Promise((r) => setTimeout(r, 100)); // the PUT is past its checks and streaming
+      const created = await createFromDraft(plan.draft_id, `late-put-${plan.draft_id}`);
+      assert.equal(created.status, 202, await created.clone().text());
+      req.end(image.subarray(1000));
+      const late = await response;
+      assert.equal(late.status, 409);
+      assert.equal(late.body.error.code, 'DRAFT_ALREADY_CONSUMED');
+      assert.equal(await storedSha(key), before);
+      const row = await svc.wired.deps.db.selectFrom('uploads').select('status').where('storage_key', '=', key).executeTakeFirstOrThrow();
+      assert.equal(row.status, 'uploaded');
+    });
+
+    it('repeated PUTs: an interrupted one leaves the earlier upload, concurrent ones all land whole, a mismatching one deletes it', async () => {
+      const plan = await prepare(declareBoth({ imageSha: sha(image) }));
+      const key = `drafts/${plan.draft_id}/image`;
+      const u = plan.uploads.find((x) => x.field === 'image')!;
+      assert.equal((await put(plan, 'image', image)).status, 200);
+      const uploadRow = () => svc.wired.deps.db.selectFrom('uploads').select(['status']).where('storage_key', '=', key).executeTakeFirstOrThrow();
+      const tmp = join(svc.wired.deps.tmpDir, 'uploads');
+      const tempPuts = () => (existsSync(tmp) ? readdirSync(tmp).filter((f) => f.startsWith('put-')) : []);
+
+      const { req } = slowPut(u.url, u.headers, image.length);
+      req.write(image.subarray(0, image.length >> 1));
+      const t0 = Date.now();
+      while (tempPuts().length === 0 && Date.now() - t0 < 3000) await new Promise((r) => setTimeout(r, 10));
+      req.destroy();
+      const t1 = Date.now();
+      while (tempPuts().length > 0 && Date.now() - t1 < 3000) await new Promise((r) => setTimeout(r, 10));
+      assert.deepEqual(tempPuts(), []);
+      assert.equal(await storedSha(key), sha(image), 'the interrupted PUT did not touch the earlier upload');
+      assert.equal((await uploadRow()).status, 'uploaded');
+
+      const twins = await Promise.all(Array.from({ length: 4 }, () => put(plan, 'image', image)));
+      assert.deepEqual(twins.map((r) => r.status), [200, 200, 200, 200]);
+      assert.equal(await storedSha(key), sha(image));
+      assert.deepEqual(tempPuts(), []);
+
+      const wrong = await errorOf(await put(plan, 'image', Buffer.from(image).fill(0, 0, 64)));
+      assert.equal(wrong.code, 'UPLOAD_MISMATCH');
+      assert.equal(wrong.body.error.details.reason, 'sha256');
+      assert.equal(await svc.wired.deps.storage.stat(key), null);
+      assert.equal((await uploadRow()).status, 'pending');
+    });
+
+    it('idempotency keys belong to an account: another account may use the same key string for its own render', async () => {
+      const other = await svc.newAccount(100);
+      const mine = await uploadedDraft();
+      const key = `shared-key-${mine.draft_id}`;
+      const a = await createFromDraft(mine.draft_id, key);
+      assert.equal(a.status, 202);
+      const res = await svc.request('/v1/renders/prepare', json(declareBoth(), {}, other.apiKey));
+      assert.equal(res.status, 200);
+      const theirs = (await res.json()) as Plan;
+      assert.equal((await put(theirs, 'image', image)).status, 200);
+      assert.equal((await put(theirs, 'motion_video', video)).status, 200);
+      // Their key cannot reach my draft, and my key does not replay into their account.
+      assert.equal((await errorOf(await createFromDraft(mine.draft_id, key, other.apiKey))).code, 'DRAFT_NOT_FOUND');
+      const b = await createFromDraft(theirs.draft_id, key, other.apiKey);
+      assert.equal(b.status, 202, await b.clone().text());
+      const [ra, rb] = (await Promise.all([a.json(), b.json()])) as any[];
+      assert.notEqual(ra.id, rb.id);
+      const rows = await svc.wired.deps.db.selectFrom('idempotency_keys').select('account_id').where('key', '=', key).execute();
+      assert.deepEqual(rows.map((r) => r.account_id).sort(), [svc.accountId, other.accountId].sort());
     });
 
     it('the upload object changed behind the service (presigned storage) is UPLOAD_MISMATCH at render time', async () => {

@@ -180,22 +180,27 @@ for (const t of await dbTargets()) {
       for (const frames of all) assert.deepEqual(frames.map((f) => f.json.sequence), [2, 3]);
     });
 
-    it('history older than the retention is purged; resuming then gets a snapshot of the stored state', async () => {
+    it('history older than the retention is purged but for the last event; resuming then gets a snapshot of it', async () => {
       const r = await newRender();
+      const recent = await newRender();
       const first = await stream(r.id);
       const snap = (await first.until(['snapshot']))[0];
       await transitionRender(deps(), r.id, { to: 'failed', error: { code: 'INTERNAL_ERROR', message: 'x', retryable: true } });
-      await first.until(['failed']);
-      const longAgo = new Date(Date.now() - 25 * 3600_000).toISOString();
-      await deps().db.updateTable('videos').set({ completed_at: longAgo }).where('id', '=', r.id).execute();
+      const failed = (await first.until(['failed']))[0];
+      await transitionRender(deps(), recent.id, { to: 'cancelled' });
+      // 25 h and 23 h after their terminal events: only the first is past the 24 h retention.
+      await deps().db.updateTable('videos').set({ completed_at: new Date(Date.now() - 25 * 3600_000).toISOString() }).where('id', '=', r.id).execute();
+      await deps().db.updateTable('videos').set({ completed_at: new Date(Date.now() - 23 * 3600_000).toISOString() }).where('id', '=', recent.id).execute();
       const live = await newRender();
-      assert.ok((await purgeEventHistory(deps())) >= 2);
-      const left = await deps().db.selectFrom('render_events').select('render_id').where('render_id', 'in', [r.id, live.id]).execute();
-      assert.deepEqual(left.map((e) => e.render_id), [live.id], 'only the old terminal render lost its history');
+      assert.ok((await purgeEventHistory(deps())) >= 1);
+      const left = await deps().db.selectFrom('render_events').select(['render_id', 'id']).where('render_id', 'in', [r.id, recent.id, live.id]).orderBy('render_id').orderBy('sequence').execute();
+      assert.deepEqual(left.filter((e) => e.render_id === r.id).map((e) => e.id), [failed.id], 'the expired render keeps only its terminal event');
+      assert.equal(left.filter((e) => e.render_id === recent.id).length, 2, 'a render within the retention keeps its history');
+      assert.equal(left.filter((e) => e.render_id === live.id).length, 1, 'an active render keeps its history');
       const again = await stream(r.id, { 'last-event-id': snap.id! });
       const frames: string[] = [];
-      for (let f = await again.next(); f; f = await again.next()) frames.push(`${f.event}:${f.json.status}:${f.json.error?.code}`);
-      assert.deepEqual(frames, ['snapshot:failed:INTERNAL_ERROR']);
+      for (let f = await again.next(); f; f = await again.next()) frames.push(`${f.event}:${f.id}:${f.json.status}:${f.json.error?.code}`);
+      assert.deepEqual(frames, [`snapshot:${failed.id}:failed:INTERNAL_ERROR`], 'expired ID: a fresh snapshot with a usable event_id');
     });
   });
 }

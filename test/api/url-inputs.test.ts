@@ -1,6 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -27,7 +28,10 @@ function localServer(handler: (req: IncomingMessage, res: ServerResponse) => voi
     hits.push({ url: req.url ?? '', host: req.headers.host });
     handler(req, res);
   });
-  return new Promise((resolve) => server.listen(0, host, () => resolve({ server, port: (server.address() as { port: number }).port, hits })));
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, () => resolve({ server, port: (server.address() as { port: number }).port, hits }));
+  });
 }
 
 const PAYLOAD = Buffer.alloc(64 * 1024, 7);
@@ -47,7 +51,8 @@ describe('address guard', () => {
     const blocked = [
       '127.0.0.1', '127.255.0.9', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '100.100.100.200',
       '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', 'fd00:ec2::254', '::ffff:127.0.0.1', '::ffff:10.0.0.1',
-      '64:ff9b::a9fe:a9fe', '2002:c0a8:0101::1', 'ff02::1', '2001:db8::1',
+      '64:ff9b::a9fe:a9fe', '2002:c0a8:0101::1', 'ff02::1', '2001:db8::1', '::ffff:0:a00:1', '2001:0:4136:e378::1', '3fff::1', '64:ff9b:1::a00:1',
+      '192.0.0.170', '192.0.2.255', '198.18.5.5', '198.51.100.1', '203.0.113.254', '240.1.2.3', '0.255.255.255',
     ];
     for (const a of blocked) assert.ok(nonPublicReason(parseIp(a)!), `${a} must be refused`);
     for (const a of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '192.169.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:0808:0808::1']) {
@@ -71,6 +76,28 @@ describe('address guard', () => {
       ['http://10.0.0.1/a.png', 'blocked_address'],
       ['http://localhost/a.png', 'blocked_address'],
       ['http://app.localhost/a.png', 'blocked_address'],
+      // Odd IPv4 spellings the WHATWG parser folds into 127.0.0.1 / private addresses.
+      ['http://0177.0.0.1/a.png', 'blocked_address'],
+      ['http://127.1/a.png', 'blocked_address'],
+      ['http://0x7f000001/a.png', 'blocked_address'],
+      ['http://017700000001/a.png', 'blocked_address'],
+      ['http://0xa.0.0.1/a.png', 'blocked_address'],
+      ['http://127.0.0.1./a.png', 'blocked_address'],
+      // Every non-public IPv4 range.
+      ...['0.0.0.0', '0.1.2.3', '100.64.0.1', '100.127.255.254', '172.16.0.1', '192.0.0.8', '192.0.2.1', '192.168.255.1', '198.18.0.1', '198.19.255.1',
+        '198.51.100.7', '203.0.113.9', '224.0.0.1', '239.255.255.250', '240.0.0.1', '255.255.255.255'].map((a): [string, string] => [`http://${a}/x`, 'blocked_address']),
+      // IPv6 literals, and IPv6 forms that carry a private IPv4 address.
+      ...['::', '::1', '0:0:0:0:0:0:0:1', '::ffff:7f00:1', '::ffff:0:a00:1', '64:ff9b::7f00:1', '64:ff9b::a9fe:a9fe', '2002:7f00:1::', '2002:c0a8:1::1',
+        'fc00::1', 'fd12:3456::1', 'fe80::1', 'febf::1', 'ff02::1', 'ff0e::1', '2001::1', '2001:db8::1', '::127.0.0.1'].map((a): [string, string] => [`http://[${a}]/x`, 'blocked_address']),
+      // Metadata services by name, in any case, with or without the final dot.
+      ['http://metadata.google.internal/computeMetadata/v1/', 'blocked_address'],
+      ['http://METADATA.Google.Internal./computeMetadata/v1/', 'blocked_address'],
+      ['http://metadata/computeMetadata/v1/', 'blocked_address'],
+      ['http://instance-data/latest/', 'blocked_address'],
+      ['http://user@example.com/a.png', 'credentials'],
+      ['http://:pw@example.com/a.png', 'credentials'],
+      ['javascript:alert(1)', 'scheme'],
+      ['data:image/png;base64,AAAA', 'scheme'],
     ];
     for (const [url, reason] of refused) {
       let err: unknown;
@@ -117,6 +144,16 @@ describe('fetchToFile', () => {
         case '/big-chunked':
           res.writeHead(200, { 'content-type': 'video/mp4' });
           for (let i = 0; i < 64; i++) res.write(Buffer.alloc(64 * 1024));
+          return res.end();
+        case '/trickle': {
+          // Slowloris: a byte every 50 ms, forever; an idle timeout alone would never fire.
+          res.writeHead(200, { 'content-type': 'video/mp4' });
+          const t = setInterval(() => res.write(Buffer.alloc(1)), 50);
+          res.on('close', () => clearInterval(t));
+          return;
+        }
+        case '/no-location':
+          res.writeHead(302);
           return res.end();
         case '/stall':
           res.writeHead(200, { 'content-type': 'video/mp4' });
@@ -206,6 +243,113 @@ describe('fetchToFile', () => {
     assert.equal(err.details.reason, 'timeout');
     assert.ok(took >= 350 && took < 3000, `took ${took} ms`);
     assert.equal(existsSync(dest), false);
+  });
+
+  it('caps time as a total deadline: a server trickling bytes is cut off, not kept alive by each byte', { timeout: 5000 }, async () => {
+    const dest = join(dir, 'trickle');
+    const t0 = Date.now();
+    const err = await refusal(fetchToFile(`${base()}/trickle`, dest, opts({ timeoutMs: 400 })));
+    const took = Date.now() - t0;
+    assert.equal(err.details.reason, 'timeout');
+    assert.ok(took >= 350 && took < 2000, `took ${took} ms`);
+    assert.equal(existsSync(dest), false);
+  });
+
+  it('a stalling resolver counts against the deadline', { timeout: 5000 }, async () => {
+    const t0 = Date.now();
+    const err = await refusal(fetchToFile('http://slow-dns.test/x', join(dir, 'slowdns'), opts({ timeoutMs: 300, allowList: [], resolver: () => new Promise(() => {}) })));
+    assert.equal(err.details.reason, 'timeout');
+    assert.ok(Date.now() - t0 < 2000);
+  });
+
+  it('metadata names are refused without asking the resolver, even when it would answer a public address', async () => {
+    let asked = 0;
+    const resolver: Resolver = async () => (asked++, [{ address: '127.0.0.1', family: 4 }]);
+    for (const host of ['metadata.google.internal', 'metadata.goog', 'instance-data']) {
+      const err = await refusal(fetchToFile(`http://${host}:${srv.port}/file`, join(dir, 'md'), opts({ resolver })));
+      assert.equal(err.details.reason, 'blocked_address', host);
+    }
+    assert.equal(asked, 0);
+  });
+
+  it('a redirect from an allow-listed name to an address the list does not name is refused without connecting', async () => {
+    const resolver: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
+    const hits = srv.hits.length;
+    const err = await refusal(
+      fetchToFile(`http://good.test:${srv.port}/to?u=${encodeURIComponent(`http://127.0.0.1:${srv.port}/file`)}`, join(dir, 'hop2'), opts({ allowList: ['good.test'], resolver })),
+    );
+    assert.equal(err.details.reason, 'blocked_address');
+    assert.equal(srv.hits.length, hits + 1, 'only the allow-listed first hop was contacted');
+    assert.equal(srv.hits.at(-1)!.url.startsWith('/to?'), true);
+    // A redirect without a Location is an HTTP error, not a loop.
+    const noLoc = await refusal(fetchToFile(`${base()}/no-location`, join(dir, 'noloc'), opts()));
+    assert.equal(noLoc.details.reason, 'http_status');
+    assert.equal(noLoc.details.http_status, 302);
+  });
+
+  it('a body longer than its Content-Length never adds bytes beyond the declared length or the cap', async () => {
+    // A raw server: declares 1000 bytes, then sends 3 MB on the same connection.
+    const liar = createNetServer((sock) => {
+      sock.once('data', () => {
+        sock.write('HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 1000\r\nConnection: close\r\n\r\n');
+        sock.end(Buffer.alloc(3 * 1024 * 1024, 1));
+      });
+      sock.on('error', () => {});
+    });
+    await new Promise<void>((r) => liar.listen(0, '127.0.0.1', r));
+    const port = (liar.address() as { port: number }).port;
+    try {
+      const dest = join(dir, 'liar');
+      try {
+        const got = await fetchToFile(`http://127.0.0.1:${port}/x`, dest, opts({ maxBytes: 1024 * 1024 }));
+        assert.equal(got.size, 1000);
+        assert.equal((await readFile(dest)).length, 1000);
+      } catch (e) {
+        assert.ok(e instanceof AppError, String(e));
+        assert.equal(existsSync(dest), false);
+      }
+    } finally {
+      await new Promise((r) => liar.close(r));
+    }
+  });
+
+  it('HTTP_PROXY and friends are not honoured: the request goes straight to the pinned address', async () => {
+    const proxy = await localServer((_req, res) => res.writeHead(502).end());
+    const saved = { HTTP_PROXY: process.env.HTTP_PROXY, http_proxy: process.env.http_proxy, HTTPS_PROXY: process.env.HTTPS_PROXY, NO_PROXY: process.env.NO_PROXY };
+    const proxyUrl = `http://127.0.0.1:${proxy.port}`;
+    Object.assign(process.env, { HTTP_PROXY: proxyUrl, http_proxy: proxyUrl, HTTPS_PROXY: proxyUrl });
+    delete process.env.NO_PROXY;
+    try {
+      const hits = srv.hits.length;
+      const got = await fetchToFile(`${base()}/file`, join(dir, 'noproxy'), opts());
+      assert.equal(got.size, PAYLOAD.length);
+      assert.equal(srv.hits.length, hits + 1);
+      assert.equal(proxy.hits.length, 0, 'the proxy saw nothing');
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+      proxy.server.closeAllConnections();
+      await new Promise((r) => proxy.server.close(r));
+    }
+  });
+
+  it('an IPv6 literal on loopback is fetched only when allow-listed, over ::1', async () => {
+    const v6 = await localServer((_req, res) => res.writeHead(200, { 'content-length': 3 }).end('abc'), '::1').catch(() => null);
+    if (!v6) return; // no IPv6 loopback on this machine
+    try {
+      const url = `http://[::1]:${v6.port}/v6`;
+      const refusedErr = await refusal(fetchToFile(url, join(dir, 'v6'), opts({ allowList: ['127.0.0.1'] })));
+      assert.equal(refusedErr.details.reason, 'blocked_address');
+      assert.equal(v6.hits.length, 0);
+      const got = await fetchToFile(url, join(dir, 'v6'), opts({ allowList: ['::1'] }));
+      assert.equal(got.size, 3);
+      assert.equal(v6.hits.length, 1);
+    } finally {
+      v6.server.closeAllConnections();
+      await new Promise((r) => v6.server.close(r));
+    }
   });
 
   it("the caller's abort (a worker stopping) surfaces as an AbortError, not as the URL's fault", async () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { dbTargets, freePort, hasSharedMedia, NO_MEDIA_REASON } from '../helpers/harness.js';
-import { migrate, openDb, type DbHandle } from '../../src/infra/db/database.js';
+import { openDb, type DbHandle } from '../../src/infra/db/database.js';
 import { openSse } from '../jobs/sse-reader.js';
 import { ffprobe, prepareMedia } from './media-prep.js';
 
@@ -34,16 +34,11 @@ for (const t of await dbTargets()) {
       port = await freePort();
       dbUrl = `sqlite:${join(dataDir, 'marionette.sqlite')}`;
       if (t.kind === 'postgres') {
-        // The server process gets its own schema through the connection's search_path.
+        // The server process gets its own schema through MARIONETTE_DATABASE_SCHEMA: it creates the
+        // schema and migrates into it (Kysely's own tables included) although other test schemas
+        // with migration tables exist in the same database.
         schema = `t_${randomBytes(6).toString('hex')}`;
-        const c = new pg.Client({ connectionString: process.env.MARIONETTE_TEST_PG_URL });
-        await c.connect();
-        await c.query(`create schema ${schema}`).finally(() => c.end());
-        dbUrl = `${process.env.MARIONETTE_TEST_PG_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-        // Migrated here with the schema named, so the server's own migrate() finds its tables in
-        // its schema (Kysely would otherwise see other test schemas' migration tables).
-        const h = await openDb({ url: process.env.MARIONETTE_TEST_PG_URL!, schema });
-        await migrate(h.db, { schema }).finally(() => h.close());
+        dbUrl = process.env.MARIONETTE_TEST_PG_URL!;
       }
     });
     after(async () => {
@@ -73,6 +68,7 @@ for (const t of await dbTargets()) {
         MARIONETTE_JOB_HEARTBEAT_MS: '500',
         MARIONETTE_JOB_POLL_MS: '100',
         MARIONETTE_DATABASE_URL: dbUrl,
+        ...(schema ? { MARIONETTE_DATABASE_SCHEMA: schema } : {}),
       };
       const p = spawn(process.execPath, ['--import', 'tsx', 'src/main/server.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
@@ -119,7 +115,13 @@ for (const t of await dbTargets()) {
       const last = frames[frames.length - 1];
       assert.equal(last.event, 'ready', JSON.stringify(last.json));
 
-      db = await openDb({ url: dbUrl });
+      db = await openDb({ url: dbUrl, schema: schema ?? undefined });
+      if (schema) {
+        const c = new pg.Client({ connectionString: process.env.MARIONETTE_TEST_PG_URL });
+        await c.connect();
+        const r = await c.query(`select table_name from information_schema.tables where table_schema = $1 and table_name in ('kysely_migration', 'videos')`, [schema]).finally(() => c.end());
+        assert.equal(r.rowCount, 2, "the server migrated inside its schema, Kysely's own table included");
+      }
       const ledger = await db.db.selectFrom('ledger').select(['kind', 'amount_milli']).where('resource_id', '=', id).orderBy('id').execute();
       assert.deepEqual(ledger.map((l) => l.kind), ['reserve', 'settle'], 'exactly one reservation and one settlement');
       // The worker records the job as completed just after the render's terminal transition.

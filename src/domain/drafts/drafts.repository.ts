@@ -34,6 +34,16 @@ export async function consumeDraft(tx: Db, id: string, renderId: string): Promis
   return Number(r.numUpdatedRows) === 1;
 }
 
+/**
+ * Takes the draft's row lock for the rest of the transaction, if the draft is still open and
+ * unexpired (a no-op write: PostgreSQL locks the row and re-checks the condition after a concurrent
+ * consumer commits). False when the draft is gone, consumed or expired.
+ */
+export async function lockOpenDraft(tx: Db, id: string, now: string): Promise<boolean> {
+  const r = await tx.updateTable('drafts').set({ status: 'open' }).where('id', '=', id).where('status', '=', 'open').where('expires_at', '>', now).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
 export async function findIdempotencyKey(db: Db, accountId: string, key: string): Promise<IdempotencyKeysTable | undefined> {
   return db.selectFrom('idempotency_keys').selectAll().where('account_id', '=', accountId).where('key', '=', key).executeTakeFirst();
 }

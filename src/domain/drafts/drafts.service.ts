@@ -209,6 +209,14 @@ export async function createRenderFromDraft(deps: AppDeps, ctx: RequestCtx, body
             details: { draft_id: draftId },
           });
         }
+        // The draft's row lock is held from here on, and PUTs change objects only under it: an
+        // upload refused (object deleted) since readyInputs looked is caught here, not by the worker.
+        const gone = (await uploadsOf(tx, draftId)).filter((u) => u.status !== 'uploaded');
+        if (gone.length > 0) {
+          throw new AppError('UPLOAD_REQUIRED', `The upload for ${gone.map((u) => u.field).join(', ')} was refused while the render was being created; PUT it again.`, {
+            details: { draft_id: draftId, fields: gone.map((u) => u.field) },
+          });
+        }
       },
     });
   } catch (e) {

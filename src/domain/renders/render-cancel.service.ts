@@ -11,7 +11,7 @@ import { isTerminalRender, transitionRender } from './renders.state.js';
  * process at once, one elsewhere at its next heartbeat. Anything that worker still tries to write is
  * refused by the state machine, so the order cannot produce a cancelled-then-ready render.
  */
-export async function cancelRender(deps: Pick<AppDeps, 'db' | 'pubsub' | 'queue'>, id: string): Promise<{ id: string; status: 'cancelled'; previous_status: string }> {
+export async function cancelRender(deps: Pick<AppDeps, 'db' | 'pubsub' | 'queue' | 'storage'>, id: string): Promise<{ id: string; status: 'cancelled'; previous_status: string }> {
   const row = isIdOf('render', id) ? await findRenderById(deps.db, id) : undefined;
   if (!row) throw new AppError('RENDER_NOT_FOUND', `No render ${id} exists.`, { details: { render_id: id } });
   if (isTerminalRender(row.status)) throw notCancellable(id, row.status);
@@ -21,9 +21,31 @@ export async function cancelRender(deps: Pick<AppDeps, 'db' | 'pubsub' | 'queue'
     throw notCancellable(id, now?.status ?? 'unknown');
   }
   await deps.queue.cancel(id);
+  // A worker may have uploaded outputs just before the cancellation; its own ready transition is
+  // refused and it discards them too, whichever of the two runs last.
+  await discardOutputsUnlessReady(deps, id);
   return { id, status: 'cancelled', previous_status: row.status };
 }
 
 function notCancellable(id: string, status: string): AppError {
   return new AppError('RENDER_NOT_CANCELLABLE', `Render ${id} is already ${status}.`, { details: { render_id: id, status } });
+}
+
+export function renderOutputKeys(id: string): { videoKey: string; alphaKey: string } {
+  return { videoKey: `renders/${id}/output/video.mp4`, alphaKey: `renders/${id}/output/alpha.mp4` };
+}
+
+/**
+ * Removes a render's output objects when the render ended without them (cancelled or failed), so a
+ * cancellation racing the upload leaves no orphan files. A ready render keeps its outputs (a
+ * second, superseded run of the same job writes the same keys); a processing one keeps them too
+ * (its retry overwrites them, and its final failure comes back here).
+ */
+export async function discardOutputsUnlessReady(deps: Pick<AppDeps, 'db' | 'storage'>, id: string): Promise<boolean> {
+  const row = await findRenderById(deps.db, id);
+  if (!row || (row.status !== 'failed' && row.status !== 'cancelled')) return false;
+  const { videoKey, alphaKey } = renderOutputKeys(id);
+  await deps.storage.delete(videoKey);
+  await deps.storage.delete(alphaKey);
+  return true;
 }

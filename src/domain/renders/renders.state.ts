@@ -38,6 +38,8 @@ export function isTerminalRender(status: VideosTable['status']): boolean {
   return status === 'ready' || status === 'failed' || status === 'cancelled';
 }
 
+const STAGE_ORDER: Record<RenderStage, number> = { analyzing: 0, rendering: 1, finishing: 2 };
+
 function clampProgress(p: number): number {
   return Number.isFinite(p) ? Math.min(100, Math.max(0, Math.round(p))) : 0;
 }
@@ -52,10 +54,12 @@ function planChange(row: VideosTable, change: RenderChange, now: string): { patc
       return { patch: { ...start, progress: 0, updated_at: now }, event: 'processing' };
     case 'progress': {
       // Progress never goes backwards on the wire (a retry restarts the work, not the bar), and
-      // 100 belongs to `ready`.
+      // 100 belongs to `ready`. The stage does not go back either (a retry's `analyzing` after
+      // `rendering` would read as a regression to a client).
       const progress = Math.max(Number(row.progress ?? 0), Math.min(99, clampProgress(change.progress)));
-      if (row.status === 'processing' && progress === row.progress && change.stage === row.stage) return null;
-      return { patch: { ...start, stage: change.stage, progress, updated_at: now }, event: row.status === 'queued' ? 'processing' : 'progress' };
+      const stage = row.status === 'processing' && row.stage && STAGE_ORDER[row.stage] > STAGE_ORDER[change.stage] ? row.stage : change.stage;
+      if (row.status === 'processing' && progress === Number(row.progress) && stage === row.stage) return null;
+      return { patch: { ...start, stage, progress, updated_at: now }, event: row.status === 'queued' ? 'processing' : 'progress' };
     }
     case 'ready':
       return {

@@ -102,14 +102,16 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
   }
   // Split torso/limb contact seams away from the shoulders and hips (see seams.ts). The radius
   // kept smooth around each joint: twice the limb's half-thickness, at least a fifth of the torso.
-  const seams = cutSeams({
+  const seamInput = {
     xs: mesh.xs, ys: mesh.ys, triangles: mesh.triangles, triBone, boneIdx, boneW,
     pivots: BONES.map((b) => joints[b.from]),
     keepRadius: field.radius.map((r) => Math.max(2 * r, 0.2 * torsoLen)),
-  });
-  const clip = clipCodes(seams, triBone);
-  const order = Array.from({ length: nt }, (_, t) => t).sort(
-    (a, b) => BONE_LAYER[triBone[a]] * 16 + triBone[a] - (BONE_LAYER[triBone[b]] * 16 + triBone[b]) || a - b,
+  };
+  const seams = cutSeams(seamInput);
+  const clip = clipCodes(seamInput, seams);
+  const tb = seams.triBone;
+  const order = Array.from({ length: tb.length }, (_, t) => t).sort(
+    (a, b) => BONE_LAYER[tb[a]] * 16 + tb[a] - (BONE_LAYER[tb[b]] * 16 + tb[b]) || a - b,
   );
 
   const inv = 1 / scale;
@@ -126,8 +128,8 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
     bones: BONES.map((b) => ({ ...b })),
     vertices,
     triangles: order.flatMap((t) => [seams.triangles[t * 3], seams.triangles[t * 3 + 1], seams.triangles[t * 3 + 2]]),
-    triangleBones: order.map((t) => triBone[t]),
-    triangleLayers: order.map((t) => BONE_LAYER[triBone[t]]),
+    triangleBones: order.map((t) => tb[t]),
+    triangleLayers: order.map((t) => BONE_LAYER[tb[t]]),
     influences: MAX_INFLUENCES,
     boneIndices: Array.from(seams.boneIdx),
     boneWeights: Array.from(seams.boneW, (x) => Math.round(x * 1000) / 1000),

@@ -38,8 +38,10 @@ export interface SeamOutput {
   boneW: Float32Array;
   /** Number of triangles made rigid. */
   cut: number;
-  /** 1 for each triangle made rigid (input order). */
+  /** 1 for each triangle made rigid; input triangles first, then the extra per-chain copies. */
   cutTriangles: Uint8Array;
+  /** Dominant bone per output triangle (extras: a bone of the chain they draw). */
+  triBone: Int32Array;
 }
 
 export function cutSeams(m: SeamInput): SeamOutput {
@@ -55,6 +57,8 @@ export function cutSeams(m: SeamInput): SeamOutput {
   // Triangles mixing torso and a limb (by vertex dominant bones or by weights), far from that limb's joint.
   const cutBones = new Map<number, Set<number>>();
   const cutTriangles = new Uint8Array(nt);
+  // Per cut triangle, the other chains whose texels it holds, each with a bone of that chain.
+  const extraChains = new Map<number, Array<[number, number]>>();
   let cut = 0;
   for (let t = 0; t < nt; t++) {
     let torso = false, limb = -1;
@@ -81,11 +85,16 @@ export function cutSeams(m: SeamInput): SeamOutput {
     if (!foreign && Math.hypot(cx - p.x, cy - p.y) <= m.keepRadius[limb]) continue;
     cut++;
     cutTriangles[t] = 1;
+    // The triangle is drawn once per chain among its vertices, each copy clipped to that chain's
+    // texels, so every texel moves with its own part and none is lost at the seam.
+    const chains = new Map<number, number>([[chainOf(m.triBone[t]), m.triBone[t]]]);
+    for (const d of [d0, d1, d2]) if (!chains.has(chainOf(d))) chains.set(chainOf(d), d);
+    extraChains.set(t, [...chains.entries()].filter(([c]) => c !== chainOf(m.triBone[t])));
     for (let k = 0; k < 3; k++) {
       const v = m.triangles[t * 3 + k];
       let s = cutBones.get(v);
       if (!s) cutBones.set(v, (s = new Set()));
-      s.add(chainOf(m.triBone[t]));
+      for (const c of chains.keys()) s.add(c);
     }
   }
   // Every triangle of chain C touching a split vertex uses that vertex's C copy (its weights
@@ -93,9 +102,10 @@ export function cutSeams(m: SeamInput): SeamOutput {
   const copies = new Map<number, number>();
   const xs: number[] = Array.from(m.xs), ys: number[] = Array.from(m.ys);
   const bi: number[] = Array.from(m.boneIdx), bw: number[] = Array.from(m.boneW);
-  const tris = Uint32Array.from(m.triangles);
-  for (let t = 0; t < nt; t++) {
-    const b = m.triBone[t];
+  const tris: number[] = Array.from(m.triangles);
+  const triBone: number[] = Array.from(m.triBone);
+  const cutOut: number[] = Array.from(cutTriangles);
+  const place = (t: number, slot: number, b: number): void => {
     const chain = chainOf(b);
     for (let k = 0; k < 3; k++) {
       const v = m.triangles[t * 3 + k];
@@ -116,12 +126,23 @@ export function cutSeams(m: SeamInput): SeamOutput {
           else { bi.push(i === 0 ? b : 0); bw.push(i === 0 ? 1 : 0); }
         }
       }
-      tris[t * 3 + k] = c;
+      tris[slot * 3 + k] = c;
+    }
+  };
+  for (let t = 0; t < nt; t++) {
+    place(t, t, m.triBone[t]);
+    for (const [, b] of extraChains.get(t) ?? []) {
+      const slot = tris.length / 3;
+      tris.push(m.triangles[t * 3], m.triangles[t * 3 + 1], m.triangles[t * 3 + 2]);
+      triBone.push(b);
+      cutOut.push(1);
+      place(t, slot, b);
     }
   }
   return {
-    xs: Float64Array.from(xs), ys: Float64Array.from(ys), triangles: tris,
-    boneIdx: Int32Array.from(bi), boneW: Float32Array.from(bw), cut, cutTriangles,
+    xs: Float64Array.from(xs), ys: Float64Array.from(ys), triangles: Uint32Array.from(tris),
+    boneIdx: Int32Array.from(bi), boneW: Float32Array.from(bw), cut,
+    cutTriangles: Uint8Array.from(cutOut), triBone: Int32Array.from(triBone),
   };
 }
 
@@ -147,9 +168,29 @@ export function chainLabels(scores: Float64Array[], inside: Uint8Array): Uint8Ar
   return out;
 }
 
-/** Per triangle: the chain code to clip against when the triangle was cut, else 0. */
-export function clipCodes(seams: SeamOutput, triBone: Int32Array): Uint8Array {
-  const out = new Uint8Array(triBone.length);
-  for (let t = 0; t < triBone.length; t++) if (seams.cutTriangles[t]) out[t] = chainCode(triBone[t]);
+/**
+ * Per triangle: the chain code the renderer clips it to, or 0. Cut triangles are always clipped;
+ * so is every triangle away from the shoulders and hips, since near the outline a torso triangle
+ * can hold a few texels of an arm (and the reverse) that would otherwise travel with the wrong part
+ * as a sawtooth fringe. Triangles near a limb's root stay unclipped: there weights blend and both
+ * sides move together, so clipping would only open cracks.
+ */
+export function clipCodes(m: SeamInput, seams: SeamOutput): Uint8Array {
+  const nt = seams.triBone.length;
+  const out = new Uint8Array(nt);
+  const { xs, ys, triangles } = seams;
+  for (let t = 0; t < nt; t++) {
+    if (!seams.cutTriangles[t]) {
+      const cx = (xs[triangles[t * 3]] + xs[triangles[t * 3 + 1]] + xs[triangles[t * 3 + 2]]) / 3;
+      const cy = (ys[triangles[t * 3]] + ys[triangles[t * 3 + 1]] + ys[triangles[t * 3 + 2]]) / 3;
+      let nearJoint = false;
+      for (const root of [2, 4, 6, 8]) {
+        const p = m.pivots[root];
+        if (Math.hypot(cx - p.x, cy - p.y) <= m.keepRadius[root]) nearJoint = true;
+      }
+      if (nearJoint) continue;
+    }
+    out[t] = chainCode(seams.triBone[t]);
+  }
   return out;
 }

@@ -12,7 +12,7 @@ import type { AppDeps } from '../deps.js';
 export async function filesRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   await app.register(async (scope) => uploadRoute(scope, deps));
   app.get<{ Params: { '*': string }; Querystring: { expires?: string; sig?: string; name?: string } }>('/files/*', async (request, reply) => {
-    const key = decodeURIComponent(request.params['*']);
+    const key = objectKey(request.params['*']);
     const exp = Number(request.query.expires);
     const sig = request.query.sig ?? '';
     const verdict = Number.isInteger(exp) ? deps.signer.verify('GET', key, exp, sig) : 'invalid';
@@ -43,6 +43,15 @@ export async function filesRoutes(app: FastifyInstance, deps: AppDeps): Promise<
   });
 }
 
+/** The key a URL names; a malformed escape names no object, so its signature cannot match either. */
+function objectKey(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new AppError('FORBIDDEN', 'Invalid URL signature.', { details: { reason: 'invalid' } });
+  }
+}
+
 /**
  * `PUT /files/<key>?expires&sig`: the upload half of a draft (the stand-in for a presigned storage
  * URL). Lives in its own encapsulated scope whose only body parser hands the raw request stream
@@ -58,7 +67,7 @@ async function uploadRoute(scope: FastifyInstance, deps: AppDeps): Promise<void>
     if (reply.statusCode >= 400 && !request.raw.complete) reply.header('Connection', 'close');
   });
   scope.put<{ Params: { '*': string }; Querystring: { expires?: string; sig?: string } }>('/files/*', { bodyLimit: Number.MAX_SAFE_INTEGER }, async (request) => {
-    const key = decodeURIComponent(request.params['*']);
+    const key = objectKey(request.params['*']);
     const exp = Number(request.query.expires);
     const verdict = Number.isInteger(exp) ? deps.signer.verify('PUT', key, exp, request.query.sig ?? '') : 'invalid';
     if (verdict === 'expired') {

@@ -116,7 +116,9 @@ const NON_PUBLIC = table([
   ['::/128', 'unspecified'],
   ['::1/128', 'loopback'],
   ['100::/64', 'discard'],
+  ['2001::/32', 'Teredo tunnel'],
   ['2001:db8::/32', 'documentation'],
+  ['3fff::/20', 'documentation'],
   ['fc00::/7', 'unique local (private)'],
   ['fe80::/10', 'link-local'],
   ['fec0::/10', 'site-local'],
@@ -128,6 +130,7 @@ const EMBEDS_V4: { cidr: Cidr; offset: number }[] = [
   { cidr: parseCidr('64:ff9b::/96')!, offset: 12 }, // NAT64
   { cidr: parseCidr('64:ff9b:1::/48')!, offset: 12 }, // local-use NAT64
   { cidr: parseCidr('::/96')!, offset: 12 }, // deprecated IPv4-compatible
+  { cidr: parseCidr('::ffff:0:0:0/96')!, offset: 12 }, // IPv4-translated (RFC 2765)
   { cidr: parseCidr('2002::/16')!, offset: 2 }, // 6to4
 ];
 

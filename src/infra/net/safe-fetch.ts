@@ -35,6 +35,17 @@ function isLoopbackName(hostname: string): boolean {
 }
 
 /**
+ * Cloud metadata services by name. Inside a cloud they resolve to link-local addresses (refused
+ * anyway); naming them here refuses them at the door, before any lookup, and also when a resolver
+ * (a split-horizon DNS, a hosts file) answers something that looks public.
+ */
+const METADATA_NAMES = new Set(['metadata', 'metadata.google.internal', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal', 'metadata.azure.internal']);
+
+function isMetadataName(hostname: string): boolean {
+  return METADATA_NAMES.has(hostname.toLowerCase().replace(/\.$/, ''));
+}
+
+/**
  * Synchronous check at the door: what can be known without a DNS lookup. Returns the normalised
  * URL (WHATWG parsing, so `http://0x7f.1/` is seen as 127.0.0.1) or throws INVALID_REQUEST.
  */
@@ -65,19 +76,22 @@ export function checkUrlAtDoor(url: string, allowList: readonly string[]): strin
     }
   } else if (isLoopbackName(host)) {
     throw refused(url, 'The URL points at a non-public address (loopback); only public addresses are fetched.', 'blocked_address');
+  } else if (isMetadataName(host)) {
+    throw refused(url, 'The URL points at a cloud metadata service; only public addresses are fetched.', 'blocked_address');
   }
   return parsed.href;
 }
 
 /** Resolves once and picks the address to pin; refuses when any answer is non-public (a mixed answer is a rebinding smell). */
-async function pinAddress(url: URL, allow: AllowList, resolver: Resolver): Promise<{ address: string; family: 4 | 6 }> {
+async function pinAddress(url: URL, allow: AllowList, resolver: Resolver, signal: AbortSignal): Promise<{ address: string; family: 4 | 6 }> {
   const literal = parseIp(url.hostname);
   if (literal) return formatIp(literal); // checkUrlAtDoor already judged it
   const hostAllowed = allow.admitsHost(url.hostname);
   let answers: { address: string; family: number }[];
   try {
-    answers = await resolver(url.hostname);
+    answers = await untilAborted(resolver(url.hostname), signal); // a stalling DNS server counts against the deadline too
   } catch (e) {
+    if (signal.aborted) throw e;
     throw refused(url.href, `The host ${url.hostname} could not be resolved.`, 'dns', { cause: (e as NodeJS.ErrnoException).code ?? null });
   }
   const parsed: Bytes16[] = answers.map((a) => parseIp(a.address)).filter((b): b is Bytes16 => b !== null);
@@ -91,6 +105,18 @@ async function pinAddress(url: URL, allow: AllowList, resolver: Resolver): Promi
     }
   }
   return formatIp(parsed[0]);
+}
+
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
+      (e) => (signal.removeEventListener('abort', onAbort), reject(e)),
+    );
+  });
 }
 
 function pinnedLookup(pinned: { address: string; family: 4 | 6 }): LookupFunction {
@@ -116,7 +142,10 @@ function requestOnce(url: URL, pinned: { address: string; family: 4 | 6 }, signa
     const req = mod.request(url, {
       method: 'GET',
       lookup: pinnedLookup(pinned),
-      agent: false, // a pooled socket could be bound to another pinned address
+      // A fresh agent per request: a pooled socket could be bound to another pinned address, and
+      // no proxy is ever used (Node's http client ignores HTTP_PROXY / HTTPS_PROXY; a proxy would
+      // resolve the name again itself, defeating the pin), so tests assert the env vars change nothing.
+      agent: false,
       signal,
       headers: { 'user-agent': 'marionette-fetch/1', accept: '*/*', 'accept-encoding': 'identity' },
     });
@@ -162,7 +191,7 @@ export async function fetchToFile(url: string, destFile: string, opts: FetchOpti
       const target = new URL(current);
       let res: http.IncomingMessage;
       try {
-        const pinned = await pinAddress(target, allow, resolver);
+        const pinned = await pinAddress(target, allow, resolver, signal);
         res = await requestOnce(target, pinned, signal);
       } catch (e) {
         throw networkError(current, e, signal, opts.timeoutMs, opts.signal);

@@ -22,6 +22,7 @@ import {
 import { ProgressReporter } from '../progress-reporter.js';
 import type { JobContext, JobHandler } from '../queue.js';
 import { characterById, motionById, renderById } from './job-resources.repository.js';
+import { discardOutputsUnlessReady, renderOutputKeys } from '../../domain/renders/render-cancel.service.js';
 
 /**
  * `render.run`: resolve the character and the motion (stored assets, or one-time inputs analysed
@@ -43,6 +44,8 @@ export function renderRunHandler(deps: AppDeps): JobHandler {
         to: 'failed',
         error: { code: error.code, message: error.message, retryable: error.retryable, details: error.details, action: error.action, retryAfterMs: error.retryAfterMs },
       });
+      // Outputs an earlier attempt uploaded before failing in its last step.
+      await discardOutputsUnlessReady(deps, job.resourceId);
     },
   };
 }
@@ -78,11 +81,21 @@ async function renderIn(deps: AppDeps, row: VideosTable, dir: string, signal: Ab
   progress.report('finishing', 99);
   await progress.flush();
 
-  const videoKey = `renders/${row.id}/output/video.mp4`;
-  const alphaKey = result.alphaFile ? `renders/${row.id}/output/alpha.mp4` : null;
-  await deps.storage.putFile(videoKey, resolveIn(outDir, result.videoFile));
-  if (alphaKey && result.alphaFile) await deps.storage.putFile(alphaKey, resolveIn(outDir, result.alphaFile));
-  await transitionRender(deps, row.id, { to: 'ready', videoKey, alphaKey, durationMs: result.durationMs });
+  const keys = renderOutputKeys(row.id);
+  const alphaKey = result.alphaFile ? keys.alphaKey : null;
+  try {
+    // Cancelled (or superseded) while the engine finished: nothing to upload.
+    signal.throwIfAborted();
+    await deps.storage.putFile(keys.videoKey, resolveIn(outDir, result.videoFile));
+    if (alphaKey && result.alphaFile) await deps.storage.putFile(alphaKey, resolveIn(outDir, result.alphaFile));
+    // Refused when a cancellation won the race during the upload: then the files must go.
+    if (!(await transitionRender(deps, row.id, { to: 'ready', videoKey: keys.videoKey, alphaKey, durationMs: result.durationMs }))) {
+      await discardOutputsUnlessReady(deps, row.id);
+    }
+  } catch (e) {
+    await discardOutputsUnlessReady(deps, row.id).catch(() => {});
+    throw e;
+  }
 }
 
 function needsAnalysis(s: StoredCharacterSource): boolean {
