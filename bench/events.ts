@@ -23,7 +23,13 @@ import { wire } from '../src/main/wire.js';
 import { nowIso, openDb, type Db } from '../src/infra/db/database.js';
 import type { VideosTable } from '../src/infra/db/schema.js';
 import { InProcessPubSub, type PubSub } from '../src/infra/pubsub/pubsub.js';
+import { cpus, loadavg } from 'node:os';
 import { machineLine, writeSection } from './_report.js';
+
+/** The machine is shared (other builds and tests run on it): say how busy it was. */
+function loadNote(atStart: number): string {
+  return `${cpus().length} CPUs, 1-min load average ${atStart.toFixed(2)} at start and ${loadavg()[0].toFixed(2)} at the end; the CPU was shared with other work, so times are upper bounds`;
+}
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -116,6 +122,7 @@ async function openMany(base: string, key: string, ids: string[]): Promise<Strea
 }
 
 export async function run(argv: string[]): Promise<void> {
+  const loadAtStart = loadavg()[0];
   const { values } = parseArgs({ args: argv, options: { streams: { type: 'string', default: '5000' }, changes: { type: 'string', default: '300' } } });
   const nStreams = Number(values.streams);
   const nChanges = Number(values.changes);
@@ -185,7 +192,7 @@ export async function run(argv: string[]): Promise<void> {
     await rm(dir2, { recursive: true, force: true }).catch(() => {});
   }
 
-  const md = [`## Render event streams`, '', `\`npm run bench -- events --streams ${nStreams} --changes ${nChanges}\` (SQLite, ${machineLine()})`, '', ...lines].join('\n');
+  const md = [`## Render event streams`, '', `\`npm run bench -- events --streams ${nStreams} --changes ${nChanges}\` (SQLite, ${machineLine()}; ${loadNote(loadAtStart)})`, '', ...lines].join('\n');
   process.stdout.write(md + '\n');
   writeSection('events', md);
 }

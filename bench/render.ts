@@ -16,12 +16,19 @@ import { createAccount } from '../src/domain/accounts/accounts.service.js';
 import { resolveTools } from '../src/engine/media/ffmpeg.js';
 import { startWorkers } from '../src/jobs/workers.js';
 import { wire } from '../src/main/wire.js';
+import { cpus, loadavg } from 'node:os';
 import { machineLine, writeSection } from './_report.js';
+
+/** The machine is shared (other builds and tests run on it): say how busy it was. */
+function loadNote(atStart: number): string {
+  return `${cpus().length} CPUs, 1-min load average ${atStart.toFixed(2)} at start and ${loadavg()[0].toFixed(2)} at the end; the CPU was shared with other work, so times are upper bounds`;
+}
 
 const run = promisify(execFile);
 const MEDIA = resolve(import.meta.dirname, '../../shared/media');
 
 export async function run_(argv: string[]): Promise<void> {
+  const loadAtStart = loadavg()[0];
   const { values } = parseArgs({ args: argv, options: { seconds: { type: 'string', default: '5' }, width: { type: 'string', default: '512' }, runs: { type: 'string', default: '1' } } });
   const seconds = Number(values.seconds);
   const dir = await mkdtemp(join(tmpdir(), 'marionette-bench-render-'));
@@ -72,7 +79,7 @@ export async function run_(argv: string[]): Promise<void> {
     await wired.close();
     await rm(dir, { recursive: true, force: true });
   }
-  const md = [`## Render time (creation to ready)`, '', `\`npm run bench -- render --seconds ${seconds} --width ${values.width}\` (SQLite, 1 worker, ${machineLine()})`, '', ...lines].join('\n');
+  const md = [`## Render time (creation to ready)`, '', `\`npm run bench -- render --seconds ${seconds} --width ${values.width}\` (SQLite, 1 worker, ${machineLine()}; ${loadNote(loadAtStart)})`, '', ...lines].join('\n');
   process.stdout.write(md + '\n');
   writeSection('render', md);
 }

@@ -391,7 +391,7 @@ for (const target of await dbTargets()) {
       return { req, response };
     }
 
-    it('a PUT that began before the draft was consumed and ends after it is refused and changes no byte the render reads', async () => {
+    it('a PUT that began before the draft was consumed and ends after it is refused and changes no byte the render reads', { timeout: 15000 }, async () => {
       const plan = await uploadedDraft();
       const key = `drafts/${plan.draft_id}/image`;
       const before = await storedSha(key);
@@ -400,8 +400,9 @@ for (const target of await dbTargets()) {
       req.write(image.subarray(0, 1000));
       await new Promise((r) => setTimeout(r, 100)); // the PUT is past its checks and streaming
       const created = await createFromDraft(plan.draft_id, `late-put-${plan.draft_id}`);
-      assert.equal(created.status, 202, await created.clone().text());
+      const createdText = await created.text();
       req.end(image.subarray(1000));
+      assert.equal(created.status, 202, createdText);
       const late = await response;
       assert.equal(late.status, 409);
       assert.equal(late.body.error.code, 'DRAFT_ALREADY_CONSUMED');
@@ -410,7 +411,7 @@ for (const target of await dbTargets()) {
       assert.equal(row.status, 'uploaded');
     });
 
-    it('repeated PUTs: an interrupted one leaves the earlier upload, concurrent ones all land whole, a mismatching one deletes it', async () => {
+    it('repeated PUTs: an interrupted one leaves the earlier upload, concurrent ones all land whole, a mismatching one deletes it', { timeout: 15000 }, async () => {
       const plan = await prepare(declareBoth({ imageSha: sha(image) }));
       const key = `drafts/${plan.draft_id}/image`;
       const u = plan.uploads.find((x) => x.field === 'image')!;

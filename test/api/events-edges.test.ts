@@ -96,10 +96,8 @@ for (const t of await dbTargets()) {
         } else {
           await transitionRender(deps(), r.id, { to: 'cancelled' });
         }
-        const frames = [...s.frames];
         await s.until([end]);
         const all = s.frames.filter((f) => f.event !== 'heartbeat');
-        assert.ok(all.length >= frames.length);
         assert.deepEqual(all.map((f) => f.event), ['snapshot', 'processing', 'progress', end]);
         for (const f of all) {
           assert.deepEqual(Object.keys(f.json).sort(), FIELDS, `${f.event} fields`);

@@ -2,6 +2,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dbTargets, errorOf, startService, type TestService } from '../helpers/harness.js';
 import { MemoryRateLimitStore } from '../../src/infra/ratelimit/memory-rate-limit-store.js';
+import { loadConfig } from '../../src/config/config.js';
 
 /**
  * Per-API-key token buckets (DECISIONS "Rate limits"), with small numbers so the test is quick:
@@ -24,6 +25,30 @@ describe('in-process token bucket store', () => {
     now = 10_000; // long idle: the bucket is full again, never fuller than the burst
     assert.equal((await store.take('k', rule)).remaining, 1);
     assert.equal((await store.take('other', rule)).remaining, 1, 'keys are independent');
+  });
+
+  it('the default numbers: creations burst 40 then 20/s, reads 100/s; a refusal spends nothing', async () => {
+    const config = loadConfig({});
+    assert.deepEqual(
+      { ...config.rateLimits },
+      { enabled: true, createPerSecond: 20, createBurst: 40, readPerSecond: 100 },
+    );
+    let now = 0;
+    const store = new MemoryRateLimitStore(() => now);
+    const create = { ratePerSecond: 20, burst: 40 };
+    let allowed = 0;
+    for (let i = 0; i < 45; i++) if ((await store.take('c', create)).allowed) allowed++;
+    assert.equal(allowed, 40, 'a burst of 40');
+    assert.equal((await store.take('c', create)).retryAfterMs, 50, 'one token every 50 ms');
+    now = 1000;
+    allowed = 0;
+    for (let i = 0; i < 30; i++) if ((await store.take('c', create)).allowed) allowed++;
+    assert.equal(allowed, 20, '20 more after a second, despite the refused attempts');
+    const read = { ratePerSecond: 100, burst: 100 };
+    allowed = 0;
+    for (let i = 0; i < 150; i++) if ((await store.take('r', read)).allowed) allowed++;
+    assert.equal(allowed, 100);
+    assert.equal((await store.take('r', read)).retryAfterMs, 10);
   });
 });
 
@@ -74,6 +99,23 @@ for (const target of await dbTargets()) {
 
       const other = await svc.newAccount();
       assert.equal((await create(other.apiKey)).status, 200, "another key's bucket is full");
+    });
+
+    it('event streams and downloads count as reads; signed /files URLs are outside the limits; buckets are per key', async () => {
+      const fresh = await svc.newAccount();
+      const { Readable } = await import('node:stream');
+      await svc.wired.deps.storage.putStream('renders/rl-test/output/video.mp4', Readable.from([Buffer.from('x')]));
+      const signed = await svc.wired.deps.storage.signedGetUrl('renders/rl-test/output/video.mp4', 60);
+      for (let i = 0; i < 6; i++) assert.equal((await fetch(signed)).status, 200, 'signed file reads are not limited');
+      // Two reads in the bucket, spent on an event stream connect and a download of unknown renders.
+      const bogus = 'render_00000000000000000000000000';
+      assert.notEqual((await svc.request(`/v1/renders/${bogus}/events`, { key: fresh.apiKey })).status, 429);
+      assert.notEqual((await svc.request(`/v1/renders/${bogus}/download`, { key: fresh.apiKey })).status, 429);
+      const res = await svc.request('/v1/credits', { key: fresh.apiKey });
+      assertLimited(await errorOf(res.clone()), res, 500);
+      const another = await svc.newAccount();
+      assert.equal((await svc.request('/v1/credits', { key: another.apiKey })).status, 200, "another key's read bucket is untouched");
+      await svc.wired.deps.storage.deletePrefix('renders/rl-test/');
     });
 
     it('requests without a valid key are refused by authentication, not counted', async () => {

@@ -102,6 +102,34 @@ for (const target of await dbTargets()) {
       assert.deepEqual(tempEntries(svc), []);
     });
 
+    it('form shape: a file field sent as text and vice versa, unknown or repeated fields, path-like names: 400, nothing on disk', async () => {
+      const png = new Uint8Array(2000);
+      const cases: [string, (f: FormData) => void, string][] = [
+        ['image as text', (f) => f.set('image', 'not a file'), 'image'],
+        ['background_mode as file', (f) => { f.set('background_mode', new Blob([png]), 'b.txt'); f.set('motion_id', 'mot_01ARZ3NDEKTSV4RRFFQ69G5FAV'); }, 'background_mode'],
+        ['traversal field name', (f) => f.set('../../image', new Blob([png]), 'x.png'), '../../image'],
+        ['unknown text field', (f) => { f.set('image', new Blob([png]), 'a.png'); f.set('evil', '1'); }, 'evil'],
+        ['prototype field name', (f) => f.set('__proto__', new Blob([png]), 'x.png'), '__proto__'],
+        ['repeated file', (f) => { f.append('image', new Blob([png]), 'a.png'); f.append('image', new Blob([png]), 'b.png'); }, 'image'],
+      ];
+      for (const [what, fill, field] of cases) {
+        const form = new FormData();
+        fill(form);
+        const err = await errorOf(await svc.request('/v1/renders', { method: 'POST', body: form }));
+        assert.deepEqual([err.status, err.code], [400, 'INVALID_REQUEST'], what);
+        assert.equal(err.body.error.details.field, field, what);
+        assert.deepEqual(tempEntries(svc), [], what);
+      }
+      // The client's filename never names a path: a traversal in it cannot place a file anywhere.
+      const form = new FormData();
+      form.set('image', new Blob([png]), '../../../../escaped.png');
+      form.set('evil', '1');
+      assert.equal((await svc.request('/v1/renders', { method: 'POST', body: form })).status, 400);
+      const root = svc.wired.deps.tmpDir;
+      for (const dir of [root, join(root, '..'), join(root, 'uploads')]) assert.equal(existsSync(join(dir, 'escaped.png')), false, dir);
+      assert.equal((await svc.wired.deps.db.selectFrom('videos').select('id').execute()).length, 0);
+    });
+
     it('a client that disconnects mid multipart upload leaves nothing behind', async () => {
       const { req } = openUpload(`${svc.baseUrl}/v1/renders`, 'POST', { ...auth(), 'content-length': String(60_000) });
       req.on('error', () => {});

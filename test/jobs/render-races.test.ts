@@ -3,12 +3,14 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { dbTargets, hasSharedMedia, NO_MEDIA_REASON, startService, type TestService } from '../helpers/harness.js';
+import { readFile } from 'node:fs/promises';
+import { dbTargets, hasSharedMedia, mediaFile, NO_MEDIA_REASON, startService, type TestService } from '../helpers/harness.js';
 import { AppError } from '../../src/contracts/errors.js';
 import { startWorkers } from '../../src/jobs/workers.js';
 import { EmbeddedQueue } from '../../src/jobs/embedded-queue.js';
 import { renderRunHandler } from '../../src/jobs/handlers/render-run.handler.js';
 import { enqueueInTx } from '../../src/jobs/outbox.js';
+import { transitionCharacter } from '../../src/domain/characters/characters.state.js';
 import { cancelRender } from '../../src/domain/renders/render-cancel.service.js';
 import { balanceMilli, insertQueuedRender, ledgerOf } from './render-fixture.js';
 import { scriptedEngine } from './scripted-engine.js';
@@ -22,11 +24,11 @@ import { scriptedEngine } from './scripted-engine.js';
 for (const t of await dbTargets()) {
   describe(`render.run races (${t.kind})`, { skip: t.skip || (!hasSharedMedia() && NO_MEDIA_REASON) }, () => {
     let svc: TestService;
-    const script: { render?: (call: number, signal: AbortSignal) => Promise<void> } = {};
-    const engine = scriptedEngine({ render: (call, signal) => script.render?.(call, signal) });
+    const script: { render?: (call: number, signal: AbortSignal) => Promise<void>; analyze?: () => void } = {};
+    const engine = scriptedEngine({ render: (call, signal) => script.render?.(call, signal), analyze: () => script.analyze?.() });
 
     before(async () => {
-      svc = await startService({ db: t.kind, credits: 100, env: { MARIONETTE_JOB_HEARTBEAT_MS: '100', MARIONETTE_JOB_LEASE_MS: '3000' } });
+      svc = await startService({ db: t.kind, credits: 100, env: { MARIONETTE_JOB_HEARTBEAT_MS: '100', MARIONETTE_JOB_LEASE_MS: '3000', MARIONETTE_JOB_MAX_ATTEMPTS: '2' } });
       svc.wired.deps.engine = engine;
       await startWorkers(svc.wired.deps);
     });
@@ -177,6 +179,33 @@ for (const t of await dbTargets()) {
         await noWorkDirs();
       } finally {
         storage.putFile = put;
+      }
+    });
+    it('a Character whose processing fails on every attempt is refunded exactly once, and its temp dir removed', async () => {
+      const { accountId, apiKey } = await svc.newAccount(10);
+      let attempts = 0;
+      script.analyze = () => {
+        attempts++;
+        throw new Error('segfault in the matting model');
+      };
+      try {
+        const fd = new FormData();
+        fd.append('image', new Blob([await readFile(mediaFile('images/animate-x--4.png'))], { type: 'image/png' }), 'c.png');
+        const res = await svc.request('/v1/characters', { method: 'POST', key: apiKey, body: fd });
+        assert.ok(res.status < 300, await res.clone().text());
+        const { id } = (await res.json()) as { id: string };
+        await waitFor(async () => (await jobOf(id)).status === 'failed', 'the character job to give up');
+        assert.equal(attempts, 2, 'retried up to max attempts');
+        const c = await deps().db.selectFrom('characters').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+        assert.equal(c.status, 'failed');
+        const kinds = (await ledgerOf(deps().db, id)).map((l) => l.kind);
+        assert.deepEqual(kinds, ['charge', 'refund']);
+        assert.equal(await transitionCharacter(deps().db, id, { to: 'failed', reason: 'again' }), null, 'a repeated failure is a no-op');
+        assert.deepEqual((await ledgerOf(deps().db, id)).map((l) => l.kind), ['charge', 'refund'], 'still one refund');
+        assert.deepEqual(await balanceMilli(deps().db, accountId), { available: 10_000, reserved: 0 });
+        await noWorkDirs();
+      } finally {
+        script.analyze = undefined;
       }
     });
   });

@@ -4,21 +4,21 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { AppError } from '../../contracts/errors.js';
+import { AppError, isAppError } from '../../contracts/errors.js';
 import { ulid } from '../../contracts/ids.js';
 import type { AppDeps } from '../../http/deps.js';
-import { nowIso } from '../../infra/db/database.js';
+import { nowIso, type Db } from '../../infra/db/database.js';
 import type { UploadsTable } from '../../infra/db/schema.js';
 import { checkImageFile, checkVideoFile } from '../media/media-check.js';
 import { contentMatchesDeclaration } from './draft-spec.js';
-import { findDraftById, findUploadByKey, setUploadStatus } from './drafts.repository.js';
+import { findDraftById, findUploadByKey, lockOpenDraft, setUploadStatus } from './drafts.repository.js';
 
 /**
  * Receives the bytes of a draft upload (the signed PUT URL served by the API for disk storage).
  * The body streams to a private temp file while it is counted and hashed, so memory stays flat
  * whatever the size; only bytes that match the declaration (size, sha256 when declared, type by
- * content) and pass the media limits reach storage. Any refusal leaves no object behind, and the
- * upload is "pending" again, so a client can simply PUT once more while the URL is valid.
+ * content) and pass the media limits reach storage. A refused upload leaves no object behind and
+ * the upload "pending" again, so a client can simply PUT once more while the URL is valid.
  */
 
 class TooManyBytes extends Error {}
@@ -36,23 +36,59 @@ export interface ReceivedUpload {
   status: 'uploaded';
 }
 
+function draftStateError(draft: { id: string; status: string; render_id: string | null } | undefined): AppError {
+  if (!draft) return new AppError('DRAFT_NOT_FOUND', 'This upload URL belongs to no draft.', { details: {} });
+  if (draft.status === 'consumed') {
+    return new AppError('DRAFT_ALREADY_CONSUMED', 'The draft of this upload was already used to create a render.', { details: { draft_id: draft.id, render_id: draft.render_id } });
+  }
+  return new AppError('UPLOAD_EXPIRED', 'The draft of this upload expired; prepare a new one.', { details: { draft_id: draft.id } });
+}
+
 /** Who the signed URL is for; checked before a single byte is read. */
 async function uploadTarget(deps: Pick<AppDeps, 'db'>, key: string): Promise<UploadsTable> {
   const upload = await findUploadByKey(deps.db, key);
   const draft = upload ? await findDraftById(deps.db, upload.draft_id) : undefined;
-  if (!upload || !draft) throw new AppError('DRAFT_NOT_FOUND', 'This upload URL belongs to no draft.', { details: {} });
-  if (draft.status === 'consumed') {
-    throw new AppError('DRAFT_ALREADY_CONSUMED', 'The draft of this upload was already used to create a render.', { details: { draft_id: draft.id, render_id: draft.render_id } });
-  }
-  if (draft.expires_at <= nowIso()) throw new AppError('UPLOAD_EXPIRED', 'The draft of this upload expired; prepare a new one.', { details: { draft_id: draft.id } });
+  if (!upload || !draft || draft.status !== 'open' || draft.expires_at <= nowIso()) throw draftStateError(draft);
   return upload;
+}
+
+/**
+ * Runs `fn` (which changes the stored object) while holding the draft's row lock, and only while the
+ * draft is still open. Consuming a draft takes the same lock, so an object can never change after
+ * its render was created from it: either the PUT's change commits first (and the render is created
+ * from the new, verified bytes) or the draft is consumed first (and the PUT is refused untouched).
+ * On SQLite the transactions run one after the other, which gives the same order.
+ */
+async function whileDraftOpen(deps: Pick<AppDeps, 'db'>, upload: UploadsTable, fn: (tx: Db) => Promise<void>): Promise<void> {
+  await deps.db.transaction().execute(async (tx) => {
+    if (!(await lockOpenDraft(tx, upload.draft_id, nowIso()))) throw draftStateError(await findDraftById(tx, upload.draft_id));
+    await fn(tx);
+  });
+}
+
+/** A verdict on the bytes (mismatch, media limit): the object is deleted and the upload pending again. */
+async function discard(deps: AppDeps, upload: UploadsTable): Promise<void> {
+  await whileDraftOpen(deps, upload, async (tx) => {
+    await deps.storage.delete(upload.storage_key);
+    await setUploadStatus(tx, upload.id, 'pending', null);
+  });
 }
 
 /** PUT of a draft upload, after the URL signature was verified. */
 export async function acceptUpload(deps: AppDeps, key: string, body: Readable, contentLength: number | null): Promise<ReceivedUpload> {
-  return receiveUpload(deps, await uploadTarget(deps, key), body, contentLength);
+  const upload = await uploadTarget(deps, key);
+  try {
+    return await receiveUpload(deps, upload, body, contentLength);
+  } catch (e) {
+    if (isAppError(e) && (e.code === 'UPLOAD_MISMATCH' || e.code === 'UNSUPPORTED_MEDIA')) await discard(deps, upload);
+    throw e;
+  }
 }
 
+/**
+ * Nothing stored changes until the new bytes are complete and verified: a client that disconnects
+ * mid-way (or a twin PUT that is still running) leaves the earlier state exactly as it was.
+ */
 async function receiveUpload(deps: AppDeps, upload: UploadsTable, body: Readable, contentLength: number | null): Promise<ReceivedUpload> {
   const declared = Number(upload.size_bytes);
   if (contentLength !== null && contentLength !== declared) {
@@ -62,8 +98,6 @@ async function receiveUpload(deps: AppDeps, upload: UploadsTable, body: Readable
   await mkdir(dir, { recursive: true });
   const local = join(dir, `put-${ulid()}`);
   try {
-    await setUploadStatus(deps.db, upload.id, 'pending', null);
-    await deps.storage.delete(upload.storage_key);
     const hash = createHash('sha256');
     let size = 0;
     const meter = new Transform({
@@ -90,8 +124,10 @@ async function receiveUpload(deps: AppDeps, upload: UploadsTable, body: Readable
       throw mismatch(upload, 'The upload does not match the declared sha256.', { reason: 'sha256', declared_sha256: upload.sha256, actual_sha256: sha256 });
     }
     await checkContent(deps, upload, local);
-    await deps.storage.putFile(upload.storage_key, local);
-    await setUploadStatus(deps.db, upload.id, 'uploaded', nowIso());
+    await whileDraftOpen(deps, upload, async (tx) => {
+      await deps.storage.putFile(upload.storage_key, local);
+      await setUploadStatus(tx, upload.id, 'uploaded', nowIso());
+    });
     return { draft_id: upload.draft_id, field: upload.field, size_bytes: size, sha256, content_type: upload.content_type, status: 'uploaded' };
   } finally {
     await rm(local, { force: true });

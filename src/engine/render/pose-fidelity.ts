@@ -56,6 +56,45 @@ function countHits(
   return { hits, total: scored.length };
 }
 
+/**
+ * PCK@α as the fidelity issue defines it: the reference is a fresh detection on the driving frame
+ * (not the smoothed track), the rendered skeleton is aligned to it by the translation and uniform
+ * scale that best fit (least squares) the keypoints both score, no mirror, and a keypoint counts
+ * within α × the driving torso length (shoulder centre to hip centre). Returns per-keypoint hits so
+ * callers can see which joints fail; `hit[i]` is null for keypoints not scored on this frame.
+ */
+export function pckFrameStrict(
+  driving: Keypoint[], rendered: Keypoint[] | null, alpha = 0.2,
+): { hits: number; total: number; hit: Array<boolean | null> } | null {
+  const d = frame(driving);
+  const scored = SCORED.filter((i) => driving[i].score >= MIN_DRIVING_SCORE);
+  if (scored.length === 0 || d.torso < 1) return null;
+  const hit: Array<boolean | null> = driving.map(() => null);
+  if (!rendered) {
+    for (const i of scored) hit[i] = false;
+    return { hits: 0, total: scored.length, hit };
+  }
+  // Least-squares fit of s·r + t to d over the scored keypoints (closed form).
+  let rx = 0, ry = 0, dx = 0, dy = 0;
+  for (const i of scored) { rx += rendered[i].x; ry += rendered[i].y; dx += driving[i].x; dy += driving[i].y; }
+  const n = scored.length;
+  rx /= n; ry /= n; dx /= n; dy /= n;
+  let num = 0, den = 0;
+  for (const i of scored) {
+    const ax = rendered[i].x - rx, ay = rendered[i].y - ry;
+    num += ax * (driving[i].x - dx) + ay * (driving[i].y - dy);
+    den += ax * ax + ay * ay;
+  }
+  const s = den > 1e-6 && num > 0 ? num / den : 1;
+  let hits = 0;
+  for (const i of scored) {
+    const ex = (rendered[i].x - rx) * s + dx - driving[i].x, ey = (rendered[i].y - ry) * s + dy - driving[i].y;
+    hit[i] = Math.hypot(ex, ey) <= alpha * d.torso;
+    if (hit[i]) hits++;
+  }
+  return { hits, total: n, hit };
+}
+
 /** Accumulates PCK over frames (keypoint-weighted mean). */
 export class PckAccumulator {
   hits = 0;
@@ -67,6 +106,26 @@ export class PckAccumulator {
     this.hits += r.hits;
     this.total += r.total;
     this.frames++;
+  }
+  get value(): number {
+    return this.total ? this.hits / this.total : NaN;
+  }
+}
+
+/** Accumulates the issue's PCK (`pckFrameStrict`) over frames, with per-keypoint hit rates. */
+export class StrictPckAccumulator {
+  hits = 0;
+  total = 0;
+  frames = 0;
+  readonly perJoint = Array.from({ length: 17 }, () => ({ hits: 0, total: 0 }));
+  add(driving: Keypoint[], rendered: Keypoint[] | null, alpha = 0.2): ReturnType<typeof pckFrameStrict> {
+    const r = pckFrameStrict(driving, rendered, alpha);
+    if (!r) return r;
+    this.hits += r.hits;
+    this.total += r.total;
+    this.frames++;
+    r.hit.forEach((h, i) => { if (h !== null) { this.perJoint[i].total++; if (h) this.perJoint[i].hits++; } });
+    return r;
   }
   get value(): number {
     return this.total ? this.hits / this.total : NaN;

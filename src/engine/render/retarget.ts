@@ -26,6 +26,13 @@ const MIN_SCORE = 0.2;
 /** The head may tilt this far from the torso (radians); beyond it face keypoints are usually noise. */
 const HEAD_LIMIT = 0.7;
 
+/**
+ * Foreshortening floor: a bone's drawn length follows the performer's projected length relative to
+ * that bone's own full length in the clip (an arm pointing at the camera looks short), but never
+ * below this fraction, where the texture would collapse into a smear.
+ */
+const MIN_FORESHORTEN = 0.45;
+
 /** Left/right rig joint pairs (shoulder, elbow, wrist, hip, knee, ankle). */
 const MIRROR_PAIRS: Array<[number, number]> = [[3, 6], [4, 7], [5, 8], [9, 12], [10, 13], [11, 14]];
 
@@ -69,15 +76,29 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number): Re
   const performerHeight = (k * ld) / 0.77;
   if (Number.isFinite(performerHeight) && bottom > top) scale = Math.min(scale, (1.1 * performerHeight) / (bottom - top));
 
-  // Angles carried over between frames for bones whose keypoints are unreliable.
+  // Per-bone reference length: the performer's bone at its longest (90th percentile over frames
+  // where both ends are seen), i.e. lying in the image plane. Shoulder width likewise for the
+  // torso's breadth (a performer turning sideways narrows).
+  const seenLen = (b: number): number[] => driving.flatMap((j, i) => {
+    const def = BONES[b];
+    return scores[i][def.from] >= MIN_SCORE && scores[i][def.to] >= MIN_SCORE ? [Math.hypot(j[def.to].x - j[def.from].x, j[def.to].y - j[def.from].y)] : [];
+  });
+  const refLen = BONES.map((_, b) => percentile(seenLen(b), 0.9));
+  const shoulderW = (j: Point[]): number => Math.hypot(j[3].x - j[6].x, j[3].y - j[6].y);
+  const refShoulder = percentile(driving.filter((_, i) => scores[i][3] >= MIN_SCORE && scores[i][6] >= MIN_SCORE).map(shoulderW), 0.9);
+  const ratio = (v: number, ref: number): number => (Number.isFinite(ref) && ref > 1 ? Math.max(MIN_FORESHORTEN, Math.min(1, v / ref)) : 1);
+
+  // Angles and length factors carried over between frames for bones whose keypoints are unreliable.
   const angles = new Float64Array(BONE_COUNT);
+  const along = new Float64Array(BONE_COUNT).fill(1);
+  let across = 1;
   let lastFrame = -2;
   let offsetY = 0;
 
   const solve = (i: number, out: Float64Array, joints?: Point[]): void => {
     const d = driving[i];
     const s = scores[i];
-    if (i !== lastFrame + 1) angles.fill(0);
+    if (i !== lastFrame + 1) { angles.fill(0); along.fill(1); across = 1; }
     lastFrame = i;
     for (let b = 0; b < BONE_COUNT; b++) {
       const def = BONES[b];
@@ -85,10 +106,13 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number): Re
       const len = Math.hypot(q.x - p.x, q.y - p.y);
       if (len > 1e-3 && s[def.from] >= MIN_SCORE && s[def.to] >= MIN_SCORE) {
         angles[b] = wrap(Math.atan2(q.y - p.y, q.x - p.x) - restAngle[b]);
+        // The head keeps its size: its keypoint is a face centre, not a bone end.
+        if (b !== 1) along[b] = ratio(len, refLen[b]);
       } else if (i === 0 || b === 0) {
         angles[b] = b === 0 ? angles[b] : angles[def.parent];
       }
     }
+    if (s[3] >= MIN_SCORE && s[6] >= MIN_SCORE) across = ratio(shoulderW(d), refShoulder);
     angles[1] = angles[0] + Math.max(-HEAD_LIMIT, Math.min(HEAD_LIMIT, wrap(angles[1] - angles[0])));
     const root = d[0];
     for (let b = 0; b < BONE_COUNT; b++) {
@@ -103,11 +127,17 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number): Re
         px = out[o] * piv.x + out[o + 2] * piv.y + out[o + 4];
         py = out[o + 1] * piv.x + out[o + 3] * piv.y + out[o + 5];
       }
+      // M = scale · R(angle) · R(φ) · diag(along, across) · R(−φ), φ = the bone's rest direction:
+      // stretched along the bone by its foreshortening, across it only for the torso (turning).
+      const f = along[b], g = b === 0 ? across : 1;
+      const cp = Math.cos(restAngle[b]), sp = Math.sin(restAngle[b]);
+      const s00 = f * cp * cp + g * sp * sp, s01 = (f - g) * cp * sp, s11 = f * sp * sp + g * cp * cp;
       const c = Math.cos(angles[b]) * scale, sn = Math.sin(angles[b]) * scale;
+      const m00 = c * s00 - sn * s01, m01 = c * s01 - sn * s11, m10 = sn * s00 + c * s01, m11 = sn * s01 + c * s11;
       const o = b * AFFINE;
-      out[o] = c; out[o + 1] = sn; out[o + 2] = -sn; out[o + 3] = c;
-      out[o + 4] = px - (c * piv.x - sn * piv.y);
-      out[o + 5] = py - (sn * piv.x + c * piv.y);
+      out[o] = m00; out[o + 1] = m10; out[o + 2] = m01; out[o + 3] = m11;
+      out[o + 4] = px - (m00 * piv.x + m01 * piv.y);
+      out[o + 5] = py - (m10 * piv.x + m11 * piv.y);
     }
     if (joints) {
       // Each joint moves with the bone that starts at it (the torso carries root and neck).
