@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
@@ -122,6 +122,7 @@ export async function run(args: string[]): Promise<void> {
     const sampler = setInterval(() => (peakSampled = Math.max(peakSampled, rssOf(pid).rss)), 20);
     const steps: { step: string; ms: number; rssAfter: number; status: number }[] = [];
     const idle = rssOf(pid).rss;
+    const loadAtStart = loadavg()[0];
     const timed = async <T extends { status: number }>(step: string, f: () => Promise<T>): Promise<T> => {
       const t0 = performance.now();
       const r = await f();
@@ -156,7 +157,7 @@ export async function run(args: string[]): Promise<void> {
     const md = [
       `## Ingest: ${(size / MB).toFixed(0)} MiB driving video through prepare → PUT → draft render`,
       '',
-      `\`npm run bench -- ingest\` (${machineLine()}). Server: \`src/main/server.ts\` as its own process, SQLite, workers off.`,
+      `\`npm run bench -- ingest\` (${machineLine()}; ${cpus().length} CPUs, 1-min load average ${loadAtStart.toFixed(2)} at start and ${loadavg()[0].toFixed(2)} at the end, shared with other work, so times are upper bounds). Server: \`src/main/server.ts\` as its own process, SQLite, workers off.`,
       `Video: ${size} bytes (${(size / MB).toFixed(1)} MiB) synthetic H.264 MP4, sha256 declared. Memory from \`/proc/<pid>/status\`:`,
       'VmRSS sampled every 20 ms, and VmHWM (the kernel\'s peak resident set since the process started) read at the end.',
       '',

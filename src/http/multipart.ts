@@ -80,9 +80,10 @@ export async function readMultipart(request: FastifyRequest, spec: FormSpec, tmp
     for await (const part of request.parts()) {
       if (gone.signal.aborted) throw new ClientGone();
       const name = part.fieldname;
-      if (name in fields || name in files) throw invalidRequest(`The field ${name} was sent more than once.`, { field: name });
+      // Own properties only: a field named `constructor` or `toString` is just an unknown field.
+      if (Object.hasOwn(fields, name) || Object.hasOwn(files, name)) throw invalidRequest(`The field ${name} was sent more than once.`, { field: name });
       if (part.type === 'file') {
-        const limit = spec.files[name]?.maxBytes;
+        const limit = Object.hasOwn(spec.files, name) ? spec.files[name].maxBytes : undefined;
         if (limit === undefined) {
           part.file.resume();
           throw invalidRequest(spec.fields.includes(name) ? `The field ${name} must be a text value, not a file.` : `Unknown file field ${name}.`, { field: name });
@@ -101,7 +102,7 @@ export async function readMultipart(request: FastifyRequest, spec: FormSpec, tmp
         files[name] = { path, size, filename: part.filename, mimetype: part.mimetype };
       } else {
         if (!spec.fields.includes(name)) {
-          throw invalidRequest(spec.files[name] ? `The field ${name} must be a file.` : `Unknown field ${name}.`, { field: name });
+          throw invalidRequest(Object.hasOwn(spec.files, name) ? `The field ${name} must be a file.` : `Unknown field ${name}.`, { field: name });
         }
         if (part.valueTruncated) throw invalidRequest(`The field ${name} is too long.`, { field: name });
         fields[name] = String(part.value);
@@ -112,6 +113,9 @@ export async function readMultipart(request: FastifyRequest, spec: FormSpec, tmp
     await cleanup();
     if (e instanceof FieldTooLarge) throw tooLarge(`The file ${e.field} exceeds the ${e.limit} byte limit.`, { field: e.field, limit_bytes: e.limit });
     if (gone.signal.aborted) throw invalidRequest('The client disconnected during the upload.', { reason: 'client_disconnected' });
+    // Any other refusal (unknown or misplaced field...) may come while a large file is still on its
+    // way: close rather than read and discard the rest of it.
+    if (isAppError(e) && !request.raw.complete) e.headers.Connection = 'close';
     throw e;
   } finally {
     request.raw.off('close', onClose);

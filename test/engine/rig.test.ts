@@ -160,3 +160,49 @@ test('retargeting keeps bone lengths, follows bone directions and drives a back 
   assert.ok(Math.sign(hand(pb).x - pb[0].x) === Math.sign(d[10].x - (d[11].x + d[12].x) / 2), 'raised hand on the performer\'s side');
   assert.ok(Math.sign(hand(posed).x - posed[0].x) === Math.sign(d[10].x - (d[11].x + d[12].x) / 2));
 });
+
+test('a performer bone seen foreshortened shortens the character bone in proportion, down to a floor', async () => {
+  const { createRetargeter, AFFINE } = await import('../../src/engine/render/retarget.js');
+  const { templateTrack } = await import('../../src/engine/builtins/templates.js');
+  const { analysis, rgba, w, h } = await crossedArmFigure();
+  const rig = buildRig(analysis, rgba, w, h);
+  const base = templateTrack('tpl_idle');
+  // Frame 1: the performer's right forearm (elbow 8 → wrist 10) drawn at half its length; frame 2:
+  // at a tenth (an arm pointing at the camera). Every other frame keeps the full length.
+  const frames = base.frames.map((f) => ({ ...f, body: f.body.map((k) => ({ ...k })) }));
+  const shrink = (i: number, f: number): void => {
+    const b = frames[i].body;
+    b[10].x = b[8].x + (b[10].x - b[8].x) * f;
+    b[10].y = b[8].y + (b[10].y - b[8].y) * f;
+  };
+  shrink(1, 0.5);
+  shrink(2, 0.1);
+  const r = createRetargeter(rig, { ...base, frames }, base.width);
+  const aff = new Float64Array(10 * AFFINE);
+  const len = (i: number): number => {
+    const p: Array<{ x: number; y: number }> = [];
+    r.pose(i, aff, p);
+    return Math.hypot(p[8].x - p[7].x, p[8].y - p[7].y);
+  };
+  const full = len(0);
+  const rest = Math.hypot(rig.joints[8].x - rig.joints[7].x, rig.joints[8].y - rig.joints[7].y) * r.scale;
+  assert.ok(Math.abs(full - rest) < 0.5, 'in-plane bone keeps the character\'s length');
+  assert.ok(Math.abs(len(1) / full - 0.5) < 0.02, 'half the performer\'s length, half the character\'s');
+  assert.ok(Math.abs(len(2) / full - 0.45) < 0.02, 'never below the floor');
+});
+
+test('the issue\'s PCK uses a fresh reference, aligns translation and scale, and does not mirror', async () => {
+  const { pckFrameStrict } = await import('../../src/engine/render/pose-fidelity.js');
+  const { templateTrack } = await import('../../src/engine/builtins/templates.js');
+  const d = templateTrack('tpl_wave').frames[12].body;
+  // The same pose, twice the size and shifted: every keypoint counts.
+  const moved = d.map((k) => ({ x: k.x * 2 + 40, y: k.y * 2 - 15, score: 0.9 }));
+  assert.deepEqual(pckFrameStrict(d, moved)!.hits, pckFrameStrict(d, moved)!.total);
+  // Left/right labels swapped: the raised right wrist no longer matches (no mirror credit).
+  const swap = [0, 2, 1, 4, 3, 6, 5, 8, 7, 10, 9, 12, 11, 14, 13, 16, 15];
+  const r = pckFrameStrict(d, swap.map((i) => d[i]))!;
+  assert.equal(r.hit[10], false);
+  assert.ok(r.hits < r.total);
+  // No detection: every scored keypoint misses.
+  assert.equal(pckFrameStrict(d, null)!.hits, 0);
+});

@@ -155,9 +155,6 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
  * background clutter cannot pull joints away) and accepts the result only when it is a plausible,
  * upright body lying on the figure. Returns keypoints in working-image pixels, or null.
  */
-/** COCO-17 index of each keypoint's left/right counterpart. */
-const FLIP = [0, 2, 1, 4, 3, 6, 5, 8, 7, 10, 9, 12, 11, 14, 13, 16, 15];
-
 async function detectInFigure(
   detector: PoseDetector,
   rgba: Buffer,
@@ -183,17 +180,7 @@ async function detectInFigure(
   }
   const res = await detector.detect(crop, cw, ch);
   if (!res || res.score < 0.3) return null;
-  // Second opinion on the mirrored figure (its labels swapped back): a still can afford it, and on
-  // costumes (wide skirts, shawls, raised arms) one of the two views often places a limb the other
-  // misses. Each keypoint comes from the view that is surer of it.
-  const flipped = Buffer.alloc(crop.length);
-  for (let y = 0; y < ch; y++) for (let x = 0; x < cw; x++) crop.copy(flipped, (y * cw + (cw - 1 - x)) * 4, (y * cw + x) * 4, (y * cw + x) * 4 + 4);
-  detector.reset?.();
-  const alt = await detector.detect(flipped, cw, ch);
-  const body = res.body.map((k, i) => {
-    const m = alt?.body[FLIP[i]];
-    return m && m.score > k.score ? { x: cw - 1 - m.x + cx0, y: m.y + cy0, score: m.score } : { x: k.x + cx0, y: k.y + cy0, score: k.score };
-  });
+  const body = res.body.map((k) => ({ x: k.x + cx0, y: k.y + cy0, score: k.score }));
   const core = [5, 6, 11, 12];
   if (core.some((i) => body[i].score < 0.25)) return null;
   const shoulderY = (body[5].y + body[6].y) / 2;
