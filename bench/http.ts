@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { machineLine, writeSection } from './_report.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -51,6 +52,8 @@ export async function run(argv: string[]): Promise<void> {
   const seconds = Number(values.seconds);
   const connections = Number(values.connections);
   const dataDir = await mkdtemp(join(tmpdir(), 'marionette-bench-http-'));
+  const pgUrl = process.env.MARIONETTE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const pgSchema = `bench_http_${process.pid}`;
   const children: ChildProcess[] = [];
   try {
     const helloPort = 18_081;
@@ -66,7 +69,11 @@ export async function run(argv: string[]): Promise<void> {
       MARIONETTE_RATE_LIMITS: 'false',
       MARIONETTE_LOG_LEVEL: 'warn',
     };
-    if (values.db === 'postgres') env.MARIONETTE_DATABASE_URL = process.env.MARIONETTE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+    if (values.db === 'postgres') {
+      // A schema of its own, dropped afterwards, so the bench never touches other data.
+      env.MARIONETTE_DATABASE_URL = pgUrl;
+      env.MARIONETTE_DATABASE_SCHEMA = pgSchema;
+    }
     children.push(startChild(['src/main/server.ts'], env));
     const base = `http://127.0.0.1:${port}`;
     await waitFor(`${base}/v1/openapi.json`);
@@ -95,5 +102,11 @@ export async function run(argv: string[]): Promise<void> {
   } finally {
     for (const c of children) c.kill('SIGTERM');
     await rm(dataDir, { recursive: true, force: true });
+    if (values.db === 'postgres') {
+      await new Promise((r) => setTimeout(r, 500));
+      const client = new pg.Client({ connectionString: pgUrl });
+      await client.connect();
+      await client.query(`drop schema if exists ${pgSchema} cascade`).finally(() => client.end());
+    }
   }
 }

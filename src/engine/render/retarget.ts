@@ -1,6 +1,8 @@
 /**
  * Retargeting: each frame, every bone of the character takes the 2D direction of the matching
- * performer bone while keeping its own length; the torso's root follows the performer's hip centre.
+ * performer bone at its own length times the performer's foreshortening of that bone (projected
+ * length over the bone's full length in the clip), and the torso narrows as the performer's
+ * shoulders do; the torso's root follows the performer's hip centre.
  * The character is scaled so its torso + leg length matches the performer's (a high percentile over
  * the clip, so crouching frames do not shrink it), and shifted vertically once so its feet stand
  * where the performer's feet stand.
@@ -107,7 +109,7 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number): Re
       if (len > 1e-3 && s[def.from] >= MIN_SCORE && s[def.to] >= MIN_SCORE) {
         angles[b] = wrap(Math.atan2(q.y - p.y, q.x - p.x) - restAngle[b]);
         // The head keeps its size: its keypoint is a face centre, not a bone end.
-        if (b !== 1) along[b] = ratio(len, refLen[b]);
+        if (b > 1) along[b] = ratio(len, refLen[b]);
       } else if (i === 0 || b === 0) {
         angles[b] = b === 0 ? angles[b] : angles[def.parent];
       }
