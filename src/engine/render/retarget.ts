@@ -109,7 +109,7 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number): Re
       if (len > 1e-3 && s[def.from] >= MIN_SCORE && s[def.to] >= MIN_SCORE) {
         angles[b] = wrap(Math.atan2(q.y - p.y, q.x - p.x) - restAngle[b]);
         // The head keeps its size: its keypoint is a face centre, not a bone end.
-        if (b > 1) along[b] = ratio(len, refLen[b]);
+        if (b !== 1) along[b] = ratio(len, refLen[b]);
       } else if (i === 0 || b === 0) {
         angles[b] = b === 0 ? angles[b] : angles[def.parent];
       }
