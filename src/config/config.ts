@@ -21,7 +21,7 @@ export interface Config {
   /** Secret used to sign output and upload URLs. */
   signingSecret: string;
   /** Whether this process runs workers (`npm start`: yes, unless disabled). */
-  workers: { enabled: boolean; concurrency: number; leaseMs: number; heartbeatMs: number; maxAttempts: number; pollMs: number };
+  workers: { enabled: boolean; warmUp: boolean; concurrency: number; leaseMs: number; heartbeatMs: number; maxAttempts: number; pollMs: number };
   events: { heartbeatMs: number; historyHours: number };
   limits: {
     bodyBytes: number;
@@ -139,6 +139,7 @@ export function loadConfig(env: Env, overrides: Partial<Config> = {}): Config {
     signingSecret,
     workers: {
       enabled: r.bool('MARIONETTE_WORKERS', true),
+      warmUp: r.bool('MARIONETTE_ENGINE_WARMUP', true),
       concurrency: r.int('MARIONETTE_WORKER_CONCURRENCY', 1, 1, 64),
       leaseMs: r.int('MARIONETTE_JOB_LEASE_MS', 30_000, 1_000, 3_600_000),
       heartbeatMs: r.int('MARIONETTE_JOB_HEARTBEAT_MS', 5_000, 100, 600_000),

@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { defaultCharacterKeypoints, isDefaultCharacterImage, writeDefaultCharacterImage } from './builtins/default-character.js';
 import { listTemplates, writeTemplateMotion } from './builtins/templates.js';
-import { analyzeCharacterImage } from './character/analyze.js';
+import { analyzeCharacterImage, warmUpCharacterAnalysis } from './character/analyze.js';
 import type { MediaTools } from './media/ffmpeg.js';
 import { probeImage, probeVideo } from './media/probe.js';
-import { extractMotion } from './motion/extract-motion.js';
+import { extractMotion, warmUpMotionExtraction } from './motion/extract-motion.js';
 import { renderVideo } from './render/render-video.js';
 import { RigError, buildRig, type Rig } from './rig/build-rig.js';
 import {
@@ -38,6 +38,8 @@ export interface CharacterFile {
 }
 
 export interface Engine {
+  /** Loads the pose and segmentation models ahead of the first job (a few seconds of cold start). */
+  warmUp(): Promise<void>;
   probeImage(file: string): Promise<ImageInfo>;
   probeVideo(file: string): Promise<VideoInfo>;
   analyzeCharacter(input: {
@@ -81,6 +83,10 @@ async function readCharacterFile(dir: string): Promise<CharacterFile> {
 export function createEngine(opts: { tools: MediaTools; tmpDir?: string }): Engine {
   const { tools } = opts;
   return {
+    async warmUp() {
+      warmUpMotionExtraction();
+      await warmUpCharacterAnalysis();
+    },
     probeImage: (file) => probeImage(file),
     probeVideo: (file) => probeVideo(tools, file),
 

@@ -107,6 +107,8 @@ export async function startService(opts: StartOptions): Promise<TestService> {
     MARIONETTE_LOG_LEVEL: 'silent',
     MARIONETTE_WORKERS: String(opts.workers ?? false),
     MARIONETTE_JOB_POLL_MS: '100',
+    // Tests start many short-lived services; loading models they may never use only costs time.
+    MARIONETTE_ENGINE_WARMUP: 'false',
     MARIONETTE_RATE_LIMITS: 'false',
     ...(opts.db === 'postgres' ? { MARIONETTE_DATABASE_URL: process.env.MARIONETTE_TEST_PG_URL! } : {}),
     ...opts.env,

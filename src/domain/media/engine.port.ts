@@ -5,6 +5,8 @@ import type { BackgroundSpec, CharacterAssets, ImageInfo, MotionAssets, Progress
  * tests may pass a narrower fake only where the engine is not the thing under test.
  */
 export interface EnginePort {
+  /** Optional: load models ahead of the first job so it does not pay the cold start. */
+  warmUp?(): Promise<void>;
   probeImage(file: string): Promise<ImageInfo>;
   probeVideo(file: string): Promise<VideoInfo>;
   analyzeCharacter(input: { imageFile: string; outDir: string; thumbnail: boolean; signal?: AbortSignal; onProgress?: (percent: number) => void }): Promise<CharacterAssets>;
