@@ -96,6 +96,36 @@ describe('analyzeCharacterImage', () => {
     assert.ok(ms < 8000, `analysis took ${ms.toFixed(0)} ms`);
   });
 
+  it('keeps the ground out of an illustrated figure and finds her legs under the skirt', { skip: missingMedia('images/musepose--ref.png') }, async () => {
+    const dir = join(tmp, 'musepose');
+    const { analysis } = await analyzeCharacterImage({ tools, imageFile: mediaPath('images/musepose--ref.png'), outDir: dir, thumbnail: false });
+    assert.equal(analysis.maskMethod, 'segmentation');
+    assert.equal(analysis.poseMethod, 'model');
+    const b = analysis.body;
+    // Legs of plausible proportions: each shin at least half its thigh (MoveNet alone put an ankle at mid-shin: 0.43).
+    for (const [hip, knee, ankle] of [[11, 13, 15], [12, 14, 16]]) {
+      const thigh = Math.hypot(b[knee].x - b[hip].x, b[knee].y - b[hip].y);
+      const shin = Math.hypot(b[ankle].x - b[knee].x, b[ankle].y - b[knee].y);
+      assert.ok(shin > 0.5 * thigh && b[ankle].y > b[knee].y, `leg ${hip}: thigh ${thigh.toFixed(0)}, shin ${shin.toFixed(0)}`);
+    }
+    const mask = await maskFromTexture(dir, analysis);
+    const torso = Math.hypot((b[5].x + b[6].x - b[11].x - b[12].x) / 2, (b[5].y + b[6].y - b[11].y - b[12].y) / 2);
+    // The lit road under her feet is not part of her: nothing well below the lower ankle.
+    const floor = Math.round(Math.max(b[15].y, b[16].y) + 0.4 * torso);
+    let area = 0;
+    let below = 0;
+    for (let p = 0; p < mask.length; p++) {
+      if (!mask[p]) continue;
+      area++;
+      if (Math.floor(p / analysis.width) > floor) below++;
+    }
+    assert.ok(below < area * 0.002, `${below} of ${area} figure pixels lie below y=${floor}`);
+    // And the road between her feet is background, so the legs can move apart.
+    const gapX = Math.round((b[15].x + b[16].x) / 2);
+    const gapY = Math.round((b[15].y + b[16].y) / 2);
+    assert.equal(mask[gapY * analysis.width + gapX], 0, `(${gapX}, ${gapY}) between the ankles`);
+  });
+
   it('applies EXIF orientation before anything else', { skip: missingMedia('images/mimicmotion--demo1.jpg') }, async () => {
     // Pixels stored sideways with orientation 6: displayed, it is the original upright photo.
     const file = join(tmp, 'sideways.jpg');

@@ -12,7 +12,8 @@ import { abortError, type MediaTools } from '../media/ffmpeg.js';
 import { probeImage } from '../media/probe.js';
 import { createPoseDetector, type PoseDetector } from '../vision/pose-detector.js';
 import { segmentPerson } from '../vision/segmentation.js';
-import { findForeground } from './foreground.js';
+import { detectBlazePose } from '../vision/blazepose.js';
+import { findForeground, refineSegmentationWithPose } from './foreground.js';
 import { heuristicPose } from './heuristic-pose.js';
 import { dilate, maskArea, maskBounds } from '../vision/mask-ops.js';
 import { writeTexture } from './texture.js';
@@ -23,7 +24,10 @@ export interface AnalyzeCharacterOptions {
   outDir: string;
   thumbnail: boolean;
   signal?: AbortSignal;
-  /** Injected for tests; defaults to MoveNet Thunder (stills can afford the slower, steadier model). */
+  /**
+   * Injected for tests. By default BlazePose (full) reads the picture and MoveNet Thunder, on the figure
+   * cut out over white, is the fallback when BlazePose finds no plausible body (drawings, mostly).
+   */
   detector?: PoseDetector;
 }
 
@@ -51,6 +55,7 @@ export async function warmUpCharacterAnalysis(): Promise<void> {
   stillDetector ??= createPoseDetector({ model: 'thunder' });
   await stillDetector.detect(blank, 64, 64);
   await segmentPerson(blank, 64, 64);
+  await detectBlazePose(blank, 64, 64);
 }
 
 export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Promise<AnalyzeCharacterResult> {
@@ -72,8 +77,8 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
   check();
 
   const fg = await findForeground(work, w, h, info.hasAlpha);
-  const area = maskArea(fg.mask);
-  const bounds = maskBounds(fg.mask, w, h);
+  let area = maskArea(fg.mask);
+  let bounds = maskBounds(fg.mask, w, h);
   if (!bounds || area < w * h * MIN_FIGURE_SHARE) {
     throw new EngineError('INVALID_CHARACTER', 'No figure found: nothing in the picture stands out from its background', {
       maskMethod: fg.method,
@@ -89,13 +94,26 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
   }
   check();
 
-  const detector = opts.detector ?? (stillDetector ??= createPoseDetector({ model: 'thunder' }));
-  const modelPose = await detectInFigure(detector, work, w, h, fg.mask, bounds);
+  const thunder = opts.detector ?? (stillDetector ??= createPoseDetector({ model: 'thunder' }));
+  const blaze = opts.detector ? null : await blazePoseInFigure(work, w, h, fg.mask, bounds);
+  const modelPose = fusePoses(await detectInFigure(thunder, work, w, h, fg.mask, bounds), blaze);
+  check();
   let body: Keypoint[];
   let poseMethod: CharacterAnalysis['poseMethod'];
   if (modelPose) {
     body = modelPose;
     poseMethod = 'model';
+    if (fg.raw) {
+      const refined = refineSegmentationWithPose(fg.raw, w, h, body);
+      const refinedBounds = refined && maskBounds(refined, w, h);
+      if (refined && refinedBounds && maskArea(refined) >= w * h * MIN_FIGURE_SHARE) {
+        fg.mask = refined;
+        area = maskArea(refined);
+        bounds = refinedBounds;
+        // MoveNet reads the cut-out figure, so it gets a second look without the ground that was removed.
+        body = fusePoses(await detectInFigure(thunder, work, w, h, fg.mask, bounds), blaze) ?? body;
+      }
+    }
   } else {
     if (!fg.confident) {
       throw new EngineError('INVALID_CHARACTER', 'No figure found: neither a person nor a drawing on a plain background could be made out', {
@@ -150,6 +168,40 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
   return { analysis, textureFile, thumbnailFile };
 }
 
+type Bounds = { x0: number; y0: number; x1: number; y1: number };
+
+/** The figure's bounding box padded by 10% of its long side, clamped to the picture. */
+function paddedBox(w: number, h: number, b: Bounds): { x0: number; y0: number; w: number; h: number } {
+  const pad = Math.round(Math.max(b.x1 - b.x0, b.y1 - b.y0) * 0.1);
+  const x0 = Math.max(0, b.x0 - pad), y0 = Math.max(0, b.y0 - pad);
+  const x1 = Math.min(w - 1, b.x1 + pad), y1 = Math.min(h - 1, b.y1 + pad);
+  return { x0, y0, w: x1 - x0 + 1, h: y1 - y0 + 1 };
+}
+
+/** The mask grown by 3% of the padded box, so joints on the outline still count as on the figure. */
+function nearFigure(mask: Uint8Array, w: number, h: number, box: { w: number; h: number }): Uint8Array {
+  return dilate(mask, w, h, Math.max(2, Math.round(Math.max(box.w, box.h) * 0.03)));
+}
+
+/**
+ * BlazePose on the figure's padded box of the picture as it is (its person detector wants context,
+ * not a cut-out). Keypoints in working-image pixels, or null when no plausible body lies on the figure.
+ */
+async function blazePoseInFigure(rgba: Buffer, w: number, h: number, mask: Uint8Array, b: Bounds): Promise<Keypoint[] | null> {
+  const box = paddedBox(w, h, b);
+  const crop = Buffer.alloc(box.w * box.h * 4);
+  for (let y = 0; y < box.h; y++) {
+    const from = ((box.y0 + y) * w + box.x0) * 4;
+    rgba.copy(crop, y * box.w * 4, from, from + box.w * 4);
+  }
+  const res = await detectBlazePose(crop, box.w, box.h);
+  if (!res || res.score < 0.5) return null;
+  const body = res.body.map((k) => ({ x: k.x + box.x0, y: k.y + box.y0, score: k.score }));
+  // BlazePose is sure of itself on almost anything figure-like: demand a confident torso as well.
+  if ([5, 6, 11, 12].some((i) => body[i].score < 0.5)) return null;
+  return plausibleBody(body, nearFigure(mask, w, h, box), w, h, b) ? body : null;
+}
+
 /**
  * Runs the pose model on the figure's padded bounding box (over white where the mask is empty, so
  * background clutter cannot pull joints away) and accepts the result only when it is a plausible,
@@ -161,36 +213,61 @@ async function detectInFigure(
   w: number,
   h: number,
   mask: Uint8Array,
-  b: { x0: number; y0: number; x1: number; y1: number },
+  b: Bounds,
 ): Promise<Keypoint[] | null> {
-  const pad = Math.round(Math.max(b.x1 - b.x0, b.y1 - b.y0) * 0.1);
-  const cx0 = Math.max(0, b.x0 - pad), cy0 = Math.max(0, b.y0 - pad);
-  const cx1 = Math.min(w - 1, b.x1 + pad), cy1 = Math.min(h - 1, b.y1 + pad);
-  const cw = cx1 - cx0 + 1, ch = cy1 - cy0 + 1;
-  const near = dilate(mask, w, h, Math.max(2, Math.round(Math.max(cw, ch) * 0.03)));
-  const crop = Buffer.alloc(cw * ch * 4, 255);
-  for (let y = 0; y < ch; y++) {
-    for (let x = 0; x < cw; x++) {
-      const p = (cy0 + y) * w + cx0 + x;
+  const box = paddedBox(w, h, b);
+  const near = nearFigure(mask, w, h, box);
+  const crop = Buffer.alloc(box.w * box.h * 4, 255);
+  for (let y = 0; y < box.h; y++) {
+    for (let x = 0; x < box.w; x++) {
+      const p = (box.y0 + y) * w + box.x0 + x;
       if (!near[p]) continue;
-      const o = (y * cw + x) * 4;
+      const o = (y * box.w + x) * 4;
       const a = rgba[p * 4 + 3] / 255;
       for (let c = 0; c < 3; c++) crop[o + c] = Math.round(rgba[p * 4 + c] * a + 255 * (1 - a));
     }
   }
-  const res = await detector.detect(crop, cw, ch);
+  const res = await detector.detect(crop, box.w, box.h);
   if (!res || res.score < 0.3) return null;
-  const body = res.body.map((k) => ({ x: k.x + cx0, y: k.y + cy0, score: k.score }));
+  const body = res.body.map((k) => ({ x: k.x + box.x0, y: k.y + box.y0, score: k.score }));
+  return plausibleBody(body, near, w, h, b) ? body : null;
+}
+
+/** COCO-17 indices of left/right pairs (eyes, ears, shoulders, elbows, wrists, hips, knees, ankles). */
+const LR_PAIRS: Array<[number, number]> = [[1, 2], [3, 4], [5, 6], [7, 8], [9, 10], [11, 12], [13, 14], [15, 16]];
+/** A joint MoveNet reports at least this sure of is kept; below it BlazePose's may replace it. */
+const KEEP_MOVENET = 0.5;
+
+/**
+ * One pose from MoveNet Thunder's and BlazePose's readings of the same picture. MoveNet's joints are
+ * the base, because the driving videos are read by MoveNet too and its joint conventions (where a hip
+ * sits under a skirt, say) then agree on both sides of the retargeting; a joint it is unsure of is
+ * taken from BlazePose when BlazePose is sure of it (on the sample media: knees and ankles under
+ * skirts and sheer stockings). BlazePose's left and right are first matched to MoveNet's, since the two
+ * can disagree on a figure seen from behind.
+ */
+export function fusePoses(movenet: Keypoint[] | null, blaze: Keypoint[] | null): Keypoint[] | null {
+  if (!movenet || !blaze) return movenet ?? blaze;
+  let other = blaze;
+  const sameSide = (movenet[5].x - movenet[6].x) * (blaze[5].x - blaze[6].x) >= 0;
+  if (!sameSide) {
+    other = blaze.slice();
+    for (const [l, r] of LR_PAIRS) [other[l], other[r]] = [blaze[r], blaze[l]];
+  }
+  return movenet.map((k, i) => (k.score < KEEP_MOVENET && other[i].score >= KEEP_MOVENET ? other[i] : k));
+}
+
+/** A torso of some height, upright, and at least 8 confident joints of which 80% lie on the figure. */
+function plausibleBody(body: Keypoint[], near: Uint8Array, w: number, h: number, b: Bounds): boolean {
   const core = [5, 6, 11, 12];
-  if (core.some((i) => body[i].score < 0.25)) return null;
+  if (core.some((i) => body[i].score < 0.25)) return false;
   const shoulderY = (body[5].y + body[6].y) / 2;
   const hipY = (body[11].y + body[12].y) / 2;
-  if (hipY - shoulderY < (b.y1 - b.y0) * 0.08) return null;
+  if (hipY - shoulderY < (b.y1 - b.y0) * 0.08) return false;
   const confident = body.filter((k) => k.score >= 0.3);
   const inside = confident.filter((k) => {
     const x = Math.round(k.x), y = Math.round(k.y);
     return x >= 0 && y >= 0 && x < w && y < h && near[y * w + x] === 1;
   });
-  if (confident.length < 8 || inside.length < confident.length * 0.8) return null;
-  return body;
+  return confident.length >= 8 && inside.length >= confident.length * 0.8;
 }

@@ -9,6 +9,8 @@ import type { MaskMethod } from '../types.js';
 import { segmentPerson } from '../vision/segmentation.js';
 import { borderStats, classicalMask } from './mask-classical.js';
 import { close, fillHoles, keepLargestComponents, maskArea, open } from '../vision/mask-ops.js';
+import { bodyScale } from '../vision/body-region.js';
+import type { Keypoint } from '../types.js';
 
 export interface ForegroundResult {
   /** 0/1 mask at the working size. */
@@ -19,6 +21,11 @@ export interface ForegroundResult {
    * background. The caller then needs other evidence (a pose the model accepts) before rigging it.
    */
   confident: boolean;
+  /**
+   * The segmentation model's own 0/1 mask before cleanup (segmentation only), so the analysis can
+   * refine it once it knows where the body is (see refineSegmentationWithPose).
+   */
+  raw?: Uint8Array;
   /** Evidence behind the choice, for logs and tests. */
   evidence: { transparentShare?: number; borderPlainShare?: number; segmentationArea?: number; segmentationConfidence?: number };
 }
@@ -79,7 +86,64 @@ export async function findForeground(rgba: Buffer, w: number, h: number, hasAlph
     const confidence = area ? sum / area / 255 : 0;
     evidence.segmentationArea = area / (w * h);
     evidence.segmentationConfidence = confidence;
-    if (area >= minArea) return { mask, method: 'segmentation', confident: confidence >= CONFIDENT_SEGMENTATION, evidence };
+    if (area >= minArea) return { mask, raw: bin, method: 'segmentation', confident: confidence >= CONFIDENT_SEGMENTATION, evidence };
   }
   return { mask: classicalMask(rgba, w, h), method: 'classical', confident: false, evidence };
+}
+
+/** Ankle score from which the feet are trusted to mark where the figure ends and the ground begins. */
+const FOOT_SCORE = 0.3;
+
+/**
+ * Person segmentation bleeds into what the figure stands on (a lit road, a shadow, a pet at its feet);
+ * once that blob joins both feet, hole filling also turns the gap between the legs into "body", and the
+ * legs can no longer move apart. With the pose known this is recognised by foreground reaching clearly
+ * below the feet; then, from a little above the higher ankle down, only the shins and feet (capsules
+ * around the knee-ankle segments and from the ankles onwards) are kept before the usual cleanup. A long
+ * dress ends at the feet and does not trigger it. Returns null when nothing needs trimming or the feet
+ * are not seen well enough to decide.
+ */
+export function refineSegmentationWithPose(raw: Uint8Array, w: number, h: number, body: Keypoint[]): Uint8Array | null {
+  const knees = [body[13], body[14]];
+  const ankles = [body[15], body[16]];
+  if (ankles.some((a) => a.score < FOOT_SCORE)) return null;
+  const scale = bodyScale(body);
+  // Generous for a calf or a shoe (both ~0.1 of a torso across), tight enough to drop the ground around them.
+  const legR = 0.12 * scale;
+  const capsules: Array<[number, number, number, number]> = [];
+  for (let i = 0; i < 2; i++) {
+    const a = ankles[i];
+    const k = knees[i];
+    // A knee the model is unsure of still gives the shin's direction well enough; without one, straight up.
+    const kx = k.score >= 0.1 ? k.x : a.x;
+    const ky = k.score >= 0.1 ? k.y : a.y - scale;
+    const len = Math.hypot(a.x - kx, a.y - ky) || 1;
+    capsules.push([kx, ky, a.x, a.y]);
+    // The foot: down and along the shin's lean, far enough for a shoe seen from the side.
+    capsules.push([a.x, a.y, a.x + ((a.x - kx) / len) * 0.25 * scale, a.y + 0.3 * scale]);
+  }
+  const near = (x: number, y: number) =>
+    capsules.some(([ax, ay, bx, by]) => {
+      const dx = bx - ax;
+      const dy = by - ay;
+      const t = Math.max(0, Math.min(1, ((x - ax) * dx + (y - ay) * dy) / (dx * dx + dy * dy || 1)));
+      const ex = x - (ax + t * dx);
+      const ey = y - (ay + t * dy);
+      return ex * ex + ey * ey <= legR * legR;
+    });
+  const lowestAnkle = Math.max(ankles[0].y, ankles[1].y);
+  const ground = Math.ceil(lowestAnkle + 0.35 * scale);
+  let spill = 0;
+  for (let y = Math.max(0, ground); y < h; y++) for (let x = 0; x < w; x++) if (raw[y * w + x] && !near(x, y)) spill++;
+  // Ground bleed shows as foreground well below and beside the feet: a few percent of a torso square.
+  if (spill < 0.03 * scale * scale) return null;
+  const top = Math.max(0, Math.floor(Math.min(ankles[0].y, ankles[1].y) - 0.6 * scale));
+  const out = raw.slice();
+  for (let y = top; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const p = y * w + x;
+      if (out[p] && !near(x, y)) out[p] = 0;
+    }
+  }
+  return cleanup(out, w, h);
 }
