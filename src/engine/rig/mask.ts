@@ -2,6 +2,7 @@
  * Binary-mask helpers on a small working grid (the rig is built at a few hundred pixels; the
  * renderer samples the full texture, so rig precision beyond that buys nothing).
  */
+import { dilate as dilateMask, keepLargestComponents } from '../vision/mask-ops.js';
 
 export interface Mask {
   w: number;
@@ -27,70 +28,13 @@ export function maskFromAlpha(rgba: Uint8Array, tw: number, th: number, scale: n
 
 /** Keeps connected components (8-connected) whose area is at least `minFraction` of the largest. */
 export function keepLargeComponents(m: Mask, minFraction: number): { mask: Mask; area: number } {
-  const { w, h, data } = m;
-  const label = new Int32Array(w * h).fill(-1);
-  const areas: number[] = [];
-  const stack = new Int32Array(w * h);
-  for (let i = 0; i < w * h; i++) {
-    if (!data[i] || label[i] >= 0) continue;
-    const id = areas.length;
-    let sp = 0;
-    let area = 0;
-    stack[sp++] = i;
-    label[i] = id;
-    while (sp > 0) {
-      const p = stack[--sp];
-      area++;
-      const px = p % w;
-      const py = (p / w) | 0;
-      for (let dy = -1; dy <= 1; dy++) {
-        const ny = py + dy;
-        if (ny < 0 || ny >= h) continue;
-        for (let dx = -1; dx <= 1; dx++) {
-          const nx = px + dx;
-          if (nx < 0 || nx >= w) continue;
-          const q = ny * w + nx;
-          if (data[q] && label[q] < 0) {
-            label[q] = id;
-            stack[sp++] = q;
-          }
-        }
-      }
-    }
-    areas.push(area);
-  }
-  const largest = areas.reduce((a, b) => Math.max(a, b), 0);
-  const out = new Uint8Array(w * h);
-  let total = 0;
-  for (let i = 0; i < w * h; i++) {
-    if (label[i] >= 0 && areas[label[i]] >= largest * minFraction) {
-      out[i] = 1;
-      total++;
-    }
-  }
-  return { mask: { w, h, data: out }, area: total };
+  const { mask, area } = keepLargestComponents(m.data, m.w, m.h, minFraction);
+  return { mask: { w: m.w, h: m.h, data: mask }, area };
 }
 
-/** Square-structuring-element dilation by `r` pixels (separable max filter). */
+/** Square-structuring-element dilation by `r` pixels. */
 export function dilate(m: Mask, r: number): Mask {
-  const { w, h, data } = m;
-  const tmp = new Uint8Array(w * h);
-  const out = new Uint8Array(w * h);
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      let v = 0;
-      for (let k = Math.max(0, x - r); k <= Math.min(w - 1, x + r) && !v; k++) v = data[y * w + k];
-      tmp[y * w + x] = v;
-    }
-  }
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      let v = 0;
-      for (let k = Math.max(0, y - r); k <= Math.min(h - 1, y + r) && !v; k++) v = tmp[k * w + x];
-      out[y * w + x] = v;
-    }
-  }
-  return { w, h, data: out };
+  return { w: m.w, h: m.h, data: dilateMask(m.data, m.w, m.h, r) };
 }
 
 /** Chamfer (1, √2) distance from every inside pixel to the nearest outside pixel. */
