@@ -88,6 +88,18 @@ export interface CharacterAnalysis {
   poseMethod: 'model' | 'heuristic';
   /** Rectangle of the source image that `texture.png` holds (keypoints stay in source space). */
   crop: { x: number; y: number; width: number; height: number };
+  /**
+   * Face landmarks (468 points, MediaPipe face-mesh order, source pixels) when a face is seen on the
+   * figure's head; null when none is (drawings, faces turned away). Absent in older assets.
+   */
+  face?: Landmarks | null;
+  /** Hand landmarks (21 points each, MediaPipe hand order) for each hand seen at one of the body's wrists. */
+  hands?: Array<Landmarks & { side: 'left' | 'right' }>;
+}
+
+export interface Landmarks {
+  score: number;
+  points: Array<{ x: number; y: number }>;
 }
 
 export interface CharacterAssets {

@@ -87,6 +87,19 @@ describe('analyzeCharacterImage', () => {
     assert.ok(b[0].y < b[5].y && b[5].y < b[11].y && b[11].y < b[13].y && b[13].y < b[15].y, 'head, shoulders, hips, knees, ankles top to bottom');
     // She faces the camera: her left shoulder is on the image's right.
     assert.ok(b[5].x > b[6].x);
+    // Her face is seen: a 468-point mesh whose box holds her nose and both eyes.
+    assert.ok(analysis.face, 'face landmarks');
+    assert.equal(analysis.face.points.length, 468);
+    const fx = analysis.face.points.map((p) => p.x), fy = analysis.face.points.map((p) => p.y);
+    for (const k of [b[0], b[1], b[2]]) {
+      assert.ok(k.x > Math.min(...fx) && k.x < Math.max(...fx) && k.y > Math.min(...fy) && k.y < Math.max(...fy), JSON.stringify(k));
+    }
+    // Any hand reported sits at the wrist it is named after.
+    for (const hand of analysis.hands ?? []) {
+      const wrist = b[hand.side === 'left' ? 9 : 10];
+      assert.equal(hand.points.length, 21);
+      assert.ok(Math.hypot(hand.points[0].x - wrist.x, hand.points[0].y - wrist.y) < 0.3 * (b[11].y - b[5].y), hand.side);
+    }
     const { crop } = analysis;
     assert.ok(crop.height > 1400 && crop.height < 1920 && crop.width < 900, JSON.stringify(crop));
     for (const k of b) assert.ok(k.x >= crop.x && k.x <= crop.x + crop.width && k.y >= crop.y && k.y <= crop.y + crop.height);

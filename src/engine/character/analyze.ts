@@ -7,12 +7,12 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
-import { EngineError, type CharacterAnalysis, type Keypoint } from '../types.js';
+import { EngineError, type CharacterAnalysis, type Keypoint, type Landmarks } from '../types.js';
 import { abortError, type MediaTools } from '../media/ffmpeg.js';
 import { probeImage } from '../media/probe.js';
 import { createPoseDetector, type PoseDetector } from '../vision/pose-detector.js';
 import { segmentPerson } from '../vision/segmentation.js';
-import { detectBlazePose } from '../vision/blazepose.js';
+import { detectStillLandmarks, type StillLandmarks } from '../vision/still-landmarks.js';
 import { findForeground, refineSegmentationWithPose } from './foreground.js';
 import { heuristicPose } from './heuristic-pose.js';
 import { dilate, maskArea, maskBounds } from '../vision/mask-ops.js';
@@ -55,7 +55,7 @@ export async function warmUpCharacterAnalysis(): Promise<void> {
   stillDetector ??= createPoseDetector({ model: 'thunder' });
   await stillDetector.detect(blank, 64, 64);
   await segmentPerson(blank, 64, 64);
-  await detectBlazePose(blank, 64, 64);
+  await detectStillLandmarks(blank, 64, 64);
 }
 
 export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Promise<AnalyzeCharacterResult> {
@@ -95,7 +95,8 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
   check();
 
   const thunder = opts.detector ?? (stillDetector ??= createPoseDetector({ model: 'thunder' }));
-  const blaze = opts.detector ? null : await blazePoseInFigure(work, w, h, fg.mask, bounds);
+  const still = opts.detector ? null : await landmarksInFigure(work, w, h, fg.mask, bounds);
+  const blaze = still?.body ?? null;
   const modelPose = fusePoses(await detectInFigure(thunder, work, w, h, fg.mask, bounds), blaze);
   check();
   let body: Keypoint[];
@@ -126,6 +127,9 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
     body = guess;
     poseMethod = 'heuristic';
   }
+  const face = still && poseMethod === 'model' ? faceOnHead(still.face, body) : null;
+  const hands = still && poseMethod === 'model' ? handsAtWrists(still.hands, body) : [];
+  const toSource = (l: Landmarks): Landmarks => ({ score: l.score, points: l.points.map((p) => ({ x: p.x / ws, y: p.y / ws })) });
   body = body.map((k) => ({ x: k.x / ws, y: k.y / ws, score: k.score }));
   check();
 
@@ -164,6 +168,8 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
     body,
     poseMethod,
     crop,
+    face: face && toSource(face),
+    hands: hands.map((hnd) => ({ side: hnd.side, ...toSource(hnd) })),
   };
   return { analysis, textureFile, thumbnailFile };
 }
@@ -184,22 +190,66 @@ function nearFigure(mask: Uint8Array, w: number, h: number, box: { w: number; h:
 }
 
 /**
- * BlazePose on the figure's padded box of the picture as it is (its person detector wants context,
- * not a cut-out). Keypoints in working-image pixels, or null when no plausible body lies on the figure.
+ * BlazePose, face mesh and hands on the figure's padded box of the picture as it is (their detectors
+ * want context, not a cut-out). Coordinates in working-image pixels; the body is null unless it is a
+ * plausible body lying on the figure.
  */
-async function blazePoseInFigure(rgba: Buffer, w: number, h: number, mask: Uint8Array, b: Bounds): Promise<Keypoint[] | null> {
+async function landmarksInFigure(
+  rgba: Buffer, w: number, h: number, mask: Uint8Array, b: Bounds,
+): Promise<{ body: Keypoint[] | null; face: Landmarks | null; hands: Landmarks[] }> {
   const box = paddedBox(w, h, b);
   const crop = Buffer.alloc(box.w * box.h * 4);
   for (let y = 0; y < box.h; y++) {
     const from = ((box.y0 + y) * w + box.x0) * 4;
     rgba.copy(crop, y * box.w * 4, from, from + box.w * 4);
   }
-  const res = await detectBlazePose(crop, box.w, box.h);
-  if (!res || res.score < 0.5) return null;
-  const body = res.body.map((k) => ({ x: k.x + box.x0, y: k.y + box.y0, score: k.score }));
+  const res: StillLandmarks = await detectStillLandmarks(crop, box.w, box.h);
+  const shift = (l: Landmarks): Landmarks => ({ score: l.score, points: l.points.map((p) => ({ x: p.x + box.x0, y: p.y + box.y0 })) });
+  const face = res.face && shift(res.face);
+  const hands = res.hands.map(shift);
+  if (!res.body || res.body.score < 0.5) return { body: null, face, hands };
+  const body = res.body.body.map((k) => ({ x: k.x + box.x0, y: k.y + box.y0, score: k.score }));
   // BlazePose is sure of itself on almost anything figure-like: demand a confident torso as well.
-  if ([5, 6, 11, 12].some((i) => body[i].score < 0.5)) return null;
-  return plausibleBody(body, nearFigure(mask, w, h, box), w, h, b) ? body : null;
+  const confident = [5, 6, 11, 12].every((i) => body[i].score >= 0.5);
+  return { body: confident && plausibleBody(body, nearFigure(mask, w, h, box), w, h, b) ? body : null, face, hands };
+}
+
+/** Shoulder-centre to hip-centre distance. */
+function torsoLength(body: Keypoint[]): number {
+  return Math.hypot((body[5].x + body[6].x - body[11].x - body[12].x) / 2, (body[5].y + body[6].y - body[11].y - body[12].y) / 2);
+}
+
+/** The face mesh when its centre lies on the figure's head (within half a torso of the face keypoints). */
+function faceOnHead(face: Landmarks | null, body: Keypoint[]): Landmarks | null {
+  const seen = body.slice(0, 5).filter((k) => k.score >= 0.3);
+  if (!face || seen.length === 0) return null;
+  const hx = seen.reduce((s, k) => s + k.x, 0) / seen.length;
+  const hy = seen.reduce((s, k) => s + k.y, 0) / seen.length;
+  const fx = face.points.reduce((s, p) => s + p.x, 0) / face.points.length;
+  const fy = face.points.reduce((s, p) => s + p.y, 0) / face.points.length;
+  return Math.hypot(fx - hx, fy - hy) <= 0.5 * torsoLength(body) ? face : null;
+}
+
+/**
+ * Hands whose wrist landmark lies within 0.25 torso of a confident body wrist, named by that wrist.
+ * The hand model also answers on hair, fists of fabric and drawn shapes; a hand away from every
+ * wrist is not the figure's.
+ */
+function handsAtWrists(hands: Landmarks[], body: Keypoint[]): Array<Landmarks & { side: 'left' | 'right' }> {
+  const reach = 0.25 * torsoLength(body);
+  const out: Array<Landmarks & { side: 'left' | 'right' }> = [];
+  for (const [side, wi] of [['left', 9], ['right', 10]] as const) {
+    const wrist = body[wi];
+    if (wrist.score < 0.3) continue;
+    let best: Landmarks | null = null;
+    let bestD = reach;
+    for (const hnd of hands) {
+      const d = Math.hypot(hnd.points[0].x - wrist.x, hnd.points[0].y - wrist.y);
+      if (d <= bestD) [best, bestD] = [hnd, d];
+    }
+    if (best && !out.some((o) => o.points === best.points)) out.push({ side, ...best });
+  }
+  return out;
 }
 
 /**

@@ -1,6 +1,8 @@
 /**
- * BlazePose (full) through human, for still pictures only: 33 landmarks from its own person detector
- * and a 256 px landmark model, reduced here to COCO-17 so the rest of the engine sees one format.
+ * Still pictures through human in one pass: BlazePose (full) for the body, reduced to COCO-17 so the
+ * rest of the engine sees one format, plus the face mesh (BlazeFace + 468-point mesh) and hand
+ * landmarks (HandTrack + 21-point landmarks). Nothing here decides whether a face or hand belongs to
+ * the figure; the character analysis does that against the body.
  *
  * Why for stills and not for video: on the sample characters it places knees and ankles under skirts
  * and in sheer stockings where MoveNet Thunder puts them at mid-shin, and it tells a figure seen from
@@ -8,7 +10,7 @@
  * where MoveNet Lightning stays. human keeps one body model per process, so this module is the only
  * caller of `human.detect` with a body model (MoveNet runs on its graph models directly).
  */
-import type { Keypoint } from '../types.js';
+import type { Keypoint, Landmarks } from '../types.js';
 import { getHuman, rgbaToTensor, type Config } from './human-loader.js';
 import type { PoseResult } from './pose-detector.js';
 
@@ -27,19 +29,44 @@ const CONFIG = {
     maxDetected: 1,
     minConfidence: 0.1,
   },
+  face: {
+    enabled: true,
+    detector: { modelPath: 'blazeface.json', rotation: false, maxDetected: 1, minConfidence: 0.3 },
+    mesh: { enabled: true, modelPath: 'facemesh.json' },
+    iris: { enabled: false },
+    emotion: { enabled: false },
+    description: { enabled: false },
+    antispoof: { enabled: false },
+    liveness: { enabled: false },
+    attention: { enabled: false },
+  },
+  hand: {
+    enabled: true,
+    rotation: true,
+    maxDetected: 2,
+    minConfidence: 0.3,
+    detector: { modelPath: 'handtrack.json' },
+    skeleton: { modelPath: 'handlandmark-full.json' },
+  },
 } as unknown as Partial<Config>;
+
+export interface StillLandmarks {
+  body: PoseResult | null;
+  face: Landmarks | null;
+  hands: Landmarks[];
+}
 
 let queue: Promise<unknown> = Promise.resolve();
 
-/** One person's COCO-17 keypoints in the picture's pixels, or null when BlazePose finds nobody. */
-export function detectBlazePose(rgba: Buffer, width: number, height: number): Promise<PoseResult | null> {
+/** Body (COCO-17), face and hands in the picture's pixels; each may be missing. */
+export function detectStillLandmarks(rgba: Buffer, width: number, height: number): Promise<StillLandmarks> {
   // human's detect pipeline keeps per-call state on the instance: calls are run one after another.
   const run = queue.then(() => detectOnce(rgba, width, height));
   queue = run.catch(() => undefined);
   return run;
 }
 
-async function detectOnce(rgba: Buffer, width: number, height: number): Promise<PoseResult | null> {
+async function detectOnce(rgba: Buffer, width: number, height: number): Promise<StillLandmarks> {
   if (rgba.length !== width * height * 4) throw new RangeError('rgba length does not match width*height*4');
   const human = await getHuman();
   const input = rgbaToTensor(human, rgba, width, height);
@@ -49,12 +76,16 @@ async function detectOnce(rgba: Buffer, width: number, height: number): Promise<
   } finally {
     human.tf.dispose(input);
   }
+  const points = (list: ArrayLike<number | undefined>[]) => Array.from(list, (p) => ({ x: p[0] ?? 0, y: p[1] ?? 0 }));
+  const f = result.face[0];
+  const face = f && f.mesh.length >= 468 ? { score: f.score, points: points(f.mesh) } : null;
+  const hands = result.hand.filter((h) => h.keypoints.length === 21).map((h) => ({ score: h.score, points: points(h.keypoints) }));
   const found = result.body[0];
-  if (!found) return null;
+  if (!found) return { body: null, face, hands };
   const byName = new Map(found.keypoints.map((k) => [k.part as string, k]));
   const body: Keypoint[] = COCO_FROM_BLAZE.map((name) => {
     const k = byName.get(name);
     return k ? { x: k.position[0], y: k.position[1], score: k.score } : { x: 0, y: 0, score: 0 };
   });
-  return { body, score: found.score };
+  return { body: { body, score: found.score }, face, hands };
 }
