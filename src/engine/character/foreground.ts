@@ -98,7 +98,7 @@ const FOOT_SCORE = 0.3;
  * Person segmentation bleeds into what the figure stands on (a lit road, a shadow, a pet at its feet);
  * once that blob joins both feet, hole filling also turns the gap between the legs into "body", and the
  * legs can no longer move apart. With the pose known this is recognised by foreground reaching clearly
- * below the feet; then, from a little above the higher ankle down, only the shins and feet (capsules
+ * below the feet; then, from 0.6 torso above the higher ankle down, only the shins and feet (capsules
  * around the knee-ankle segments and from the ankles onwards) are kept before the usual cleanup. A long
  * dress ends at the feet and does not trigger it. Returns null when nothing needs trimming or the feet
  * are not seen well enough to decide.
