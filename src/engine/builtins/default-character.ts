@@ -25,9 +25,12 @@ export function defaultCharacterSvg(): string {
   const shirt = '#3f8fd8';
   const pants = '#35406b';
   const shoe = '#d9534f';
+  // Upper limb in clothing, lower limb bare: short sleeves and shorts make elbows and knees visible,
+  // which is where a pose model reading the animated puppet otherwise loses the bend.
   const limb = (a: number, b: number, c: number, colour: string, width: number): string =>
     `<polyline points="${P(a)} ${P(b)} ${P(c)}" fill="none" stroke="${ink}" stroke-width="${width + 6}" stroke-linecap="round" stroke-linejoin="round"/>` +
-    `<polyline points="${P(a)} ${P(b)} ${P(c)}" fill="none" stroke="${colour}" stroke-width="${width}" stroke-linecap="round" stroke-linejoin="round"/>`;
+    `<line x1="${k[b].x}" y1="${k[b].y}" x2="${k[c].x}" y2="${k[c].y}" stroke="${skin}" stroke-width="${width - 6}" stroke-linecap="round"/>` +
+    `<line x1="${k[a].x}" y1="${k[a].y}" x2="${k[b].x}" y2="${k[b].y}" stroke="${colour}" stroke-width="${width}" stroke-linecap="round"/>`;
   const [ls, rs, lh, rh] = [k[5], k[6], k[11], k[12]];
   // Torso: a rounded shirt shape from the shoulders down past the hips.
   const torso = `M ${rs.x - 6},${rs.y - 4} Q ${(ls.x + rs.x) / 2},${rs.y - 22} ${ls.x + 6},${ls.y - 4}
