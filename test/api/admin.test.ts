@@ -3,12 +3,13 @@ import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { migrate, openDb, type DbHandle } from '../../src/infra/db/database.js';
 import { loadConfig } from '../../src/config/config.js';
-import { ensureDemoAccount } from '../../src/main/bootstrap.js';
+import { DEMO_ACCOUNT_ID, ensureDemoAccount } from '../../src/main/bootstrap.js';
 import { dbTargets, freePort, type DbKind } from '../helpers/harness.js';
 import { insertCharacterRow, insertMotionRow } from '../helpers/asset-rows.js';
 
@@ -105,6 +106,8 @@ async function freshDatabase(kind: DbKind, dataDir: string): Promise<{ env: Reco
   url.pathname = `/${name}`;
   return { env: { MARIONETTE_DATA_DIR: dataDir, MARIONETTE_DATABASE_URL: url.toString() }, drop: () => run(`drop database if exists ${name} with (force)`) };
 }
+
+const execFileAsync = promisify(execFile);
 
 const KEY_RE = /mk_live_[A-Za-z0-9_-]{32}/;
 
@@ -271,3 +274,34 @@ describe('demo account on a fresh database beside an old key file', () => {
     }
   });
 });
+
+for (const t of await dbTargets()) {
+  describe(`demo account when several processes start together (${t.kind})`, { skip: t.skip }, () => {
+    test('one demo account is created, once; every other starter creates nothing', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'marionette-demo-race-'));
+      const { env, drop } = await freshDatabase(t.kind, dir);
+      const url = env.MARIONETTE_DATABASE_URL ?? `sqlite:${join(dir, 'marionette.sqlite')}`;
+      const first = await openDb({ url });
+      try {
+        await migrate(first.db);
+        // Four processes, each released at the same moment once loaded, all find the database empty.
+        const goAt = String(Date.now() + 4000);
+        const starter = join(import.meta.dirname, '../helpers/demo-starter.ts');
+        const results = await Promise.all([1, 2, 3, 4].map(async () => {
+          const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', starter, url, dir, goAt], { timeout: 60_000 });
+          return JSON.parse(stdout.trim()) as { created: boolean; apiKey: string | null };
+        }));
+        const made = results.filter((r) => r.created);
+        assert.equal(made.length, 1, `exactly one starter created the demo account: ${JSON.stringify(results)}`);
+        const accounts = await first.db.selectFrom('accounts').select('id').execute();
+        assert.deepEqual(accounts.map((a) => a.id), [DEMO_ACCOUNT_ID]);
+        assert.equal((await first.db.selectFrom('api_keys').select('id').execute()).length, 1);
+        assert.equal((await readFile(join(dir, 'demo-api-key'), 'utf8')).trim(), made[0].apiKey);
+      } finally {
+        await first.close();
+        await drop();
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+  });
+}

@@ -26,9 +26,12 @@ export function hashKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
-export async function createAccount(db: Db, input: { name: string; credits: number }): Promise<{ accountId: string; apiKey: string; keyId: string }> {
+export async function createAccount(
+  db: Db,
+  input: { name: string; credits: number; /** A fixed ID (the demo account); a new one otherwise. */ id?: string },
+): Promise<{ accountId: string; apiKey: string; keyId: string }> {
   if (!Number.isFinite(input.credits) || input.credits < 0) throw new Error('credits must be a non-negative number');
-  const accountId = newId('account');
+  const accountId = input.id ?? newId('account');
   const result = await db.transaction().execute(async (tx) => {
     await repo.insertAccount(tx, { id: accountId, name: input.name, default_character_id: null, default_motion_id: null, created_at: nowIso() });
     await insertBalance(tx, accountId);
