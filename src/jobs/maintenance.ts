@@ -1,10 +1,13 @@
 import type { AppDeps } from '../http/deps.js';
+import { sweepAllExpiredDrafts } from '../domain/drafts/drafts.service.js';
 import * as jobs from './jobs.repository.js';
 
 /**
  * Housekeeping that workers run: event history is kept `events.historyHours` after a render's
  * terminal event (DECISIONS "Event stream"); after that a resuming client gets a fresh snapshot of
- * the render's last event, the one event kept so the snapshot's event_id stays a real one. Hourly is plenty: nothing depends on the exact moment of removal.
+ * the render's last event, the one event kept so the snapshot's event_id stays a real one; expired
+ * render drafts of every account go with their uploaded bytes. Hourly is plenty: nothing depends on
+ * the exact moment of removal.
  */
 export const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
 
@@ -14,8 +17,11 @@ export async function purgeEventHistory(deps: Pick<AppDeps, 'db' | 'config'>, no
 }
 
 /** Runs the housekeeping now and then hourly; returns the function that stops it. */
-export function startMaintenance(deps: Pick<AppDeps, 'db' | 'config'>, onError: (e: unknown) => void): () => void {
-  const tick = () => void purgeEventHistory(deps).catch(onError);
+export function startMaintenance(deps: Pick<AppDeps, 'db' | 'config' | 'storage'>, onError: (what: string, e: unknown) => void): () => void {
+  const tick = () => {
+    void purgeEventHistory(deps).catch((e: unknown) => onError('event history purge failed', e));
+    void sweepAllExpiredDrafts(deps).catch((e: unknown) => onError('draft sweep failed', e));
+  };
   tick();
   const timer = setInterval(tick, MAINTENANCE_INTERVAL_MS);
   timer.unref();

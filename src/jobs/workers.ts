@@ -8,8 +8,8 @@ import { startMaintenance } from './maintenance.js';
 /**
  * Starts the job handlers (`character.process`, `motion.extract`, `render.run`) on the queue.
  * `npm start` calls it next to the API, `npm run worker` alone; any number of worker processes may
- * share one database. Work dirs left by a killed process are removed first, and old event history
- * is purged hourly.
+ * share one database. Work dirs left by a killed process are removed first; old event history and
+ * expired drafts are purged hourly.
  */
 export async function startWorkers(deps: AppDeps): Promise<void> {
   await removeOrphanWorkDirs(deps);
@@ -18,7 +18,7 @@ export async function startWorkers(deps: AppDeps): Promise<void> {
     deps.engine.warmUp().catch((e) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg: 'engine warm-up failed', err: String(e) })}\n`));
   }
   // Unref'd timer: it never keeps a stopping process alive.
-  startMaintenance(deps, (e) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg: 'event history purge failed', err: String(e) })}\n`));
+  startMaintenance(deps, (msg, e) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg, err: String(e) })}\n`));
   await deps.queue.start(
     {
       'character.process': characterProcessHandler(deps),

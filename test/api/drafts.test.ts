@@ -5,6 +5,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
+import { sweepAllExpiredDrafts } from '../../src/domain/drafts/drafts.service.js';
 import { dbTargets, errorOf, hasSharedMedia, mediaFile, NO_MEDIA_REASON, startService, type TestService } from '../helpers/harness.js';
 
 /**
@@ -337,6 +338,21 @@ for (const target of await dbTargets()) {
       assert.ok(await db.selectFrom('drafts').select('id').where('id', '=', used.draft_id).executeTakeFirst());
       assert.ok(await svc.wired.deps.storage.stat(`drafts/${used.draft_id}/motion_video`));
       assert.equal(await db.selectFrom('idempotency_keys').select('key').where('key', '=', `sw-${used.draft_id}`).executeTakeFirst(), undefined);
+    });
+
+    it("the workers' hourly sweep removes long-expired open drafts of every account, bytes included", async () => {
+      const db = svc.wired.deps.db;
+      const old = new Date(Date.now() - 2 * 3600 * 1000).toISOString();
+      const stale = await uploadedDraft();
+      const fresh = await uploadedDraft();
+      await db.updateTable('drafts').set({ expires_at: old }).where('id', '=', stale.draft_id).execute();
+      // No request of this account follows: only the sweep can remove it.
+      assert.ok((await sweepAllExpiredDrafts(svc.wired.deps)) >= 1);
+      assert.equal(await db.selectFrom('drafts').select('id').where('id', '=', stale.draft_id).executeTakeFirst(), undefined);
+      assert.equal((await db.selectFrom('uploads').select('id').where('draft_id', '=', stale.draft_id).execute()).length, 0);
+      assert.equal(await svc.wired.deps.storage.stat(`drafts/${stale.draft_id}/motion_video`), null);
+      assert.ok(await db.selectFrom('drafts').select('id').where('id', '=', fresh.draft_id).executeTakeFirst());
+      assert.ok(await svc.wired.deps.storage.stat(`drafts/${fresh.draft_id}/motion_video`));
     });
 
     it('a PUT after the draft was consumed is refused with DRAFT_ALREADY_CONSUMED', async () => {

@@ -57,9 +57,14 @@ export async function deleteExpiredIdempotencyKey(db: Db, accountId: string, key
   await db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('key', '=', key).where('expires_at', '<=', now).execute();
 }
 
-/** Open drafts of the account that expired before `before` (consumed ones stay: renders use their uploads). */
-export async function expiredOpenDrafts(db: Db, accountId: string, before: string, limit: number): Promise<string[]> {
-  const rows = await db.selectFrom('drafts').select('id').where('account_id', '=', accountId).where('status', '=', 'open').where('expires_at', '<', before).limit(limit).execute();
+/**
+ * Open drafts that expired before `before`, of one account or (null) of every account; consumed ones
+ * stay: renders use their uploads.
+ */
+export async function expiredOpenDrafts(db: Db, accountId: string | null, before: string, limit: number): Promise<string[]> {
+  let q = db.selectFrom('drafts').select('id').where('status', '=', 'open').where('expires_at', '<', before);
+  if (accountId !== null) q = q.where('account_id', '=', accountId);
+  const rows = await q.limit(limit).execute();
   return rows.map((r) => r.id);
 }
 
@@ -69,8 +74,11 @@ export async function deleteDrafts(tx: Db, ids: string[]): Promise<void> {
   await tx.deleteFrom('drafts').where('id', 'in', ids).where('status', '=', 'open').execute();
 }
 
-export async function deleteExpiredIdempotencyKeys(db: Db, accountId: string, now: string): Promise<void> {
-  await db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('expires_at', '<=', now).execute();
+/** Idempotency keys past their expiry, of one account or (null) of every account. */
+export async function deleteExpiredIdempotencyKeys(db: Db, accountId: string | null, now: string): Promise<void> {
+  let q = db.deleteFrom('idempotency_keys').where('expires_at', '<=', now);
+  if (accountId !== null) q = q.where('account_id', '=', accountId);
+  await q.execute();
 }
 
 export async function findVideo(db: Db, id: string) {

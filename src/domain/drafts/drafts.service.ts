@@ -33,15 +33,29 @@ const SWEEP_GRACE_MS = 3600 * 1000;
 const SWEEP_BATCH = 20;
 
 /**
- * Housekeeping piggybacked on the account's own requests (no timer, no extra process): expired open
- * drafts lose their rows and uploaded bytes, stale idempotency keys their rows. Consumed drafts stay,
- * since their renders read the uploads.
+ * Expired open drafts lose their rows and uploaded bytes, stale idempotency keys their rows; consumed
+ * drafts stay, since their renders read the uploads. `accountId` null sweeps every account. One batch
+ * per call; returns how many drafts went.
  */
-async function sweepExpired(deps: AppDeps, accountId: string, nowMs: number): Promise<void> {
+async function sweepExpired(deps: Pick<AppDeps, 'db' | 'storage'>, accountId: string | null, nowMs: number): Promise<number> {
   const stale = await expiredOpenDrafts(deps.db, accountId, new Date(nowMs - SWEEP_GRACE_MS).toISOString(), SWEEP_BATCH);
   for (const id of stale) await deps.storage.deletePrefix(`drafts/${id}/`);
   await deps.db.transaction().execute((tx) => deleteDrafts(tx, stale));
   await deleteExpiredIdempotencyKeys(deps.db, accountId, new Date(nowMs).toISOString());
+  return stale.length;
+}
+
+/**
+ * The workers' hourly sweep over every account, so drafts of accounts that never come back do not
+ * keep their bytes (prepare also sweeps the caller's own, piggybacked on its request).
+ */
+export async function sweepAllExpiredDrafts(deps: Pick<AppDeps, 'db' | 'storage'>, nowMs = Date.now()): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = await sweepExpired(deps, null, nowMs);
+    total += n;
+    if (n < SWEEP_BATCH) return total;
+  }
 }
 
 export function draftUploadKey(draftId: string, field: FileField): string {
