@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { dbTargets, errorOf, startService, type TestService } from '../helpers/harness.js';
 import { transitionRender } from '../../src/domain/renders/renders.state.js';
 import { insertQueuedRender } from '../jobs/render-fixture.js';
-import { openSse, type SseStream } from '../jobs/sse-reader.js';
+import { renderEventStreams } from '../jobs/sse-reader.js';
 import type { PubSub } from '../../src/infra/pubsub/pubsub.js';
 
 const FIELDS = ['alpha_url', 'completed_at', 'error', 'event_id', 'id', 'occurred_at', 'progress', 'sequence', 'stage', 'status', 'video_url'];
@@ -13,7 +13,8 @@ const FIELDS = ['alpha_url', 'completed_at', 'error', 'event_id', 'id', 'occurre
 for (const t of await dbTargets()) {
   describe(`render event stream edges (${t.kind})`, { skip: t.skip }, () => {
     let svc: TestService;
-    const open: SseStream[] = [];
+    const streams = renderEventStreams(() => svc);
+    const stream = streams.stream;
     /** Live render-channel subscriptions the stream hub holds on the pub/sub port. */
     let liveSubscriptions = 0;
     before(async () => {
@@ -37,16 +38,11 @@ for (const t of await dbTargets()) {
       svc.wired.deps.pubsub = counting;
     });
     after(async () => {
-      for (const s of open) s.close();
+      streams.closeAll();
       await svc?.close();
     });
 
     const deps = () => svc.wired.deps;
-    async function stream(renderId: string, headers: Record<string, string> = {}, key = svc.apiKey): Promise<SseStream> {
-      const s = await openSse(`${svc.baseUrl}/v1/renders/${renderId}/events`, { authorization: `Bearer ${key}`, ...headers });
-      open.push(s);
-      return s;
-    }
     const newRender = (accountId = svc.accountId) => insertQueuedRender(deps(), accountId, { reserveCredits: 2 });
     async function waitFor(fn: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
       const end = Date.now() + timeoutMs;

@@ -4,7 +4,7 @@ import { dbTargets, errorOf, startService, type TestService } from '../helpers/h
 import { transitionRender } from '../../src/domain/renders/renders.state.js';
 import { newId } from '../../src/contracts/ids.js';
 import { insertQueuedRender } from '../jobs/render-fixture.js';
-import { openSse, type SseStream } from '../jobs/sse-reader.js';
+import { renderEventStreams } from '../jobs/sse-reader.js';
 import type { PubSub } from '../../src/infra/pubsub/pubsub.js';
 import { purgeEventHistory } from '../../src/jobs/maintenance.js';
 
@@ -12,21 +12,17 @@ import { purgeEventHistory } from '../../src/jobs/maintenance.js';
 for (const t of await dbTargets()) {
   describe(`render event stream (${t.kind})`, { skip: t.skip }, () => {
     let svc: TestService;
-    const open: SseStream[] = [];
+    const streams = renderEventStreams(() => svc);
+    const stream = streams.stream;
     before(async () => {
       svc = await startService({ db: t.kind, env: { MARIONETTE_EVENT_HEARTBEAT_MS: '150' } });
     });
     after(async () => {
-      for (const s of open) s.close();
+      streams.closeAll();
       await svc?.close();
     });
 
     const deps = () => svc.wired.deps;
-    async function stream(renderId: string, headers: Record<string, string> = {}, key = svc.apiKey): Promise<SseStream> {
-      const s = await openSse(`${svc.baseUrl}/v1/renders/${renderId}/events`, { authorization: `Bearer ${key}`, ...headers });
-      open.push(s);
-      return s;
-    }
     const newRender = () => insertQueuedRender(deps(), svc.accountId, { reserveCredits: 2 });
 
     it('answers JSON 404 RENDER_NOT_FOUND before streaming for missing, malformed, foreign-family and other-account IDs', async () => {

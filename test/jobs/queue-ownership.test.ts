@@ -1,8 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { dbTargets, startService, type TestService } from '../helpers/harness.js';
-import { EmbeddedQueue } from '../../src/jobs/embedded-queue.js';
-import { enqueueInTx } from '../../src/jobs/outbox.js';
+import { queueFactory } from './queue-fixture.js';
 import type { JobContext, JobHandler } from '../../src/jobs/queue.js';
 import type { AppError } from '../../src/contracts/errors.js';
 import { newId } from '../../src/contracts/ids.js';
@@ -15,31 +14,17 @@ import { newId } from '../../src/contracts/ids.js';
 for (const t of await dbTargets()) {
   describe(`embedded queue ownership (${t.kind})`, { skip: t.skip }, () => {
     let svc: TestService;
-    const queues: EmbeddedQueue[] = [];
+    const queues = queueFactory(() => svc, { leaseMs: 10_000 });
+    const queue = queues.make;
     before(async () => {
       svc = await startService({ db: t.kind });
     });
     after(async () => {
-      await Promise.all(queues.map((q) => q.stop()));
+      await queues.stopAll();
       await svc?.close();
     });
 
-    function queue(name: string, over: Partial<ConstructorParameters<typeof EmbeddedQueue>[2]> = {}): EmbeddedQueue {
-      const q = new EmbeddedQueue(svc.wired.deps.db, svc.wired.deps.pubsub, {
-        workerId: `${name}-${newId('job')}`,
-        leaseMs: 10_000,
-        heartbeatMs: 100,
-        pollMs: 20,
-        dialect: svc.wired.deps.dialect,
-        retryBaseMs: 50,
-        onError: () => {},
-        ...over,
-      });
-      queues.push(q);
-      return q;
-    }
-    const enqueue = (resourceId: string, maxAttempts: number) =>
-      svc.wired.deps.db.transaction().execute((tx) => enqueueInTx(tx, { type: 'render.run', resourceId, maxAttempts }));
+    const enqueue = queues.enqueue;
     const job = (resourceId: string) => svc.wired.deps.db.selectFrom('jobs').selectAll().where('resource_id', '=', resourceId).executeTakeFirstOrThrow();
     async function waitFor(fn: () => Promise<boolean> | boolean, timeoutMs = 8000): Promise<void> {
       const end = Date.now() + timeoutMs;

@@ -1,8 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { dbTargets, startService, type TestService } from '../helpers/harness.js';
-import { EmbeddedQueue } from '../../src/jobs/embedded-queue.js';
-import { enqueueInTx } from '../../src/jobs/outbox.js';
+import { queueFactory } from './queue-fixture.js';
 import { TemporaryJobError, type JobContext, type JobHandler } from '../../src/jobs/queue.js';
 import { AppError } from '../../src/contracts/errors.js';
 import { EngineError } from '../../src/engine/types.js';
@@ -12,34 +11,17 @@ import { newId } from '../../src/contracts/ids.js';
 for (const t of await dbTargets()) {
   describe(`embedded queue (${t.kind})`, { skip: t.skip }, () => {
     let svc: TestService;
-    const queues: EmbeddedQueue[] = [];
+    const queues = queueFactory(() => svc, { maxRetryDelayMs: 200 });
+    const queue = queues.make;
     before(async () => {
       svc = await startService({ db: t.kind });
     });
     after(async () => {
-      await Promise.all(queues.map((q) => q.stop()));
+      await queues.stopAll();
       await svc?.close();
     });
 
-    function queue(name: string, over: Partial<ConstructorParameters<typeof EmbeddedQueue>[2]> = {}): EmbeddedQueue {
-      const q = new EmbeddedQueue(svc.wired.deps.db, svc.wired.deps.pubsub, {
-        workerId: `${name}-${newId('job')}`,
-        leaseMs: 2000,
-        heartbeatMs: 100,
-        pollMs: 20,
-        dialect: svc.wired.deps.dialect,
-        retryBaseMs: 50,
-        maxRetryDelayMs: 200,
-        onError: () => {},
-        ...over,
-      });
-      queues.push(q);
-      return q;
-    }
-
-    async function enqueue(resourceId: string, maxAttempts = 3): Promise<void> {
-      await svc.wired.deps.db.transaction().execute((tx) => enqueueInTx(tx, { type: 'render.run', resourceId, maxAttempts }));
-    }
+    const enqueue = queues.enqueue;
     const job = (resourceId: string) => svc.wired.deps.db.selectFrom('jobs').selectAll().where('resource_id', '=', resourceId).executeTakeFirstOrThrow();
 
     async function waitFor<T>(fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 8000): Promise<T> {

@@ -106,3 +106,21 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
     close: () => controller.abort(),
   };
 }
+
+/**
+ * Opens `GET /v1/renders/{id}/events` streams against a test service with its key (or another), and
+ * closes every stream it opened in `closeAll`.
+ */
+export function renderEventStreams(svc: () => { baseUrl: string; apiKey: string }) {
+  const open: SseStream[] = [];
+  return {
+    async stream(renderId: string, headers: Record<string, string> = {}, key = svc().apiKey): Promise<SseStream> {
+      const s = await openSse(`${svc().baseUrl}/v1/renders/${renderId}/events`, { authorization: `Bearer ${key}`, ...headers });
+      open.push(s);
+      return s;
+    },
+    closeAll(): void {
+      for (const s of open) s.close();
+    },
+  };
+}
