@@ -29,6 +29,9 @@ interface Sample {
   person: Promise<Uint8Array | null> | null;
 }
 
+/** Fraction of the samples in which a pixel must be uncovered for its median to be trusted. */
+const MIN_SEEN_FRACTION = 0.15;
+
 /** Segmentation probability (0..255) from which a plate pixel counts as the performer's. */
 const SEG_THRESHOLD = 64;
 
@@ -120,6 +123,9 @@ export class PlateBuilder {
     const luma = new Float32Array(n);
     const order = new Int32Array(n);
     let unseen = 0;
+    // A pixel uncovered in only a sample or two is usually a segmentation miss at the performer's
+    // edge (hair, a fast hand), not background: it is inpainted instead of trusted.
+    const minSeen = Math.min(n, Math.max(2, Math.ceil(n * MIN_SEEN_FRACTION)));
     for (let p = 0; p < w * h; p++) {
       let count = 0;
       for (let k = 0; k < n; k++) {
@@ -137,7 +143,7 @@ export class PlateBuilder {
         luma[q] = l;
         order[q] = k;
       }
-      if (count === 0) {
+      if (count < minSeen) {
         unseen++;
         continue;
       }
@@ -149,8 +155,90 @@ export class PlateBuilder {
       rgb[o + 2] = pick[o + 2];
       known[p] = 1;
     }
-    if (unseen > 0) pushPullFill(rgb, known, w, h);
+    if (unseen > 0) fillUnseen(rgb, known, w, h);
     return { rgb, unseenFraction: unseen / (w * h) };
+  }
+}
+
+/** Pixels at the border of a hole skipped as mirror sources (mask edges carry blended colours). */
+const FILL_MARGIN = 2;
+
+/**
+ * Width of the strip beside a hole that is mirrored into it (back and forth for wider holes): close
+ * enough to the hole to belong to the same surface, so a letterbox bar or another object further
+ * along the row is never copied in.
+ */
+const FILL_BAND = 16;
+
+/**
+ * Inpaints pixels with known=0. Scenes behind a dancer are mostly horizontal bands (floor, wall,
+ * horizon, sea) and the hole a performer leaves is mostly vertical, so each row's gap is filled from
+ * the same row: the known strip on each side is mirrored into the gap and the two are cross-faded
+ * over its width, which continues bands, colours and grain instead of smearing the sky into the
+ * floor as an isotropic diffusion does. Rows with no known pixel at all take the push-pull fill, and
+ * a short vertical blur over the filled pixels hides the row-to-row independence.
+ */
+export function fillUnseen(rgb: Uint8Array, known: Uint8Array, w: number, h: number): void {
+  const smooth = new Uint8Array(rgb);
+  pushPullFill(smooth, known, w, h);
+  const filled = new Float32Array(w * h * 3);
+  // Mirrors offset `o` (0 = next to the hole) into the known run [a, b] that ends at the hole's side.
+  const reflect = (o: number, len: number): number => {
+    const period = 2 * len;
+    const q = o % period;
+    return q < len ? q : period - 1 - q;
+  };
+  for (let y = 0; y < h; y++) {
+    const row = y * w;
+    let x = 0;
+    while (x < w) {
+      if (known[row + x]) { x++; continue; }
+      const x0 = x;
+      while (x < w && !known[row + x]) x++;
+      const x1 = x - 1;
+      // Known runs on each side of the gap [x0, x1].
+      let l0 = x0 - 1;
+      while (l0 > 0 && known[row + l0 - 1]) l0--;
+      const leftLen = x0 > 0 ? x0 - l0 : 0;
+      let r1 = x1 + 1;
+      while (r1 < w - 1 && known[row + r1 + 1]) r1++;
+      const rightLen = x1 < w - 1 ? r1 - x1 : 0;
+      const lm = Math.min(FILL_MARGIN, Math.max(0, leftLen - 1)), rm = Math.min(FILL_MARGIN, Math.max(0, rightLen - 1));
+      for (let xi = x0; xi <= x1; xi++) {
+        const p = (row + xi) * 3;
+        let wl = leftLen > 0 ? x1 + 1 - xi : 0;
+        let wr = rightLen > 0 ? xi - x0 + 1 : 0;
+        if (wl + wr === 0) {
+          filled[p] = smooth[p]; filled[p + 1] = smooth[p + 1]; filled[p + 2] = smooth[p + 2];
+          continue;
+        }
+        const sum = wl + wr;
+        wl /= sum; wr /= sum;
+        const ls = leftLen > 0 ? (row + x0 - 1 - lm - reflect(xi - x0, Math.min(FILL_BAND, leftLen - lm))) * 3 : 0;
+        const rs = rightLen > 0 ? (row + x1 + 1 + rm + reflect(x1 - xi, Math.min(FILL_BAND, rightLen - rm))) * 3 : 0;
+        for (let c = 0; c < 3; c++) filled[p + c] = wl * rgb[ls + c] + wr * rgb[rs + c];
+      }
+    }
+  }
+  // Vertical [1 2 1] passes over the filled pixels only (known pixels are read, never changed).
+  const col = new Float32Array(h * 3);
+  for (let pass = 0; pass < 3; pass++) {
+    for (let x = 0; x < w; x++) {
+      for (let y = 0; y < h; y++) {
+        const p = (y * w + x) * 3;
+        for (let c = 0; c < 3; c++) col[y * 3 + c] = known[y * w + x] ? rgb[p + c] : filled[p + c];
+      }
+      for (let y = 0; y < h; y++) {
+        if (known[y * w + x]) continue;
+        const up = Math.max(0, y - 1), dn = Math.min(h - 1, y + 1);
+        const p = (y * w + x) * 3;
+        for (let c = 0; c < 3; c++) filled[p + c] = 0.25 * col[up * 3 + c] + 0.5 * col[y * 3 + c] + 0.25 * col[dn * 3 + c];
+      }
+    }
+  }
+  for (let p = 0; p < w * h; p++) {
+    if (known[p]) continue;
+    for (let c = 0; c < 3; c++) rgb[p * 3 + c] = Math.round(filled[p * 3 + c]);
   }
 }
 

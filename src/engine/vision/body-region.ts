@@ -87,6 +87,10 @@ export function drawBodyRegion(mask: Uint8Array, w: number, h: number, body: Key
   const cy = face.reduce((s, k) => s + k.y, 0) / face.length;
   const headR = 0.5 * scale * grow;
   stampCapsule(mask, w, h, cx, cy + headR * 0.2, cx, cy - headR * 0.5, headR);
+  // Neck, and long hair hanging beside it down over the chest (segmentation often misses dark hair
+  // on a dark or saturated background): a wide capsule from the face to below the shoulders.
   const neck = mid(body[5], body[6]);
-  stampCapsule(mask, w, h, cx, cy, neck.x, neck.y, limbR * 1.3);
+  const hip = mid(body[11], body[12]);
+  const hx = neck.x + (hip.x - neck.x) * 0.35, hy = neck.y + (hip.y - neck.y) * 0.35;
+  stampCapsule(mask, w, h, cx, cy, hx, hy, 0.42 * scale * grow);
 }
