@@ -139,6 +139,33 @@ describe('analyzeCharacterImage', () => {
     assert.equal(mask[gapY * analysis.width + gapX], 0, `(${gapX}, ${gapY}) between the ankles`);
   });
 
+  it('segments a person standing small in a large photo at the model\'s full resolution', { skip: missingMedia('images/4d-humans--pexels-anete-lusina-4793258.jpg') }, async () => {
+    // A man seen from behind in a lunge, barbell on his shoulders, filling a third of a 4016x6016 frame.
+    // Segmented only at whole-picture scale, his raised right arm and kneeling rear leg were lost.
+    const dir = join(tmp, '4d-humans');
+    const { analysis } = await analyzeCharacterImage({ tools, imageFile: mediaPath('images/4d-humans--pexels-anete-lusina-4793258.jpg'), outDir: dir, thumbnail: false });
+    assert.equal(analysis.maskMethod, 'segmentation');
+    assert.equal(analysis.poseMethod, 'model');
+    const b = analysis.body;
+    const mask = await maskFromTexture(dir, analysis);
+    const torso = Math.hypot((b[5].x + b[6].x - b[11].x - b[12].x) / 2, (b[5].y + b[6].y - b[11].y - b[12].y) / 2);
+    // Every confident limb end lies on the figure (within a tenth of a torso of a mask pixel).
+    const r = Math.round(0.1 * torso);
+    const onFigure = (k: Keypoint): boolean => {
+      for (let dy = -r; dy <= r; dy += 2) {
+        for (let dx = -r; dx <= r; dx += 2) {
+          const x = Math.round(k.x) + dx, y = Math.round(k.y) + dy;
+          if (x >= 0 && y >= 0 && x < analysis.width && y < analysis.height && mask[y * analysis.width + x]) return true;
+        }
+      }
+      return false;
+    };
+    for (const i of [9, 10, 13, 14, 15, 16]) {
+      assert.ok(b[i].score >= 0.3, `keypoint ${i} seen (${b[i].score.toFixed(2)})`);
+      assert.ok(onFigure(b[i]), `keypoint ${i} at (${b[i].x.toFixed(0)}, ${b[i].y.toFixed(0)}) is off the mask`);
+    }
+  });
+
   it('applies EXIF orientation before anything else', { skip: missingMedia('images/mimicmotion--demo1.jpg') }, async () => {
     // Pixels stored sideways with orientation 6: displayed, it is the original upright photo.
     const file = join(tmp, 'sideways.jpg');

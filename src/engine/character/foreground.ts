@@ -8,7 +8,7 @@
 import type { MaskMethod } from '../types.js';
 import { segmentPerson } from '../vision/segmentation.js';
 import { borderStats, classicalMask } from './mask-classical.js';
-import { close, fillHoles, keepLargestComponents, maskArea, open } from '../vision/mask-ops.js';
+import { close, fillHoles, keepLargestComponents, maskArea, maskBounds, open } from '../vision/mask-ops.js';
 import { bodyScale } from '../vision/body-region.js';
 import type { Keypoint } from '../types.js';
 
@@ -77,18 +77,56 @@ export async function findForeground(rgba: Buffer, w: number, h: number, hasAlph
   // The model works at 256x256, so it is fed 256 px; its mask is enlarged to the working size.
   const prob = await segmentPerson(rgba, w, h, 256);
   if (prob) {
-    const bin = new Uint8Array(w * h);
-    for (let p = 0; p < w * h; p++) bin[p] = prob[p] >= 128 ? 1 : 0;
-    const mask = cleanup(bin, w, h);
-    const area = maskArea(mask);
-    let sum = 0;
-    for (let p = 0; p < w * h; p++) if (mask[p]) sum += prob[p];
-    const confidence = area ? sum / area / 255 : 0;
-    evidence.segmentationArea = area / (w * h);
-    evidence.segmentationConfidence = confidence;
-    if (area >= minArea) return { mask, raw: bin, method: 'segmentation', confident: confidence >= CONFIDENT_SEGMENTATION, evidence };
+    let seg = segmentationMask(prob, w, h);
+    evidence.segmentationArea = seg.area / (w * h);
+    evidence.segmentationConfidence = seg.confidence;
+    const confident = seg.confidence >= CONFIDENT_SEGMENTATION;
+    // Only a figure the first pass is sure of is looked at again: zooming into a faint blob on a busy
+    // picture would just let the model find a person there.
+    if (confident && seg.area >= minArea && (await refocus(rgba, w, h, seg.mask, prob))) {
+      seg = segmentationMask(prob, w, h);
+      evidence.segmentationArea = seg.area / (w * h);
+    }
+    if (seg.area >= minArea) return { mask: seg.mask, raw: seg.raw, method: 'segmentation', confident, evidence };
   }
   return { mask: classicalMask(rgba, w, h), method: 'classical', confident: false, evidence };
+}
+
+/** A figure whose padded box covers less than this share of the picture is segmented a second time. */
+const REFOCUS_SHARE = 0.7;
+/** Padding of that box, as a fraction of the figure's long side: room for limbs the first pass lost. */
+const REFOCUS_PAD = 0.25;
+
+/**
+ * The model sees the whole picture at 256x256, so a figure standing small in a wide scene gets a few
+ * dozen pixels across and loses thin parts (a raised arm, a foot). The figure's padded box is then
+ * segmented again, at the model's full resolution, and its result replaces the first pass inside the
+ * box (in place, in `prob`).
+ */
+async function refocus(rgba: Buffer, w: number, h: number, figure: Uint8Array, prob: Uint8Array): Promise<boolean> {
+  const b = maskBounds(figure, w, h);
+  if (!b) return false;
+  const pad = Math.round(Math.max(b.x1 - b.x0, b.y1 - b.y0) * REFOCUS_PAD);
+  const x0 = Math.max(0, b.x0 - pad), y0 = Math.max(0, b.y0 - pad);
+  const bw = Math.min(w - 1, b.x1 + pad) - x0 + 1, bh = Math.min(h - 1, b.y1 + pad) - y0 + 1;
+  if (bw * bh >= REFOCUS_SHARE * w * h || bw < 16 || bh < 16) return false;
+  const crop = Buffer.alloc(bw * bh * 4);
+  for (let y = 0; y < bh; y++) rgba.copy(crop, y * bw * 4, ((y0 + y) * w + x0) * 4, ((y0 + y) * w + x0 + bw) * 4);
+  const inner = await segmentPerson(crop, bw, bh, 256);
+  if (!inner) return false;
+  for (let y = 0; y < bh; y++) prob.set(inner.subarray(y * bw, (y + 1) * bw), (y0 + y) * w + x0);
+  return true;
+}
+
+/** Thresholded and cleaned segmentation, with the model's mean probability over the kept figure. */
+function segmentationMask(prob: Uint8Array, w: number, h: number): { mask: Uint8Array; raw: Uint8Array; area: number; confidence: number } {
+  const raw = new Uint8Array(w * h);
+  for (let p = 0; p < w * h; p++) raw[p] = prob[p] >= 128 ? 1 : 0;
+  const mask = cleanup(raw, w, h);
+  const area = maskArea(mask);
+  let sum = 0;
+  for (let p = 0; p < w * h; p++) if (mask[p]) sum += prob[p];
+  return { mask, raw, area, confidence: area ? sum / area / 255 : 0 };
 }
 
 /** Ankle score from which the feet are trusted to mark where the figure ends and the ground begins. */
