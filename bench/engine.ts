@@ -16,6 +16,7 @@
  * no speed or memory runs (a fidelity loop of ~2 minutes); it still writes the section, marked quick.
  */
 import { execFile } from 'node:child_process';
+import sharp from 'sharp';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,8 +24,8 @@ import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { createEngine, type CharacterAssets, type MotionAssets } from '../src/engine/index.js';
 import { decodeFrames, resolveTools } from '../src/engine/media/ffmpeg.js';
-import { PckAccumulator, StrictPckAccumulator } from '../src/engine/render/pose-fidelity.js';
-import { AFFINE, createRetargeter } from '../src/engine/render/retarget.js';
+import { PckAccumulator, StrictPckAccumulator, pckFrameStrict } from '../src/engine/render/pose-fidelity.js';
+import { AFFINE, createRetargeter, drivesByImageSide } from '../src/engine/render/retarget.js';
 import { BONE_COUNT, type Point } from '../src/engine/rig/skeleton.js';
 import type { Rig } from '../src/engine/rig/build-rig.js';
 import { createPoseDetector } from '../src/engine/vision/pose-detector.js';
@@ -112,6 +113,8 @@ export async function run(argv: string[]): Promise<void> {
     const rows: string[] = [];
     for (const c of chars) {
       if (!c.assets) continue;
+      const still = await stillReading(c.assets, detector);
+      const rig = (JSON.parse(await readFile(join(c.assets.dir, c.assets.characterFile), 'utf8')) as { rig: Rig }).rig;
       for (const [mi, m] of motions.entries()) {
         const out = join(work, `r-${rows.length}`);
         const r = await engine.render({ character: c.assets, motion: m.assets, background: { mode: 'original' }, outDir: out });
@@ -121,7 +124,9 @@ export async function run(argv: string[]): Promise<void> {
         // The same score for the retargeted skeleton itself (no drawing, no detection on the output):
         // what the character's own proportions allow before any rendering or detector error.
         const skeleton = new StrictPckAccumulator();
-        const rig = (JSON.parse(await readFile(join(c.assets.dir, c.assets.characterFile), 'utf8')) as { rig: Rig }).rig;
+        // A character seen from behind is driven by image side (see retarget.ts): the same score with
+        // the output's left and right labels exchanged says how well it follows the performer there.
+        const bySide = drivesByImageSide(rig, m.assets.track) ? new StrictPckAccumulator() : null;
         const retarget = createRetargeter(rig, m.assets.track, r.width);
         const affines = new Float64Array(BONE_COUNT * AFFINE);
         // Decode every frame at the track's rate (ffmpeg's fps filter would shift sampled frames by
@@ -138,9 +143,10 @@ export async function run(argv: string[]): Promise<void> {
           const fresh = drv.get(j);
           if (fresh) {
             strict.add(fresh, det?.body ?? null);
+            bySide?.add(fresh, det ? swapSides(det.body) : null);
             const joints: Point[] = [];
             retarget.pose(j, affines, joints);
-            skeleton.add(fresh, cocoFromRig(joints));
+            skeleton.add(fresh, bySide ? swapSides(cocoFromRig(joints)) : cocoFromRig(joints));
           }
         }
         const weakest = strict.perJoint
@@ -151,7 +157,7 @@ export async function run(argv: string[]): Promise<void> {
           .map((p) => `${JOINT_NAMES[p.i]} ${fmt(p.rate)}`)
           .join(', ');
         const fps = r.timings ? r.frameCount / (r.timings.framesMs / 1000) : NaN;
-        rows.push(`| ${c.name} | ${c.kind} | ${m.name} | **${fmt(strict.value)}** | ${fmt(skeleton.value)} | ${fmt(acc.value)} | ${weakest} | ${strict.frames} | ${r.width}x${r.height} | ${fmt(fps, 0)} |`);
+        rows.push(`| ${c.name} | ${c.kind} | ${m.name} | **${fmt(strict.value)}** | ${fmt(skeleton.value)} | ${fmt(still)} | ${bySide ? fmt(bySide.value) : '—'} | ${fmt(acc.value)} | ${weakest} | ${strict.frames} | ${r.width}x${r.height} | ${fmt(fps, 0)} |`);
         log(rows[rows.length - 1]);
         await rm(out, { recursive: true, force: true });
       }
@@ -185,11 +191,16 @@ freshly, on the same frames of the driving video at the output size; the rendere
 scale, no mirroring; a keypoint counts within 0.2 x the driving torso length; 12 body keypoints; target ≥ 0.85 for the full-body human photos.
 *skeleton*: the same score for the retargeted rig skeleton itself, before drawing and without a detector on the output: what the character's own proportions
 (kept, as retargeting must) allow; the gap to the headline is what rendering and re-detection lose.
+*still*: the detector on the character's own picture, undeformed (its texture at 700 px tall on mid grey), scored the same way against the pose the analysis
+found in it: how well the metric's detector reads this character at all, before any motion; a low value caps the headline whatever the renderer does.
+*by side*: only for a character seen from behind (driven limb by limb from the performer's limb on the same image side), the headline with the output's left and
+right labels exchanged: a back view's left arm is on the image's left, where a camera-facing performer's right arm is, so the label-based headline cannot score it
+(for these rows *skeleton* is by image side too).
 *track/mirror*: the earlier variant (reference = the smoothed motion track, hip centre + torso-and-leg scaling, better of the detection and its mirror).
 *weakest*: the three keypoints with the lowest hit rate under the headline metric.
 
-| character | kind | motion | PCK@0.2 | skeleton | track/mirror | weakest | frames scored | output | render fps |
-|---|---|---|---|---|---|---|---|---|---|
+| character | kind | motion | PCK@0.2 | skeleton | still | by side | track/mirror | weakest | frames scored | output | render fps |
+|---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
 Characters: ${chars.map((c) => `${c.name} (${c.note}, ${fmt(c.seconds)} s)`).join('; ')}.
@@ -216,4 +227,26 @@ function cocoFromRig(j: Point[]): Keypoint[] {
   const map: Array<[number, number]> = [[3, 5], [4, 7], [5, 9], [6, 6], [7, 8], [8, 10], [9, 11], [10, 13], [11, 15], [12, 12], [13, 14], [14, 16]];
   for (const [r, c] of map) coco[c] = { x: j[r].x, y: j[r].y, score: 1 };
   return coco;
+}
+
+/** COCO-17 with left and right exchanged (face and body). */
+function swapSides(kp: Keypoint[]): Keypoint[] {
+  const out = kp.slice();
+  for (const [a, b] of [[1, 2], [3, 4], [5, 6], [7, 8], [9, 10], [11, 12], [13, 14], [15, 16]]) [out[a], out[b]] = [kp[b], kp[a]];
+  return out;
+}
+
+/** The detector on the undeformed character (texture 700 px tall on a 758 px mid-grey canvas) vs its analysed pose. */
+async function stillReading(c: CharacterAssets, detector: ReturnType<typeof createPoseDetector>): Promise<number> {
+  const { crop, body } = c.analysis;
+  const k = 700 / crop.height;
+  const tw = Math.max(1, Math.round(crop.width * k));
+  const W = tw + 200, H = 758;
+  const tex = await sharp(join(c.dir, c.textureFile)).resize(tw, 700, { fit: 'fill' }).png().toBuffer();
+  const raw = await sharp({ create: { width: W, height: H, channels: 4, background: { r: 128, g: 128, b: 128, alpha: 1 } } })
+    .composite([{ input: tex, left: 100, top: 29 }]).raw().toBuffer();
+  const det = await detector.detect(raw, W, H);
+  const ref = body.map((p) => ({ x: (p.x - crop.x) * k + 100, y: (p.y - crop.y) * k + 29, score: p.score }));
+  const r = pckFrameStrict(ref, det?.body ?? null);
+  return r && r.total ? r.hits / r.total : 0;
 }

@@ -38,8 +38,11 @@ export function defaultCharacterSvg(): string {
   const hand = (i: number): string => `<circle cx="${k[i].x}" cy="${k[i].y + 6}" r="15" fill="${skin}" stroke="${ink}" stroke-width="4"/>`;
   const foot = (i: number, dir: number): string =>
     `<ellipse cx="${k[i].x + dir * 12}" cy="${k[i].y + 10}" rx="28" ry="14" fill="${shoe}" stroke="${ink}" stroke-width="4"/>`;
+  // Face features are laid out for a 54 px head and scaled to the actual one.
+  const f = head.r / 54;
+  const hx = (d: number): number => head.x + d * f, hy = (d: number): number => head.y + d * f;
   const eye = (dx: number): string =>
-    `<ellipse cx="${head.x + dx}" cy="${head.y - 4}" rx="7" ry="10" fill="${ink}"/><circle cx="${head.x + dx + 2}" cy="${head.y - 8}" r="2.5" fill="#fff"/>`;
+    `<ellipse cx="${hx(dx)}" cy="${hy(-4)}" rx="${7 * f}" ry="${10 * f}" fill="${ink}"/><circle cx="${hx(dx + 2)}" cy="${hy(-8)}" r="${2.5 * f}" fill="#fff"/>`;
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${CANVAS.width}" height="${CANVAS.height}" viewBox="0 0 ${CANVAS.width} ${CANVAS.height}">
   ${limb(11, 13, 15, pants, 34)}
   ${limb(12, 14, 16, pants, 34)}
@@ -51,11 +54,11 @@ export function defaultCharacterSvg(): string {
   ${limb(5, 7, 9, shirt, 28)}${hand(9)}
   ${limb(6, 8, 10, shirt, 28)}${hand(10)}
   <circle cx="${head.x}" cy="${head.y}" r="${head.r}" fill="${skin}" stroke="${ink}" stroke-width="5"/>
-  <path d="M ${head.x - 50},${head.y - 20} Q ${head.x - 30},${head.y - 78} ${head.x + 10},${head.y - 58} Q ${head.x + 50},${head.y - 70} ${head.x + 52},${head.y - 18} Q ${head.x + 20},${head.y - 40} ${head.x - 50},${head.y - 20} Z" fill="#7a4b2a" stroke="${ink}" stroke-width="4"/>
+  <path d="M ${hx(-50)},${hy(-20)} Q ${hx(-30)},${hy(-78)} ${hx(10)},${hy(-58)} Q ${hx(50)},${hy(-70)} ${hx(52)},${hy(-18)} Q ${hx(20)},${hy(-40)} ${hx(-50)},${hy(-20)} Z" fill="#7a4b2a" stroke="${ink}" stroke-width="4"/>
   ${eye(-18)}${eye(18)}
-  <circle cx="${head.x - 32}" cy="${head.y + 16}" r="9" fill="#f28c8c" opacity="0.6"/>
-  <circle cx="${head.x + 32}" cy="${head.y + 16}" r="9" fill="#f28c8c" opacity="0.6"/>
-  <path d="M ${head.x - 18},${head.y + 18} Q ${head.x},${head.y + 36} ${head.x + 18},${head.y + 18}" fill="none" stroke="${ink}" stroke-width="5" stroke-linecap="round"/>
+  <circle cx="${hx(-32)}" cy="${hy(16)}" r="${9 * f}" fill="#f28c8c" opacity="0.6"/>
+  <circle cx="${hx(32)}" cy="${hy(16)}" r="${9 * f}" fill="#f28c8c" opacity="0.6"/>
+  <path d="M ${hx(-18)},${hy(18)} Q ${head.x},${hy(36)} ${hx(18)},${hy(18)}" fill="none" stroke="${ink}" stroke-width="${Math.max(3, 5 * f)}" stroke-linecap="round"/>
 </svg>`;
 }
 

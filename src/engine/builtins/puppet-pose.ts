@@ -10,7 +10,13 @@ export const CANVAS = { width: 512, height: 768 } as const;
 
 /** Segment lengths in canvas px. */
 // Human-like ratios (torso : leg ≈ 0.6) so a performer's pose reads the same on the puppet.
-const L = { torso: 132, head: 72, shoulder: 46, hip: 28, upperArm: 84, forearm: 76, thigh: 112, shin: 106 } as const;
+const L = { torso: 132, head: 60, shoulder: 46, hip: 28, upperArm: 84, forearm: 76, thigh: 112, shin: 106 } as const;
+/**
+ * Head radius. A cartoon head wider than the shoulders reads to a photo-trained pose model as the
+ * upper body (it put the shoulders on the cheeks); at about half the shoulder span the puppet keeps
+ * its charm and is read as a person.
+ */
+const HEAD_R = 42;
 const ROOT = { x: 256, y: 420 } as const;
 
 export interface PuppetPose {
@@ -70,7 +76,8 @@ export function puppetKeypoints(p: PuppetPose): Keypoint[] {
   const [hx, hy] = rot(ux, uy, p.head);
   const [hsx, hsy] = rot(sx, sy, p.head);
   const head = add(neck, [hx, hy], L.head);
-  const face = (side: number, up: number): [number, number] => [head[0] + hsx * side + hx * up, head[1] + hsy * side + hy * up];
+  const f = HEAD_R / 54;
+  const face = (side: number, up: number): [number, number] => [head[0] + (hsx * side + hx * up) * f, head[1] + (hsy * side + hy * up) * f];
   const pts: Array<[number, number]> = [
     face(0, -10), face(18, 6), face(-18, 6), face(44, 0), face(-44, 0),
     lShoulder, rShoulder, lElbow, rElbow, lWrist, rWrist, lHip, rHip, lKnee, rKnee, lAnkle, rAnkle,
@@ -81,6 +88,6 @@ export function puppetKeypoints(p: PuppetPose): Keypoint[] {
 /** Head centre and radius of a pose (for drawing). */
 export function puppetHead(p: PuppetPose): { x: number; y: number; r: number } {
   const k = puppetKeypoints(p);
-  // Eyes sit 6 px above the head centre (see the face offsets above).
-  return { x: (k[1].x + k[2].x) / 2, y: (k[1].y + k[2].y) / 2 + 6, r: 54 };
+  // Eyes sit 6/54 of the radius above the head centre (see the face offsets above).
+  return { x: (k[1].x + k[2].x) / 2, y: (k[1].y + k[2].y) / 2 + (6 * HEAD_R) / 54, r: HEAD_R };
 }

@@ -50,6 +50,24 @@ function percentile(values: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.max(0, Math.round((s.length - 1) * p)))];
 }
 
+/** +1 when the figure's left side is on the image's right (it faces the camera), -1 when seen from behind. */
+const facing = (j: Point[]): number => Math.sign(j[3].x - j[6].x + (j[9].x - j[12].x));
+
+/**
+ * A character seen from behind (its left shoulder on the image's left) driven by a performer facing
+ * the camera, or the reverse. Each limb is then driven by the performer's limb on the same side of the
+ * image, otherwise every arm and leg would swing across the body.
+ */
+function facesOpposite(rest: Point[], driving: Point[][]): boolean {
+  const performer = Math.sign(driving.reduce((a, j) => a + facing(j), 0));
+  return facing(rest) !== 0 && performer !== 0 && facing(rest) !== performer;
+}
+
+/** Whether `createRetargeter` drives this rig by image side (see facesOpposite). */
+export function drivesByImageSide(rig: Rig, track: MotionTrack): boolean {
+  return facesOpposite(rig.joints, track.frames.map((f) => jointsFromKeypoints(f.body)));
+}
+
 export function createRetargeter(rig: Rig, track: MotionTrack, outW: number): Retargeter {
   const k = outW / track.width;
   const rest: Point[] = rig.joints.map((j) => ({ x: j.x, y: j.y }));
@@ -57,12 +75,7 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number): Re
 
   const driving = track.frames.map((f) => jointsFromKeypoints(f.body));
   const scores = track.frames.map((f) => jointScores(f.body));
-  // A character seen from behind (its left shoulder on the image's left) driven by a performer
-  // facing the camera, or the reverse: drive each limb by the performer's limb on the same side of
-  // the image, otherwise every arm and leg would swing across the body.
-  const facing = (j: Point[]): number => Math.sign(j[3].x - j[6].x + (j[9].x - j[12].x));
-  const performerFacing = Math.sign(driving.reduce((a, j) => a + facing(j), 0));
-  if (facing(rest) !== 0 && performerFacing !== 0 && facing(rest) !== performerFacing) {
+  if (facesOpposite(rest, driving)) {
     for (const arr of [driving, scores] as Array<Array<Array<unknown>>>) {
       for (const f of arr) for (const [a, b] of MIRROR_PAIRS) [f[a], f[b]] = [f[b], f[a]];
     }
