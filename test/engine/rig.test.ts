@@ -206,3 +206,78 @@ test('the issue\'s PCK uses a fresh reference, aligns translation and scale, and
   // No detection: every scored keypoint misses.
   assert.equal(pckFrameStrict(d, null)!.hits, 0);
 });
+
+/** A synthetic figure facing the camera in a flared skirt (or, with `skirt` false, in trousers). */
+async function skirtFigure(skirt: boolean): Promise<{ analysis: CharacterAnalysis; rgba: Uint8Array; w: number; h: number }> {
+  const w = 300, h = 520;
+  const kp = (x: number, y: number): Keypoint => ({ x, y, score: 1 });
+  const body = [
+    kp(150, 70), kp(160, 60), kp(140, 60), kp(170, 65), kp(130, 65),
+    kp(190, 130), kp(110, 130), kp(215, 200), kp(85, 200), kp(225, 265), kp(75, 265),
+    kp(175, 260), kp(125, 260), kp(180, 390), kp(120, 390), kp(182, 480), kp(118, 480),
+  ];
+  const cloth = skirt
+    ? '<polygon points="110,245 190,245 270,370 30,370" fill="#63c"/>'
+    : '<polygon points="110,245 190,245 200,330 150,300 100,330" fill="#63c"/>';
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">
+    <circle cx="150" cy="70" r="38" fill="#c96"/>
+    <rect x="110" y="120" width="80" height="140" rx="10" fill="#36c"/>
+    <polyline points="175,260 180,390 182,480" stroke="#333" stroke-width="30" fill="none" stroke-linecap="round"/>
+    <polyline points="125,260 120,390 118,480" stroke="#333" stroke-width="30" fill="none" stroke-linecap="round"/>
+    ${cloth}
+    <polyline points="190,130 215,200 225,265" stroke="#c33" stroke-width="20" fill="none" stroke-linecap="round"/>
+    <polyline points="110,130 85,200 75,265" stroke="#3c3" stroke-width="20" fill="none" stroke-linecap="round"/>
+  </svg>`;
+  const { data } = await sharp(Buffer.from(svg)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const analysis: CharacterAnalysis = {
+    version: 1, width: w, height: h, maskMethod: 'alpha', body, poseMethod: 'model', crop: { x: 0, y: 0, width: w, height: h },
+  };
+  return { analysis, rgba: new Uint8Array(data.buffer, data.byteOffset, data.length), w, h };
+}
+
+/** Whether (x, y) lies in some triangle of the rig deformed by `aff` (legs apart). */
+async function coveredAfter(rig: Rig, aff: Float64Array, x: number, y: number): Promise<boolean> {
+  const { deform } = await import('../../src/engine/render/deform.js');
+  const pos = new Float32Array(rig.vertices.length);
+  deform(rig, aff, pos);
+  for (let t = 0; t < rig.triangles.length / 3; t++) {
+    const [a, b, c] = [rig.triangles[t * 3], rig.triangles[t * 3 + 1], rig.triangles[t * 3 + 2]];
+    const cross = (i: number, j: number): number => (pos[j * 2] - pos[i * 2]) * (y - pos[i * 2 + 1]) - (pos[j * 2 + 1] - pos[i * 2 + 1]) * (x - pos[i * 2]);
+    const s1 = cross(a, b), s2 = cross(b, c), s3 = cross(c, a);
+    if ((s1 >= 0 && s2 >= 0 && s3 >= 0) || (s1 <= 0 && s2 <= 0 && s3 <= 0)) return true;
+  }
+  return false;
+}
+
+/** Identity for every bone, except each leg (thigh and shin) swung 25° outwards about its hip. */
+function legsApart(rig: Rig): Float64Array {
+  const aff = new Float64Array(10 * 6);
+  for (let b = 0; b < 10; b++) aff.set([1, 0, 0, 1, 0, 0], b * 6);
+  const hip = (name: string): { x: number; y: number } => rig.joints.find((j) => j.name === name)!;
+  // The figure's left leg is on the image's right: swinging out turns it anticlockwise on screen.
+  for (const [bones, p, deg] of [[[6, 7], hip('leftHip'), -25], [[8, 9], hip('rightHip'), 25]] as const) {
+    const r = (deg * Math.PI) / 180, c = Math.cos(r), s = Math.sin(r);
+    for (const b of bones) aff.set([c, s, -s, c, p.x - (c * p.x - s * p.y), p.y - (s * p.x + c * p.y)], b * 6);
+  }
+  return aff;
+}
+
+test('a flared skirt hangs from the waist and stretches as one piece when the legs part', async () => {
+  const { analysis, rgba, w, h } = await skirtFigure(true);
+  const rig = buildRig(analysis, rgba, w, h);
+  // Near the waist the skirt is the torso's; towards the hem both thighs take over, blended across.
+  assert.ok(weightNear(rig, 0, 150, 268, 8) > 0.85, 'waist follows the torso');
+  const left = weightNear(rig, 6, 150, 350, 10), right = weightNear(rig, 8, 150, 350, 10);
+  assert.ok(left > 0.2 && right > 0.2, `hem middle blends both thighs: left ${left.toFixed(2)}, right ${right.toFixed(2)}`);
+  // Legs apart: the cloth between them stays closed (a split skirt opens a slit of background here).
+  const aff = legsApart(rig);
+  for (const y of [300, 330, 355]) assert.ok(await coveredAfter(rig, aff, 150, y), `slit at (150, ${y})`);
+  // While the legs below the hem do part: the gap between the ankles widens and stays background.
+  assert.ok(!(await coveredAfter(rig, aff, 150, 470)));
+});
+
+test('trousers are not taken for a skirt: the legs part cleanly', async () => {
+  const { analysis, rgba, w, h } = await skirtFigure(false);
+  const rig = buildRig(analysis, rgba, w, h);
+  assert.ok(weightNear(rig, 6, 178, 350, 6) > 0.9 && weightNear(rig, 8, 122, 350, 6) > 0.9, 'each leg rigid with its thigh');
+});

@@ -9,6 +9,7 @@ import { buildMesh } from './mesh.js';
 import { chainLabels, clipCodes, cutSeams } from './seams.js';
 import { BONES, BONE_COUNT, BONE_LAYER, RIG_JOINTS, boneLength, jointsFromKeypoints, type Point } from './skeleton.js';
 import { MAX_INFLUENCES, pointWeights, regionField } from './weights.js';
+import { findSkirt, skirtWeights } from './skirt.js';
 
 export interface Rig {
   version: 1;
@@ -48,6 +49,9 @@ export class RigError extends Error {
   }
 }
 
+/** Regions (torso, thighs) whose points inside a skirt zone take the skirt's weights; arms keep theirs. */
+const SKIRT_REGIONS = new Set([0, 6, 8]);
+
 /** The longest side of the grid the rig is computed on. */
 const WORK_SIZE = 400;
 
@@ -80,9 +84,14 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
   const boneIdx = new Int32Array(nv * MAX_INFLUENCES);
   const boneW = new Float32Array(nv * MAX_INFLUENCES);
   const band = Math.max(2, 0.12 * torsoLen);
+  // Only with a model pose: a heuristic skeleton's hips on a drawing are too rough to judge cloth by.
+  const skirt = analysis.poseMethod === 'model' ? findSkirt(mask, joints) : null;
+  const inSkirt = new Uint8Array(nv);
   let unreachable = 0;
   for (let v = 0; v < nv; v++) {
-    if (pointWeights(field, dil, mesh.xs[v], mesh.ys[v], band, boneIdx, boneW, v * MAX_INFLUENCES) < 0) unreachable++;
+    const win = pointWeights(field, dil, mesh.xs[v], mesh.ys[v], band, boneIdx, boneW, v * MAX_INFLUENCES);
+    if (win < 0) unreachable++;
+    else if (skirt && SKIRT_REGIONS.has(win) && skirtWeights(skirt, mesh.xs[v], mesh.ys[v], boneIdx, boneW, v * MAX_INFLUENCES, MAX_INFLUENCES)) inSkirt[v] = 1;
   }
   if (unreachable > nv * 0.5) throw new RigError('the skeleton does not lie on the character');
 
@@ -106,6 +115,7 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
     xs: mesh.xs, ys: mesh.ys, triangles: mesh.triangles, triBone, boneIdx, boneW,
     pivots: BONES.map((b) => joints[b.from]),
     keepRadius: field.radius.map((r) => Math.max(2 * r, 0.2 * torsoLen)),
+    skirt: skirt ? inSkirt : undefined,
   };
   const seams = cutSeams(seamInput);
   const clip = clipCodes(seamInput, seams);

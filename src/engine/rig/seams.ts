@@ -28,7 +28,15 @@ export interface SeamInput {
   /** Per bone: pivot position (working px) and blend radius around it that stays smooth. */
   pivots: Array<{ x: number; y: number }>;
   keepRadius: number[];
+  /**
+   * Vertices of a skirt zone (skirt.ts): a triangle touching one, made of torso and leg parts only,
+   * is cloth stretching between them and is never cut.
+   */
+  skirt?: Uint8Array;
 }
+
+/** Torso, thighs and shins: the parts a skirt may join. */
+const SKIRT_PARTS = new Set([0, 6, 7, 8, 9]);
 
 export interface SeamOutput {
   xs: Float64Array;
@@ -79,6 +87,8 @@ export function cutSeams(m: SeamInput): SeamOutput {
     const adjacent = (a: number, b: number): boolean => a === b || BONES[a].parent === b || BONES[b].parent === a;
     const foreign = !adjacent(d0, d1) || !adjacent(d1, d2) || !adjacent(d0, d2);
     if (!foreign && (!torso || limb < 0)) continue;
+    const tv = [m.triangles[t * 3], m.triangles[t * 3 + 1], m.triangles[t * 3 + 2]];
+    if (m.skirt && tv.some((v) => m.skirt![v]) && [d0, d1, d2].every((d) => SKIRT_PARTS.has(d))) continue;
     const cx = (m.xs[m.triangles[t * 3]] + m.xs[m.triangles[t * 3 + 1]] + m.xs[m.triangles[t * 3 + 2]]) / 3;
     const cy = (m.ys[m.triangles[t * 3]] + m.ys[m.triangles[t * 3 + 1]] + m.ys[m.triangles[t * 3 + 2]]) / 3;
     const p = m.pivots[Math.max(limb, 0)];
@@ -181,6 +191,9 @@ export function clipCodes(m: SeamInput, seams: SeamOutput): Uint8Array {
   const { xs, ys, triangles } = seams;
   for (let t = 0; t < nt; t++) {
     if (!seams.cutTriangles[t]) {
+      // Skirt cloth carries torso and leg texels on purpose and blends between them: never clipped.
+      const sk = m.skirt;
+      if (sk && SKIRT_PARTS.has(seams.triBone[t]) && [0, 1, 2].some((k) => triangles[t * 3 + k] < sk.length && sk[triangles[t * 3 + k]])) continue;
       const cx = (xs[triangles[t * 3]] + xs[triangles[t * 3 + 1]] + xs[triangles[t * 3 + 2]]) / 3;
       const cy = (ys[triangles[t * 3]] + ys[triangles[t * 3 + 1]] + ys[triangles[t * 3 + 2]]) / 3;
       let nearJoint = false;
