@@ -9,7 +9,7 @@ import { buildMesh } from './mesh.js';
 import { chainLabels, clipCodes, cutSeams } from './seams.js';
 import { BONES, BONE_COUNT, BONE_LAYER, RIG_JOINTS, boneLength, jointsFromKeypoints, type Point } from './skeleton.js';
 import { MAX_INFLUENCES, pointWeights, regionField } from './weights.js';
-import { findSkirt, skirtWeights } from './skirt.js';
+import { SKIRT_REGIONS, findSkirt, skirtWeights } from './skirt.js';
 
 export interface Rig {
   version: 1;
@@ -48,9 +48,6 @@ export class RigError extends Error {
     this.name = 'RigError';
   }
 }
-
-/** Regions (torso, thighs) whose points inside a skirt zone take the skirt's weights; arms keep theirs. */
-const SKIRT_REGIONS = new Set([0, 6, 8]);
 
 /** The longest side of the grid the rig is computed on. */
 const WORK_SIZE = 400;

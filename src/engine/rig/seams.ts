@@ -8,6 +8,7 @@
  */
 import { BONES } from './skeleton.js';
 import { MAX_INFLUENCES } from './weights.js';
+import { SKIRT_PARTS } from './skirt.js';
 
 /** Root bone of the limb chain `b` belongs to (upper arm or thigh), or -1 for torso and head. */
 function limbRoot(b: number): number {
@@ -34,9 +35,6 @@ export interface SeamInput {
    */
   skirt?: Uint8Array;
 }
-
-/** Torso, thighs and shins: the parts a skirt may join. */
-const SKIRT_PARTS = new Set([0, 6, 7, 8, 9]);
 
 export interface SeamOutput {
   xs: Float64Array;

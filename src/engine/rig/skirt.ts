@@ -19,6 +19,11 @@ const L_HIP = 9, L_KNEE = 10, R_HIP = 12, R_KNEE = 13;
 /** Bone indices (BONES order). */
 const TORSO = 0, L_THIGH = 6, R_THIGH = 8;
 
+/** Regions (torso, thighs) whose points inside a skirt zone take the skirt's weights; arms keep theirs. */
+export const SKIRT_REGIONS: ReadonlySet<number> = new Set([TORSO, L_THIGH, R_THIGH]);
+/** Torso, thighs and shins: the parts skirt cloth may join, so triangles between them are never cut. */
+export const SKIRT_PARTS: ReadonlySet<number> = new Set([TORSO, L_THIGH, L_THIGH + 1, R_THIGH, R_THIGH + 1]);
+
 /** Continuous cloth between the legs, in thigh lengths below the hip line, from which it is a skirt. */
 const MIN_DEPTH = 0.5;
 /** Width of the figure's row at 40% of that depth, in hip-joint spans, from which it flares. */
