@@ -15,6 +15,15 @@ import { dbTargets, errorOf, hasSharedMedia, mediaFile, NO_MEDIA_REASON, startSe
 const IMAGE_LIMIT = 64 * 1024;
 const BOUNDARY = 'marionette-test-boundary';
 
+/** Resolves when the request can take more, or when it is gone; either way both listeners are removed. */
+function drainOrClose(req: ReturnType<typeof httpRequest>): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => { req.off('drain', done); req.off('close', done); resolve(); };
+    req.on('drain', done);
+    req.on('close', done);
+  });
+}
+
 function tempEntries(svc: TestService): string[] {
   const dir = join(svc.wired.deps.tmpDir, 'uploads');
   return existsSync(dir) ? (readdirSync(dir, { recursive: true }) as string[]) : [];
@@ -63,7 +72,7 @@ for (const target of await dbTargets()) {
       response.then(() => (answeredAt = sent), () => {});
       while (sent < total - 1024 && answeredAt < 0 && !req.destroyed) {
         sent += chunk.length;
-        if (!req.write(chunk)) await new Promise((r) => { req.once('drain', r); req.once('close', r); });
+        if (!req.write(chunk)) await drainOrClose(req);
       }
       const res = await response;
       const body = JSON.parse(await new Promise<string>((r) => { let s = ''; res.on('data', (d) => (s += d)); res.on('end', () => r(s)); }));
@@ -148,7 +157,7 @@ for (const target of await dbTargets()) {
       response.then(() => (stoppedAt = sent), () => (stoppedAt = sent));
       while (sent < total - 1024 && stoppedAt < 0 && !req.destroyed) {
         sent += chunk.length;
-        if (!req.write(chunk)) await new Promise((r) => { req.once('drain', r); req.once('close', r); });
+        if (!req.write(chunk)) await drainOrClose(req);
       }
       if (stoppedAt < 0) stoppedAt = sent;
       const res = await response.catch(() => null);
