@@ -18,8 +18,8 @@ async function char1(): Promise<{ rig: Rig; rgba: Uint8Array; w: number; h: numb
   return { rig: buildRig(analysis, rgba, info.width, info.height), rgba, w: info.width, h: info.height };
 }
 
-function triangleContains(rig: Rig, t: number, x: number, y: number): boolean {
-  const v = rig.vertices;
+/** Whether triangle `t` contains (x, y), with the rig's rest vertices or deformed positions `v`. */
+function triangleContains(rig: Rig, t: number, x: number, y: number, v: ArrayLike<number> = rig.vertices): boolean {
   const [a, b, c] = [rig.triangles[t * 3], rig.triangles[t * 3 + 1], rig.triangles[t * 3 + 2]];
   const cross = (i: number, j: number): number => (v[j * 2] - v[i * 2]) * (y - v[i * 2 + 1]) - (v[j * 2 + 1] - v[i * 2 + 1]) * (x - v[i * 2]);
   const s1 = cross(a, b), s2 = cross(b, c), s3 = cross(c, a);
@@ -81,6 +81,15 @@ test('char1 drawing: weights are normalised, limbs rigid mid-bone, joints blende
   assert.deepEqual(rig.triangleLayers, rig.triangleBones.map((b) => BONE_LAYER[b]));
 });
 
+/** Rasterises a synthetic figure and gives it a model-pose analysis with the keypoints it was drawn on. */
+async function figureFromSvg(svg: string, body: Keypoint[], w: number, h: number): Promise<{ analysis: CharacterAnalysis; rgba: Uint8Array; w: number; h: number }> {
+  const { data } = await sharp(Buffer.from(svg)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const analysis: CharacterAnalysis = {
+    version: 1, width: w, height: h, maskMethod: 'alpha', body, poseMethod: 'model', crop: { x: 0, y: 0, width: w, height: h },
+  };
+  return { analysis, rgba: new Uint8Array(data.buffer, data.byteOffset, data.length), w, h };
+}
+
 /** A synthetic figure whose right forearm lies across the torso. */
 async function crossedArmFigure(): Promise<{ analysis: CharacterAnalysis; rgba: Uint8Array; w: number; h: number }> {
   const w = 300, h = 500;
@@ -99,11 +108,7 @@ async function crossedArmFigure(): Promise<{ analysis: CharacterAnalysis; rgba: 
     <polyline points="190,130 215,200 225,270" stroke="#c33" stroke-width="22" fill="none" stroke-linecap="round"/>
     <polyline points="110,130 75,200 150,215" stroke="#3c3" stroke-width="22" fill="none" stroke-linecap="round"/>
   </svg>`;
-  const { data } = await sharp(Buffer.from(svg)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  const analysis: CharacterAnalysis = {
-    version: 1, width: w, height: h, maskMethod: 'alpha', body, poseMethod: 'model', crop: { x: 0, y: 0, width: w, height: h },
-  };
-  return { analysis, rgba: new Uint8Array(data.buffer, data.byteOffset, data.length), w, h };
+  return figureFromSvg(svg, body, w, h);
 }
 
 test('an arm lying across the torso is skinned to the arm, not the torso', async () => {
@@ -228,11 +233,7 @@ async function skirtFigure(skirt: boolean): Promise<{ analysis: CharacterAnalysi
     <polyline points="190,130 215,200 225,265" stroke="#c33" stroke-width="20" fill="none" stroke-linecap="round"/>
     <polyline points="110,130 85,200 75,265" stroke="#3c3" stroke-width="20" fill="none" stroke-linecap="round"/>
   </svg>`;
-  const { data } = await sharp(Buffer.from(svg)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  const analysis: CharacterAnalysis = {
-    version: 1, width: w, height: h, maskMethod: 'alpha', body, poseMethod: 'model', crop: { x: 0, y: 0, width: w, height: h },
-  };
-  return { analysis, rgba: new Uint8Array(data.buffer, data.byteOffset, data.length), w, h };
+  return figureFromSvg(svg, body, w, h);
 }
 
 /** Whether (x, y) lies in some triangle of the rig deformed by `aff` (legs apart). */
@@ -240,12 +241,7 @@ async function coveredAfter(rig: Rig, aff: Float64Array, x: number, y: number): 
   const { deform } = await import('../../src/engine/render/deform.js');
   const pos = new Float32Array(rig.vertices.length);
   deform(rig, aff, pos);
-  for (let t = 0; t < rig.triangles.length / 3; t++) {
-    const [a, b, c] = [rig.triangles[t * 3], rig.triangles[t * 3 + 1], rig.triangles[t * 3 + 2]];
-    const cross = (i: number, j: number): number => (pos[j * 2] - pos[i * 2]) * (y - pos[i * 2 + 1]) - (pos[j * 2 + 1] - pos[i * 2 + 1]) * (x - pos[i * 2]);
-    const s1 = cross(a, b), s2 = cross(b, c), s3 = cross(c, a);
-    if ((s1 >= 0 && s2 >= 0 && s3 >= 0) || (s1 <= 0 && s2 <= 0 && s3 <= 0)) return true;
-  }
+  for (let t = 0; t < rig.triangles.length / 3; t++) if (triangleContains(rig, t, x, y, pos)) return true;
   return false;
 }
 
