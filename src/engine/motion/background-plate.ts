@@ -179,10 +179,14 @@ const FILL_BAND = 16;
  * a short vertical blur over the filled pixels hides the row-to-row independence.
  */
 export function fillUnseen(rgb: Uint8Array, known: Uint8Array, w: number, h: number): void {
-  const smooth = new Uint8Array(rgb);
-  pushPullFill(smooth, known, w, h);
+  // The push-pull fallback is only needed when some row has no known pixel at all.
+  let smooth: Uint8Array | null = null;
+  const fallback = (): Uint8Array => {
+    if (!smooth) { smooth = new Uint8Array(rgb); pushPullFill(smooth, known, w, h); }
+    return smooth;
+  };
   const filled = new Float32Array(w * h * 3);
-  // Mirrors offset `o` (0 = next to the hole) into the known run [a, b] that ends at the hole's side.
+  // Offset `o` from the hole's edge (0 = the pixel next to it) folded back and forth into a strip of `len` pixels.
   const reflect = (o: number, len: number): number => {
     const period = 2 * len;
     const q = o % period;
@@ -209,7 +213,8 @@ export function fillUnseen(rgb: Uint8Array, known: Uint8Array, w: number, h: num
         let wl = leftLen > 0 ? x1 + 1 - xi : 0;
         let wr = rightLen > 0 ? xi - x0 + 1 : 0;
         if (wl + wr === 0) {
-          filled[p] = smooth[p]; filled[p + 1] = smooth[p + 1]; filled[p + 2] = smooth[p + 2];
+          const f = fallback();
+          filled[p] = f[p]; filled[p + 1] = f[p + 1]; filled[p + 2] = f[p + 2];
           continue;
         }
         const sum = wl + wr;
