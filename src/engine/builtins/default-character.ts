@@ -9,7 +9,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import sharp from 'sharp';
 import type { Keypoint } from '../types.js';
-import { CANVAS, REST_POSE, puppetHead, puppetKeypoints } from './puppet-pose.js';
+import { CANVAS, FACE_DESIGN_R, REST_POSE, puppetHead, puppetKeypoints } from './puppet-pose.js';
 
 /** Keypoints of the default character's rest pose (what a perfect pose detector would report). */
 export function defaultCharacterKeypoints(): Keypoint[] {
@@ -38,8 +38,8 @@ export function defaultCharacterSvg(): string {
   const hand = (i: number): string => `<circle cx="${k[i].x}" cy="${k[i].y + 6}" r="15" fill="${skin}" stroke="${ink}" stroke-width="4"/>`;
   const foot = (i: number, dir: number): string =>
     `<ellipse cx="${k[i].x + dir * 12}" cy="${k[i].y + 10}" rx="28" ry="14" fill="${shoe}" stroke="${ink}" stroke-width="4"/>`;
-  // Face features are laid out for a 54 px head and scaled to the actual one.
-  const f = head.r / 54;
+  // Face features are laid out for the design radius and scaled to the actual one.
+  const f = head.r / FACE_DESIGN_R;
   const hx = (d: number): number => head.x + d * f, hy = (d: number): number => head.y + d * f;
   const eye = (dx: number): string =>
     `<ellipse cx="${hx(dx)}" cy="${hy(-4)}" rx="${7 * f}" ry="${10 * f}" fill="${ink}"/><circle cx="${hx(dx + 2)}" cy="${hy(-8)}" r="${2.5 * f}" fill="#fff"/>`;

@@ -17,6 +17,8 @@ const L = { torso: 132, head: 60, shoulder: 46, hip: 28, upperArm: 84, forearm: 
  * its charm and is read as a person.
  */
 const HEAD_R = 42;
+/** Radius the face layout (eye, ear and mouth offsets, here and in the drawing) was designed at. */
+export const FACE_DESIGN_R = 54;
 const ROOT = { x: 256, y: 420 } as const;
 
 export interface PuppetPose {
@@ -76,7 +78,7 @@ export function puppetKeypoints(p: PuppetPose): Keypoint[] {
   const [hx, hy] = rot(ux, uy, p.head);
   const [hsx, hsy] = rot(sx, sy, p.head);
   const head = add(neck, [hx, hy], L.head);
-  const f = HEAD_R / 54;
+  const f = HEAD_R / FACE_DESIGN_R;
   const face = (side: number, up: number): [number, number] => [head[0] + (hsx * side + hx * up) * f, head[1] + (hsy * side + hy * up) * f];
   const pts: Array<[number, number]> = [
     face(0, -10), face(18, 6), face(-18, 6), face(44, 0), face(-44, 0),
@@ -88,6 +90,6 @@ export function puppetKeypoints(p: PuppetPose): Keypoint[] {
 /** Head centre and radius of a pose (for drawing). */
 export function puppetHead(p: PuppetPose): { x: number; y: number; r: number } {
   const k = puppetKeypoints(p);
-  // Eyes sit 6/54 of the radius above the head centre (see the face offsets above).
-  return { x: (k[1].x + k[2].x) / 2, y: (k[1].y + k[2].y) / 2 + (6 * HEAD_R) / 54, r: HEAD_R };
+  // Eyes sit 6 design px above the head centre (see the face offsets above).
+  return { x: (k[1].x + k[2].x) / 2, y: (k[1].y + k[2].y) / 2 + (6 * HEAD_R) / FACE_DESIGN_R, r: HEAD_R };
 }
