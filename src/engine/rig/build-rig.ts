@@ -107,14 +107,11 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
     triBone[t] = best;
   }
   // Split torso/limb contact seams away from the shoulders and hips (see seams.ts). The radius
-  // kept smooth around each joint: twice the limb's half-thickness, at least a fifth of the torso;
-  // for the upper arms one half-thickness, at least a tenth of the torso: an arm swings far more
-  // than a leg, and a wider smooth zone stretched the torso's side under a raised arm into a web.
-  const UPPER_ARMS = [2, 4];
+  // kept smooth around each joint: twice the limb's half-thickness, at least a fifth of the torso.
   const seamInput = {
     xs: mesh.xs, ys: mesh.ys, triangles: mesh.triangles, triBone, boneIdx, boneW,
     pivots: BONES.map((b) => joints[b.from]),
-    keepRadius: field.radius.map((r, b) => (UPPER_ARMS.includes(b) ? Math.max(r, 0.1 * torsoLen) : Math.max(2 * r, 0.2 * torsoLen))),
+    keepRadius: field.radius.map((r) => Math.max(2 * r, 0.2 * torsoLen)),
     skirt: skirt ? inSkirt : undefined,
   };
   const seams = cutSeams(seamInput);

@@ -119,9 +119,6 @@ export interface RegionField {
   radius: number[];
 }
 
-/** Largest margin of the figure beyond the torso quad's sides credited to the torso, in torso lengths. */
-const TORSO_MARGIN = 0.18;
-
 /** @param joints rig joints in working pixels */
 export function regionField(m: Mask, dist: Float32Array, joints: Point[]): RegionField {
   const J = (i: number): Point => joints[i];
@@ -139,21 +136,6 @@ export function regionField(m: Mask, dist: Float32Array, joints: Point[]): Regio
       const c = lerp(J(0), J(1), 0.5);
       const quad = [J(3), J(6), J(12), J(9)].map((p) => lerp(p, c, 0.15));
       seeds = quadSeeds(m, quad).concat(segmentSeeds(m, J(0), J(1)));
-      // Its own margin: how far the figure reaches beyond the quad's sides where a side is free (a
-      // shirt is wider than the line between shoulder and hip joints). Without it an arm hanging close
-      // by, credited with its half thickness, claims the torso's edge under the armpit and carries it
-      // off as a flap. A side with an arm lying against it shows no edge nearby and is not counted:
-      // there the margin would hand the arm's inner half to the torso.
-      let margin = Infinity;
-      for (const [a, e] of [[quad[0], quad[3]], [quad[1], quad[2]]]) {
-        for (const t of [0.4, 0.5, 0.6]) {
-          const p = lerp(a, e, t);
-          const ix = Math.floor(p.x), iy = Math.floor(p.y);
-          const d = ix >= 0 && iy >= 0 && ix < m.w && iy < m.h ? dist[iy * m.w + ix] : 0;
-          if (d <= TORSO_MARGIN * torsoLen) margin = Math.min(margin, d);
-        }
-      }
-      r = Number.isFinite(margin) ? margin : 0;
     } else if (b === 1) {
       // Head: neck to face centre and on past it, where the top of the head is.
       seeds = segmentSeeds(m, a, e, 0.3, 1.8);
