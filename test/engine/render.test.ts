@@ -175,3 +175,14 @@ test('the rendered puppet follows the driving pose (PCK@0.2 >= 0.6)', { skip: mi
   assert.ok(acc.frames >= 10);
   assert.ok(acc.value >= 0.6, `PCK@0.2 ${acc.value.toFixed(3)} over ${acc.frames} frames`);
 });
+
+test('motion extraction is repeatable: the same clip gives the same track', { skip: missingMedia(CLIP) }, async () => {
+  // Pose frames are spread over the worker pool, each worker tracking its own crop; the track must not
+  // depend on which worker happened to be free.
+  const clip = join(work, 'dance-1s.mp4');
+  await promisify(execFile)(tools.ffmpeg, ['-v', 'error', '-y', '-i', mediaPath(CLIP), '-t', '1.5', '-c', 'copy', clip]);
+  const a = await engine.extractMotion({ videoFile: clip, outDir: join(work, 'm-rep-a'), targetFps: 12, smoothing: false });
+  const b = await engine.extractMotion({ videoFile: clip, outDir: join(work, 'm-rep-b'), targetFps: 12, smoothing: false });
+  assert.ok(a.track.frames.length >= 12);
+  assert.deepEqual(b.track.frames, a.track.frames);
+});

@@ -39,12 +39,26 @@ if (port) {
     }
     port.postMessage({ id: job.id, result: await detectorFor(job.stream).detect(rgba, job.width, job.height) });
   };
+  // A stream's pose jobs run one after another, in arrival order: one started while the previous one
+  // awaits would track from an older crop, making the track depend on timing. Segmentation jobs carry
+  // no state and run alongside.
+  const queues = new Map<number, Promise<void>>();
+  const fail = (job: Job) => (err: unknown) => port.postMessage({ id: job.id, error: err instanceof Error ? err.message : String(err) });
   port.on('message', (job: Job) => {
-    if (job.kind === 'end') {
-      streams.delete(job.stream ?? 0);
+    if (job.kind === 'segment') {
+      run(job).catch(fail(job));
       return;
     }
-    run(job).catch((err: unknown) => port.postMessage({ id: job.id, error: err instanceof Error ? err.message : String(err) }));
+    const key = job.stream ?? 0;
+    const next = (queues.get(key) ?? Promise.resolve()).then(async () => {
+      if (job.kind === 'end') {
+        streams.delete(key);
+        queues.delete(key);
+        return;
+      }
+      await run(job).catch(fail(job));
+    });
+    queues.set(key, next);
   });
   // Load and compile the model now, while the caller is still probing and starting ffmpeg.
   createPoseDetector(options).detect(Buffer.alloc(32 * 32 * 4), 32, 32).catch(() => undefined);
