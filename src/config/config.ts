@@ -42,6 +42,11 @@ export interface Config {
   draftTtlSeconds: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   tools: { ffmpeg: string | undefined; ffprobe: string | undefined };
+  /**
+   * Which video generator the workers run for POST /v1/videos (H3 mode): the embedded CPU one, or a
+   * ComfyUI server (GPU) at `comfyuiUrl` running the workflow files in `comfyuiWorkflowDir`.
+   */
+  generator: { driver: 'embedded' | 'comfyui'; comfyuiUrl: string | null; comfyuiWorkflowDir: string; timeoutMs: number };
 }
 
 export class ConfigError extends Error {
@@ -177,7 +182,14 @@ export function loadConfig(env: Env, overrides: Partial<Config> = {}): Config {
     draftTtlSeconds: r.int('MARIONETTE_DRAFT_TTL_S', 3600, 1, 7 * 86400),
     logLevel: r.oneOf('MARIONETTE_LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     tools: { ffmpeg: env.FFMPEG_PATH || undefined, ffprobe: env.FFPROBE_PATH || undefined },
+    generator: {
+      driver: r.oneOf('MARIONETTE_GENERATOR', 'embedded', ['embedded', 'comfyui'] as const),
+      comfyuiUrl: r.str('MARIONETTE_COMFYUI_URL', '') || null,
+      comfyuiWorkflowDir: resolve(r.str('MARIONETTE_COMFYUI_WORKFLOWS', resolve(import.meta.dirname, '../../workflows/comfyui'))),
+      timeoutMs: r.int('MARIONETTE_GENERATOR_TIMEOUT_MS', 900_000, 1_000, 24 * 3_600_000),
+    },
   };
+  if (config.generator.driver === 'comfyui' && !config.generator.comfyuiUrl) r.problems.push('MARIONETTE_GENERATOR=comfyui needs MARIONETTE_COMFYUI_URL (e.g. http://127.0.0.1:8188)');
   // MARIONETTE_TEST_* belong to the test suite (e.g. MARIONETTE_TEST_PG_URL), not to the service.
   for (const name of r.unknownNames()) r.problems.push(`${name} is not a setting (see README "Configuration"; settings are MARIONETTE_ + a known name)`);
   if (r.problems.length > 0) throw new ConfigError(r.problems);

@@ -14,6 +14,7 @@ export interface ErrorSpec {
 
 export const ERROR_CATALOGUE = {
   INVALID_REQUEST: { status: 400, retryable: false, action: 'correct_request', meaning: 'The request is malformed, fails validation, names an unknown route, or is too large.' },
+  DRIVING_VIDEO_REQUIRED: { status: 400, retryable: false, action: 'correct_request', meaning: 'Character-animation mode needs a driving video; image-only requests are unsupported.' },
   UNAUTHENTICATED: { status: 401, retryable: false, action: 'provide_credential', meaning: 'No credential was sent.' },
   INVALID_CREDENTIAL: { status: 401, retryable: false, action: 'replace_credential', meaning: 'The credential is malformed, revoked or expired.' },
   INSUFFICIENT_CREDITS: { status: 402, retryable: false, action: 'add_credits', meaning: 'The account balance does not cover the reservation.' },

@@ -12,6 +12,8 @@ import type { MediaTools } from './media/ffmpeg.js';
 import { probeImage, probeVideo } from './media/probe.js';
 import { extractMotion, warmUpMotionExtraction } from './motion/extract-motion.js';
 import { renderVideo } from './render/render-video.js';
+import { generateVideo, type GenerateResult } from './generate/generate.js';
+import { renderInScene } from './generate/animate.js';
 import { RigError, buildRig, type Rig } from './rig/build-rig.js';
 import {
   EngineError,
@@ -29,6 +31,35 @@ import {
 export * from './types.js';
 export type { Rig } from './rig/build-rig.js';
 export type { MediaTools } from './media/ffmpeg.js';
+export type { GenerateResult } from './generate/generate.js';
+export { writeSoundtrack } from './generate/generate.js';
+
+/** Input of the embedded generator (H3 mode), see src/engine/generate/generate.ts. */
+export interface GenerateVideoInput {
+  prompt: string;
+  tags: string[];
+  durationS: number;
+  width: number;
+  height: number;
+  seed: number;
+  quality: 'low' | 'high';
+  enhance: boolean;
+  watermark: boolean;
+  /** The subject: the first frame's figure (analysed) or the built-in character. */
+  subject: CharacterAssets;
+  subjectFromFirstFrame: boolean;
+  firstFrameFile: string | null;
+  lastFrameFile: string | null;
+  workDir: string;
+  signal?: AbortSignal;
+  onProgress?: ProgressFn;
+}
+
+/** Character-animation look (POST /v1/videos animate mode): see src/engine/generate/animate.ts. */
+export interface SceneOptions {
+  seed: number;
+  watermark: boolean;
+}
 
 /** `character.json`: the analysis and the rig built from it. */
 export interface CharacterFile {
@@ -52,7 +83,11 @@ export interface Engine {
   loadMotion(dir: string): Promise<MotionAssets>;
   render(input: {
     character: CharacterAssets; motion: MotionAssets; background: BackgroundSpec; outDir: string; signal?: AbortSignal; onProgress?: ProgressFn;
+    /** Set for character-animation videos: composite into the driving scene (24 fps, sizes of 32, audio). */
+    scene?: SceneOptions;
   }): Promise<RenderResult>;
+  /** The embedded video generator (H3 mode). */
+  generate(input: GenerateVideoInput): Promise<GenerateResult>;
   listTemplates(): { id: string; name: string; durationS: number }[];
   writeTemplateMotion(id: string, outDir: string): Promise<MotionAssets>;
   writeDefaultCharacterImage(outFile: string): Promise<void>;
@@ -125,13 +160,24 @@ export function createEngine(opts: { tools: MediaTools; tmpDir?: string }): Engi
       };
     },
 
-    async render({ character, motion, background, outDir, signal, onProgress }) {
+    async render({ character, motion, background, outDir, signal, onProgress, scene }) {
       if (motion.track.frames.length === 0) throw new EngineError('INVALID_MOTION', 'The motion has no frames');
       const file = await readCharacterFile(character.dir);
+      if (scene) {
+        return renderInScene({
+          ffmpeg: tools.ffmpeg, rig: file.rig, textureFile: join(character.dir, character.textureFile), motion, seed: scene.seed, watermark: scene.watermark,
+          outDir, signal, onProgress,
+        });
+      }
       return renderVideo({
         ffmpeg: tools.ffmpeg, rig: file.rig, textureFile: join(character.dir, character.textureFile),
         motion, background, outDir, signal, onProgress,
       });
+    },
+
+    async generate(input) {
+      const file = await readCharacterFile(input.subject.dir);
+      return generateVideo({ ...input, ffmpeg: tools.ffmpeg, rig: file.rig });
     },
 
     listTemplates,

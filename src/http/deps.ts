@@ -5,6 +5,7 @@ import type { UrlSigner } from '../infra/storage/signer.js';
 import type { Storage } from '../infra/storage/storage.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { EnginePort } from '../domain/media/engine.port.js';
+import type { VideoGenerator } from '../domain/videos/generator.port.js';
 
 /**
  * What the composition root (src/main/wire.ts) hands to routes and services. Services take the
@@ -19,6 +20,8 @@ export interface AppDeps {
   pubsub: PubSub;
   queue: JobQueue;
   engine: EnginePort;
+  /** Runs H3 generations (POST /v1/videos): embedded CPU generator or a GPU server adapter. */
+  generator: VideoGenerator;
   /** Local scratch space for uploads in flight and worker temp dirs (removed after use). */
   tmpDir: string;
 }

@@ -16,6 +16,8 @@ import { ulid } from '../contracts/ids.js';
 export interface FormSpec {
   files: Record<string, { maxBytes: number }>;
   fields: readonly string[];
+  /** Text fields that may be repeated (an ordered list, e.g. `target_tags`); collected in `lists`. */
+  repeatable?: readonly string[];
 }
 
 export interface ReceivedFile {
@@ -27,6 +29,8 @@ export interface ReceivedFile {
 
 export interface ReceivedForm {
   fields: Record<string, string>;
+  /** Values of repeatable fields, in the order sent (absent when never sent). */
+  lists: Record<string, string[]>;
   files: Record<string, ReceivedFile>;
   dir: string;
   cleanup(): Promise<void>;
@@ -67,6 +71,7 @@ export async function readMultipart(request: FastifyRequest, spec: FormSpec, tmp
   await mkdir(dir, { recursive: true });
   const cleanup = () => rm(dir, { recursive: true, force: true });
   const fields: Record<string, string> = {};
+  const lists: Record<string, string[]> = {};
   const files: Record<string, ReceivedFile> = {};
   // A client that goes away mid-file must not leave a pipeline waiting for bytes that never come:
   // the abort tears the current file stream down, so the catch below always runs and cleans up.
@@ -81,6 +86,11 @@ export async function readMultipart(request: FastifyRequest, spec: FormSpec, tmp
       if (gone.signal.aborted) throw new ClientGone();
       const name = part.fieldname;
       // Own properties only: a field named `constructor` or `toString` is just an unknown field.
+      if (part.type !== 'file' && spec.repeatable?.includes(name)) {
+        if (part.valueTruncated) throw invalidRequest(`The field ${name} is too long.`, { field: name });
+        (lists[name] ??= []).push(String(part.value));
+        continue;
+      }
       if (Object.hasOwn(fields, name) || Object.hasOwn(files, name)) throw invalidRequest(`The field ${name} was sent more than once.`, { field: name });
       if (part.type === 'file') {
         const limit = Object.hasOwn(spec.files, name) ? spec.files[name].maxBytes : undefined;
@@ -120,7 +130,7 @@ export async function readMultipart(request: FastifyRequest, spec: FormSpec, tmp
   } finally {
     request.raw.off('close', onClose);
   }
-  return { fields, files, dir, cleanup };
+  return { fields, lists, files, dir, cleanup };
 }
 
 /**

@@ -7,7 +7,7 @@ import type { AppError } from '../contracts/errors.js';
  * adapter treats the same rows as an outbox and relays them to Redis, so handlers do not change:
  * a handler only sees a `JobContext` and reports through its resource's transition function.
  */
-export type JobType = 'character.process' | 'motion.extract' | 'render.run';
+export type JobType = 'character.process' | 'motion.extract' | 'render.run' | 'video.generate';
 
 export interface JobContext {
   id: string;

@@ -3,6 +3,7 @@ import { removeOrphanWorkDirs } from './asset-transfer.js';
 import { characterProcessHandler } from './handlers/character-process.handler.js';
 import { motionExtractHandler } from './handlers/motion-extract.handler.js';
 import { renderRunHandler } from './handlers/render-run.handler.js';
+import { videoGenerateHandler } from './handlers/video-generate.handler.js';
 import { startMaintenance } from './maintenance.js';
 
 /**
@@ -24,6 +25,7 @@ export async function startWorkers(deps: AppDeps): Promise<void> {
       'character.process': characterProcessHandler(deps),
       'motion.extract': motionExtractHandler(deps),
       'render.run': renderRunHandler(deps),
+      'video.generate': videoGenerateHandler(deps),
     },
     { concurrency: deps.config.workers.concurrency },
   );

@@ -9,7 +9,9 @@ import { InProcessPubSub } from '../infra/pubsub/pubsub.js';
 import { DiskStorage } from '../infra/storage/disk-storage.js';
 import { UrlSigner } from '../infra/storage/signer.js';
 import { EmbeddedQueue } from '../jobs/embedded-queue.js';
-import { createEngine } from '../engine/index.js';
+import { createEngine, writeSoundtrack } from '../engine/index.js';
+import { comfyUiGenerator } from '../infra/generators/comfyui.js';
+import { embeddedGenerator } from '../jobs/generators/embedded.js';
 import { resolveTools } from '../engine/media/ffmpeg.js';
 
 /**
@@ -54,7 +56,15 @@ export async function wire(config: Config, opts: { schema?: string } = {}): Prom
     pollMs: config.workers.pollMs,
     dialect: dbHandle.dialect,
   });
-  const deps: AppDeps = { config, db: dbHandle.db, dialect: dbHandle.dialect, storage, signer, pubsub, queue, engine, tmpDir };
+  const g = config.generator;
+  const generator =
+    g.driver === 'comfyui' && g.comfyuiUrl
+      ? comfyUiGenerator({
+          baseUrl: g.comfyuiUrl, workflowDir: g.comfyuiWorkflowDir, ffmpeg: tools.ffmpeg, timeoutMs: g.timeoutMs,
+          soundtrack: (req, durationS, file) => writeSoundtrack({ prompt: req.prompt, tags: req.tags, seed: req.seed, durationS, workDir: req.workDir, signal: req.signal }, file),
+        })
+      : embeddedGenerator({ engine, storage });
+  const deps: AppDeps = { config, db: dbHandle.db, dialect: dbHandle.dialect, storage, signer, pubsub, queue, engine, generator, tmpDir };
   return {
     deps,
     dbHandle,

@@ -1,4 +1,5 @@
 import type { BackgroundSpec, CharacterAssets, ImageInfo, MotionAssets, ProgressFn, RenderResult, VideoInfo } from '../../engine/types.js';
+import type { GenerateResult, GenerateVideoInput, SceneOptions } from '../../engine/index.js';
 
 /**
  * What the service needs from the animation engine. `createEngine()` in src/engine satisfies it;
@@ -13,7 +14,11 @@ export interface EnginePort {
   loadCharacter(dir: string): Promise<CharacterAssets>;
   extractMotion(input: { videoFile: string; outDir: string; targetFps?: number; smoothing: boolean; signal?: AbortSignal; onProgress?: (percent: number) => void }): Promise<MotionAssets>;
   loadMotion(dir: string): Promise<MotionAssets>;
-  render(input: { character: CharacterAssets; motion: MotionAssets; background: BackgroundSpec; outDir: string; signal?: AbortSignal; onProgress?: ProgressFn }): Promise<RenderResult>;
+  render(input: {
+    character: CharacterAssets; motion: MotionAssets; background: BackgroundSpec; outDir: string; signal?: AbortSignal; onProgress?: ProgressFn; scene?: SceneOptions;
+  }): Promise<RenderResult>;
+  /** The embedded video generator; optional so that test fakes of the render path need not have one. */
+  generate?(input: GenerateVideoInput): Promise<GenerateResult>;
   listTemplates(): { id: string; name: string; durationS: number }[];
   writeTemplateMotion(id: string, outDir: string): Promise<MotionAssets>;
   writeDefaultCharacterImage(outFile: string): Promise<void>;

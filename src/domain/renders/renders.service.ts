@@ -23,6 +23,14 @@ export interface CreateRenderOptions {
   draftId?: string;
   /** Runs inside the creation transaction (draft consumption, idempotency record). */
   inTx?: (tx: Db, renderId: string) => Promise<void>;
+  /**
+   * `animation`: a character-animation video of POST /v1/videos (`anim_` ID): the same sources,
+   * billing and job as a render, composited into the driving scene (see docs/generation.md).
+   */
+  family?: 'render' | 'animation';
+  /** Recorded on the row (`params_json`, `seed`) for the worker. */
+  params?: Record<string, unknown>;
+  seed?: number | null;
 }
 
 /** Whole credits reserved for an estimate: 1 credit per started second (spec pricing table). */
@@ -46,7 +54,8 @@ function inputKey(renderId: string, which: 'image' | 'video'): string {
  */
 export async function createRender(deps: AppDeps, ctx: RenderContext, input: RenderInput, opts: CreateRenderOptions = {}): Promise<VideosTable> {
   const localFiles = [input.character, input.motion].flatMap((s) => (s?.kind === 'file' ? [s.path] : []));
-  const renderId = newId('render');
+  const family = opts.family ?? 'render';
+  const renderId = newId(family);
   let stored = false;
   try {
     let character: PendingCharacter;
@@ -73,7 +82,10 @@ export async function createRender(deps: AppDeps, ctx: RenderContext, input: Ren
     const row: VideosTable = {
       id: renderId,
       account_id: ctx.accountId,
-      kind: 'render',
+      kind: family,
+      params_json: opts.params ? JSON.stringify(opts.params) : null,
+      seed: opts.seed ?? null,
+      enhanced_prompt: null,
       status: 'queued',
       progress: 0,
       stage: null,

@@ -28,7 +28,12 @@ export interface RenderFailure {
 export type RenderChange =
   | { to: 'processing' }
   | { to: 'progress'; stage: RenderStage; progress: number }
-  | { to: 'ready'; videoKey: string; alphaKey: string | null; durationMs: number }
+  | {
+      to: 'ready'; videoKey: string; alphaKey: string | null; durationMs: number;
+      /** `reserved`: settle at exactly the reservation (priced videos); default: the measured duration. */
+      charge?: 'duration' | 'reserved';
+      enhancedPrompt?: string | null;
+    }
   | { to: 'failed'; error: RenderFailure }
   | { to: 'cancelled' };
 
@@ -63,7 +68,10 @@ function planChange(row: VideosTable, change: RenderChange, now: string): { patc
     }
     case 'ready':
       return {
-        patch: { status: 'ready', stage: null, progress: 100, video_key: change.videoKey, alpha_key: change.alphaKey, duration_ms: Math.round(change.durationMs), completed_at: now, updated_at: now },
+        patch: {
+          status: 'ready', stage: null, progress: 100, video_key: change.videoKey, alpha_key: change.alphaKey, duration_ms: Math.round(change.durationMs),
+          completed_at: now, updated_at: now, ...(change.enhancedPrompt ? { enhanced_prompt: change.enhancedPrompt } : {}),
+        },
         event: 'ready',
       };
     case 'failed': {
@@ -94,7 +102,9 @@ export async function transitionRender(deps: Deps, id: string, change: RenderCha
     if (!plan) return null;
     const next = await repo.updateRender(tx, id, plan.patch);
     await appendRenderEvent(tx, next, plan.event);
-    if (change.to === 'ready') await settle(tx, row.account_id, id, Math.round(change.durationMs));
+    if (change.to === 'ready') {
+      await settle(tx, row.account_id, id, change.charge === 'reserved' ? Number(row.reserved_milli) : Math.round(change.durationMs));
+    }
     else if (change.to === 'failed' || change.to === 'cancelled') await release(tx, row.account_id, id);
     return next;
   });

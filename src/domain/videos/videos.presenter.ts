@@ -26,6 +26,10 @@ export interface RenderObject {
   completed_at: string | null;
   error: RenderErrorBody | null;
   links?: { self: string; events: string; download: string };
+  /** H3 (`vid_`): the seed used. */
+  seed?: number;
+  /** H3 with enhance_mode=prompt, once generated: the expanded prompt. */
+  enhanced_prompt?: string;
 }
 
 type PresentDeps = Pick<AppDeps, 'storage' | 'config'>;
@@ -83,6 +87,8 @@ export async function presentVideo(deps: PresentDeps, row: VideosTable, opts: { 
     completed_at: row.completed_at,
     error: row.status === 'failed' ? presentError(row) : null,
   };
+  if (row.kind === 'h3' && row.seed !== null && row.seed !== undefined) out.seed = Number(row.seed);
+  if (row.kind === 'h3' && row.enhanced_prompt) out.enhanced_prompt = row.enhanced_prompt;
   if (opts.links) {
     const base = `${deps.config.publicUrl}/v1/renders/${row.id}`;
     out.links = { self: base, events: `${base}/events`, download: `${base}/download` };

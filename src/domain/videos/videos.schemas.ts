@@ -31,6 +31,8 @@ const renderFields = {
   created_at: Nullable(Type.String({ format: 'date-time' })),
   completed_at: Nullable(Type.String({ format: 'date-time' })),
   error: Type.Union([RenderErrorSchema, Type.Null()]),
+  seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2147483647, description: 'H3 (vid_) only: the seed used.' })),
+  enhanced_prompt: Type.Optional(Type.String({ description: 'H3 with enhance_mode=prompt, once generated: the expanded prompt.' })),
 };
 
 export const VideoSchema = Type.Object(renderFields, { description: 'Render-shaped video object (no links).' });

@@ -4,7 +4,8 @@
  * Keyframes are cyclic (the last blends back into the first), so every template loops seamlessly.
  *
  * Stable ids (part of the public API: GET /v1/motions/templates):
- *   tpl_idle, tpl_wave, tpl_walk, tpl_jump, tpl_dance, tpl_jacks
+ *   tpl_idle, tpl_wave, tpl_walk, tpl_jump, tpl_dance, tpl_jacks, tpl_run, tpl_clap, tpl_bow,
+ *   tpl_spin, tpl_kick, tpl_sit
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -75,12 +76,73 @@ const TEMPLATES: Template[] = [
       [0.75, { ry: -30, lSh: 100, rSh: 100, lHip: 18, rHip: 18 }],
     ],
   },
+  {
+    id: 'tpl_run', name: 'Run', durationS: 4, loops: 6,
+    keys: [
+      [0, { lHip: 38, rHip: -30, lKnee: -10, rKnee: -45, lSh: 10, rSh: 55, lEl: -70, rEl: -40, ry: -6, lean: 2 }],
+      [0.25, { lHip: 6, rHip: 6, lKnee: -40, rKnee: -5, lSh: 30, rSh: 30, lEl: -60, rEl: -60, ry: 6 }],
+      [0.5, { lHip: -30, rHip: 38, lKnee: -45, rKnee: -10, lSh: 55, rSh: 10, lEl: -40, rEl: -70, ry: -6, lean: -2 }],
+      [0.75, { lHip: 6, rHip: 6, lKnee: -5, rKnee: -40, lSh: 30, rSh: 30, lEl: -60, rEl: -60, ry: 6 }],
+    ],
+  },
+  {
+    id: 'tpl_clap', name: 'Clap', durationS: 4, loops: 6,
+    keys: [
+      [0, { lSh: 45, rSh: 45, lEl: -75, rEl: -75, head: 2 }],
+      [0.5, { lSh: 32, rSh: 32, lEl: -112, rEl: -112, head: -2, ry: 3 }],
+    ],
+  },
+  {
+    id: 'tpl_bow', name: 'Bow', durationS: 4, loops: 1,
+    keys: [
+      [0, {}],
+      [0.25, { bend: 55, head: 0, lSh: 12, rSh: 12, lEl: 0, rEl: 0, ry: 6 }],
+      [0.55, { bend: 60, lSh: 10, rSh: 10, lEl: 0, rEl: 0, ry: 8 }],
+      [0.8, {}],
+    ],
+  },
+  {
+    id: 'tpl_spin', name: 'Spin', durationS: 4, loops: 2,
+    keys: [
+      [0, { turn: 0, lSh: 80, rSh: 80, lEl: 0, rEl: 0 }],
+      [0.25, { turn: 90, lSh: 85, rSh: 85, lEl: 0, rEl: 0, ry: -4 }],
+      [0.5, { turn: 180, lSh: 80, rSh: 80, lEl: 0, rEl: 0 }],
+      [0.75, { turn: 270, lSh: 85, rSh: 85, lEl: 0, rEl: 0, ry: -4 }],
+      // Keyframes interpolate linearly in value: 360 then wraps to 0, which is the same pose.
+      [0.999, { turn: 360, lSh: 80, rSh: 80, lEl: 0, rEl: 0 }],
+    ],
+  },
+  {
+    id: 'tpl_kick', name: 'Kick', durationS: 4, loops: 2,
+    keys: [
+      [0, { lSh: 30, rSh: 30 }],
+      [0.3, { rHip: 20, rKnee: -60, lSh: 45, rSh: 40, lean: -3, ry: 4 }],
+      [0.45, { rHip: 85, rKnee: -5, lSh: 70, rSh: 55, lean: -8, lEl: 20 }],
+      [0.65, { rHip: 15, rKnee: -40, lSh: 40, rSh: 35, lean: -2 }],
+    ],
+  },
+  {
+    id: 'tpl_sit', name: 'Sit', durationS: 4, loops: 1,
+    keys: [
+      [0, { squat: 0.95, lHip: 14, rHip: 14, lKnee: -8, rKnee: -8, lSh: 18, rSh: 18, lEl: -30, rEl: -30 }],
+      [0.5, { squat: 0.95, lHip: 14, rHip: 14, lKnee: -8, rKnee: -8, lSh: 18, rSh: 18, lEl: -30, rEl: -30, head: 6, lean: 1 }],
+    ],
+  },
 ];
 
 export const TEMPLATE_FPS = 24;
 
 export function listTemplates(): Array<{ id: string; name: string; durationS: number }> {
   return TEMPLATES.map(({ id, name, durationS }) => ({ id, name, durationS }));
+}
+
+/** The pose of template `id` at time `s` seconds (looping), for composing templates over time. */
+export function templatePoseAt(id: string, s: number): PuppetPose {
+  const t = TEMPLATES.find((x) => x.id === id);
+  if (!t) throw new EngineError('INVALID_MOTION', `unknown motion template ${id}`, { templateId: id });
+  const loopS = t.durationS / t.loops;
+  const u = (((s / loopS) % 1) + 1) % 1;
+  return poseAt(t, u);
 }
 
 /** Smooth (cosine-eased) cyclic interpolation of the keyframed poses at loop phase `u` ∈ [0, 1). */

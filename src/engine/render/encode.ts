@@ -18,6 +18,10 @@ export interface EncoderOptions {
   /** Output duration in seconds (the motion's); keeps a longer audio track from extending it. */
   durationS: number;
   crf?: number;
+  /** x264 preset (default veryfast). */
+  preset?: string;
+  /** `copy` (default) muxes AAC as is; `aac` encodes the audio input (e.g. a WAV mix). */
+  audioCodec?: 'copy' | 'aac';
 }
 
 /** Pure argument builder (kept separate so it can be read and tested without spawning). */
@@ -28,9 +32,9 @@ export function encoderArgs(o: EncoderOptions): string[] {
   ];
   if (o.audioFile) args.push('-i', o.audioFile);
   args.push('-map', '0:v:0');
-  if (o.audioFile) args.push('-map', '1:a:0', '-c:a', 'copy');
+  if (o.audioFile) args.push('-map', '1:a:0', ...(o.audioCodec === 'aac' ? ['-c:a', 'aac', '-b:a', '160k'] : ['-c:a', 'copy']));
   args.push(
-    '-c:v', 'libx264', '-preset', 'veryfast', '-crf', String(o.crf ?? 20),
+    '-c:v', 'libx264', '-preset', o.preset ?? 'veryfast', '-crf', String(o.crf ?? 20),
     // The mask is encoded as yuv420p too (players expect it); its chroma is neutral grey.
     '-pix_fmt', 'yuv420p', '-r', String(o.fps),
     '-t', o.durationS.toFixed(3),

@@ -26,6 +26,29 @@ export interface RenderJob {
   outDir: string;
   signal?: AbortSignal;
   onProgress?: ProgressFn;
+  /** Output size; default: the driving size capped at MAX_SIDE (the track's coordinates scale to it). */
+  output?: { width: number; height: number };
+  /** Per-frame additions (generation and scene compositing); see FrameHooks. */
+  hooks?: FrameHooks;
+  /** Audio to mux instead of the motion's own: `copy` for AAC, `aac` to encode (e.g. a WAV mix). */
+  audio?: { file: string; codec: 'copy' | 'aac' } | null;
+  /** x264 settings (defaults: veryfast, CRF 20). */
+  encode?: { crf?: number; preset?: string };
+  /** Adjusts the character's texture (RGBA, resized) once before rendering, e.g. colour matching. */
+  textureFilter?: (rgba: Uint8Array, width: number, height: number) => void;
+}
+
+/**
+ * What a caller can add to each frame. All buffers are RGBA, `width x height`, row-major.
+ * - background: paints frame i's background (alpha 0) instead of the static one;
+ * - underlay: after the background, before the character; `pos` holds the posed vertices (x, y
+ *   pairs in output px) and `floorY` the floor line, so a contact shadow can sit under the feet;
+ * - post: the finished frame, changed in place before it is encoded (camera moves, keyframe blends).
+ */
+export interface FrameHooks {
+  background?(i: number, out: Uint8Array): void;
+  underlay?(i: number, frame: Uint8Array, pos: Float32Array, floorY: number): void;
+  post?(i: number, frame: Uint8Array): void;
 }
 
 const RING = 3;
@@ -49,7 +72,8 @@ export async function renderVideo(job: RenderJob): Promise<RenderResult> {
   const t0 = performance.now();
   let t1 = 0, t2 = 0;
 
-  const { width: W, height: H } = outputSize(track.width, track.height);
+  const { width: W, height: H } = job.output ?? outputSize(track.width, track.height);
+  const hooks = job.hooks ?? {};
   const retarget = createRetargeter(rig, track, W);
 
   // Texture resampled to about one texel per output pixel: bilinear taps then never skip texels
@@ -58,6 +82,7 @@ export async function renderVideo(job: RenderJob): Promise<RenderResult> {
   const tw = Math.max(1, Math.round(rig.textureWidth * texScale));
   const th = Math.max(1, Math.round(rig.textureHeight * texScale));
   const texRaw = await sharp(job.textureFile).ensureAlpha().resize(tw, th, { fit: 'fill', kernel: 'lanczos3' }).raw().toBuffer();
+  job.textureFilter?.(new Uint8Array(texRaw.buffer, texRaw.byteOffset, texRaw.length), tw, th);
   const tex = makeTexture(texRaw, tw, th);
   const nv = rig.vertices.length / 2;
   const uv = new Float32Array(nv * 2);
@@ -77,9 +102,11 @@ export async function renderVideo(job: RenderJob): Promise<RenderResult> {
   const alphaFile = transparent ? join(job.outDir, 'alpha.mp4') : null;
   const frameCount = track.frames.length;
   const durationS = frameCount / track.fps;
-  const audio = motion.audioFile ? join(motion.dir, motion.audioFile) : null;
-  const encoders = [new FrameEncoder({ ffmpeg: job.ffmpeg, width: W, height: H, fps: track.fps, input: 'rgba', outFile: videoFile, audioFile: audio, durationS })];
-  if (alphaFile) encoders.push(new FrameEncoder({ ffmpeg: job.ffmpeg, width: W, height: H, fps: track.fps, input: 'gray', outFile: alphaFile, durationS }));
+  const audio = job.audio !== undefined ? (job.audio?.file ?? null) : motion.audioFile ? join(motion.dir, motion.audioFile) : null;
+  const audioCodec = job.audio?.codec ?? 'copy';
+  const enc = { ffmpeg: job.ffmpeg, width: W, height: H, fps: track.fps, durationS, crf: job.encode?.crf, preset: job.encode?.preset };
+  const encoders = [new FrameEncoder({ ...enc, input: 'rgba', outFile: videoFile, audioFile: audio, audioCodec })];
+  if (alphaFile) encoders.push(new FrameEncoder({ ...enc, input: 'gray', outFile: alphaFile }));
   const onAbort = (): void => { for (const e of encoders) void e.kill(); };
   signal?.addEventListener('abort', onAbort, { once: true });
 
@@ -97,11 +124,14 @@ export async function renderVideo(job: RenderJob): Promise<RenderResult> {
       await pending[slot];
       if (signal?.aborted) throw abortError(signal);
       const frame = frames[slot];
-      frame.set(bg);
+      if (hooks.background) hooks.background(i, frame);
+      else frame.set(bg);
       retarget.pose(i, aff);
       deform(rig, aff, pos);
+      hooks.underlay?.(i, frame, pos, retarget.floorY);
       bounds.minX = W; bounds.minY = H; bounds.maxX = 0; bounds.maxY = 0;
       drawTriangles(frame, W, H, pos, uv, tris, tex, bounds, clip, labels);
+      hooks.post?.(i, frame);
       const writes = [encoders[0].write(frame)];
       if (transparent) {
         const m = masks[slot];

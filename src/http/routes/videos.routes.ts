@@ -4,6 +4,42 @@ import type { AppDeps } from '../deps.js';
 import { principal } from '../plugins/auth.js';
 import { getVideo, listVideos } from '../../domain/videos/videos.service.js';
 import { VideoIdParamsSchema, VideoListQuerySchema, VideoPageSchema, VideoSchema } from '../../domain/videos/videos.schemas.js';
+import { AppError, invalidRequest } from '../../contracts/errors.js';
+import { readMediaForm } from '../multipart.js';
+import { presentVideo } from '../../domain/videos/videos.presenter.js';
+import { createVideo } from '../../domain/videos/video-create.service.js';
+import { ASPECT_RATIOS, DURATION, PROMPT_MAX, SEED_MAX, TAGS, VIDEO_FILE_FIELDS, VIDEO_TEXT_FIELDS } from '../../domain/videos/video-request.js';
+import { H3_RESOLUTIONS } from '../../domain/billing/prices.js';
+
+/** The documented form of POST /v1/videos (validation itself is domain/videos/video-request.ts). */
+const videoForm = {
+  type: 'object',
+  description:
+    'mode h3 (default without a driving video): prompt (+ optional first/last frame, tags). mode animate (default with a driving video): one character source and one driving source.',
+  properties: {
+    mode: { type: 'string', enum: ['h3', 'animate'] },
+    model: { type: 'string', enum: ['h3'], description: 'Names the H3 mode (integrations send {"model":"h3","prompt":...}).' },
+    prompt: { type: 'string', maxLength: PROMPT_MAX, description: 'Required in h3 mode; optional in animate mode.' },
+    seed: { type: 'integer', minimum: 0, maximum: SEED_MAX, description: 'Same inputs and seed give the same video; random when absent.' },
+    watermark: { type: 'boolean', default: false },
+    quality: { type: 'string', enum: ['low', 'high'], default: 'low', description: 'h3: high spends more time; same price.' },
+    duration_s: { type: 'number', minimum: DURATION.min, maximum: DURATION.max, default: DURATION.default },
+    resolution: { type: 'string', enum: [...H3_RESOLUTIONS], default: '768p', description: 'The short side: 480, 768, 1080, 1440 (2k), 2160 (4k).' },
+    aspect_ratio: { type: 'string', enum: [...ASPECT_RATIOS], default: '16:9' },
+    first_frame_image: { type: 'string', format: 'binary' },
+    first_frame_image_url: { type: 'string', format: 'uri' },
+    last_frame_image: { type: 'string', format: 'binary', description: 'Only together with a first frame.' },
+    last_frame_image_url: { type: 'string', format: 'uri' },
+    enhance_mode: { type: 'string', enum: ['off', 'prompt'], default: 'off' },
+    target_tags: { type: 'array', maxItems: TAGS.max, items: { type: 'string', maxLength: TAGS.maxLength }, description: 'Ordered; repeat the multipart field.' },
+    character_image: { type: 'string', format: 'binary' },
+    character_image_url: { type: 'string', format: 'uri' },
+    character_id: { type: 'string' },
+    driving_video: { type: 'string', format: 'binary' },
+    driving_video_url: { type: 'string', format: 'uri' },
+    motion_id: { type: 'string' },
+  },
+};
 
 export async function videosRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   app.get<{ Querystring: Static<typeof VideoListQuerySchema> }>(
@@ -13,6 +49,51 @@ export async function videosRoutes(app: FastifyInstance, deps: AppDeps): Promise
       config: { openapi: { summary: 'List videos (renders, H3 and character-animation), newest first', tags: ['videos'] } },
     },
     async (request) => listVideos(deps, principal(request).accountId, request.query),
+  );
+
+  app.post(
+    '/videos',
+    {
+      schema: { response: { 200: VideoSchema } },
+      config: {
+        openapi: {
+          summary: 'Generate a video: H3 (vid_, native audio) or character animation (anim_, needs a driving video); answers the queued Video',
+          tags: ['videos'],
+          multipart: videoForm,
+          json: videoForm,
+        },
+      },
+    },
+    async (request) => {
+      const ctx = { accountId: principal(request).accountId, requestId: request.id, serviceSource: request.serviceSource };
+      if (request.isMultipart()) {
+        const l = deps.config.limits;
+        const form = await readMediaForm(
+          request,
+          {
+            files: { character_image: { maxBytes: l.imageBytes }, first_frame_image: { maxBytes: l.imageBytes }, last_frame_image: { maxBytes: l.imageBytes }, driving_video: { maxBytes: l.videoBytes } },
+            fields: VIDEO_TEXT_FIELDS.filter((f) => !(VIDEO_FILE_FIELDS as readonly string[]).includes(f)),
+            repeatable: ['target_tags'],
+          },
+          deps.tmpDir,
+        );
+        try {
+          const values: Record<string, unknown> = { ...form.fields, ...form.lists };
+          return await presentVideo(deps, await createVideo(deps, ctx, { values, files: form.files }), { links: false });
+        } finally {
+          await form.cleanup();
+        }
+      }
+      const contentType = request.headers['content-type'];
+      if (contentType === undefined || !/^application\/json\s*(;|$)/i.test(contentType)) {
+        throw new AppError('INVALID_REQUEST', 'POST /v1/videos takes multipart/form-data, or application/json when every media field is a URL or an ID.', {
+          details: { content_type: contentType ?? null },
+        });
+      }
+      const body = request.body;
+      if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalidRequest('The JSON body must be an object.', {});
+      return presentVideo(deps, await createVideo(deps, ctx, { values: body as Record<string, unknown>, files: {} }), { links: false });
+    },
   );
 
   app.get<{ Params: Static<typeof VideoIdParamsSchema> }>(

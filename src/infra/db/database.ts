@@ -6,6 +6,7 @@ import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, type D
 import type { Database } from './schema.js';
 import * as m0001 from './migrations/0001-initial.js';
 import * as m0002AssetTaskIds from './migrations/0002-asset-task-ids.js';
+import * as m0003VideoGeneration from './migrations/0003-video-generation.js';
 
 export type Db = Kysely<Database>;
 export type DialectName = 'sqlite' | 'postgres';
@@ -82,6 +83,7 @@ export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
   '0002-asset-task-ids': m0002AssetTaskIds,
+  '0003-video-generation': m0003VideoGeneration,
 };
 
 class StaticMigrations implements MigrationProvider {

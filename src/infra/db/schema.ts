@@ -114,6 +114,12 @@ export interface VideosTable {
   id: string;
   account_id: string;
   kind: 'render' | 'h3' | 'animation';
+  /** H3 and animation requests: the validated generation parameters (JSON). */
+  params_json?: string | null;
+  /** H3: the seed used (given or drawn at creation). */
+  seed?: number | null;
+  /** H3 with enhance_mode=prompt: the expanded prompt the generator played. */
+  enhanced_prompt?: string | null;
   status: AssetStatus;
   progress: number | null;
   stage: 'analyzing' | 'rendering' | 'finishing' | null;

@@ -70,10 +70,13 @@ async function renderIn(deps: AppDeps, row: VideosTable, dir: string, signal: Ab
 
   const outDir = join(dir, 'out');
   await mkdir(outDir, { recursive: true });
+  const animation = row.kind === 'animation';
+  const params = animation && row.params_json ? (JSON.parse(row.params_json) as { watermark?: boolean }) : {};
   const result = await deps.engine.render({
     character,
     motion,
     background: backgroundOf(row),
+    ...(animation ? { scene: { seed: Number(row.seed ?? 0), watermark: params.watermark === true } } : {}),
     outDir,
     signal,
     onProgress: (stage, p) => progress.report(stage, prepShare + (p * (100 - prepShare)) / 100),
@@ -89,7 +92,9 @@ async function renderIn(deps: AppDeps, row: VideosTable, dir: string, signal: Ab
     await deps.storage.putFile(keys.videoKey, resolveIn(outDir, result.videoFile));
     if (alphaKey && result.alphaFile) await deps.storage.putFile(alphaKey, resolveIn(outDir, result.alphaFile));
     // Refused when a cancellation won the race during the upload: then the files must go.
-    if (!(await transitionRender(deps, row.id, { to: 'ready', videoKey: keys.videoKey, alphaKey, durationMs: result.durationMs }))) {
+    // A character-animation video costs ceil(driving seconds), settled at its reservation.
+    const charge = animation ? 'reserved' : 'duration';
+    if (!(await transitionRender(deps, row.id, { to: 'ready', videoKey: keys.videoKey, alphaKey, durationMs: result.durationMs, charge }))) {
       await discardOutputsUnlessReady(deps, row.id);
     }
   } catch (e) {
@@ -115,6 +120,18 @@ function backgroundOf(row: VideosTable): BackgroundSpec {
 
 type PrepProgress = () => (percent: number) => void;
 
+/** The shipped character: analysed once per installation and reused from storage. */
+export async function builtinCharacter(deps: Pick<AppDeps, 'storage' | 'engine'>, dir: string, signal: AbortSignal): Promise<CharacterAssets> {
+  const assetsDir = join(dir, 'assets');
+  if (await downloadAssets(deps.storage, BUILTIN_CHARACTER_KEY, assetsDir, CHARACTER_ASSET_FILES)) return deps.engine.loadCharacter(assetsDir);
+  const image = join(dir, 'builtin-image.png');
+  await mkdir(dir, { recursive: true });
+  await deps.engine.writeDefaultCharacterImage(image);
+  const assets = await deps.engine.analyzeCharacter({ imageFile: image, outDir: assetsDir, thumbnail: false, signal });
+  await uploadAssets(deps.storage, assets.dir ?? assetsDir, BUILTIN_CHARACTER_KEY, CHARACTER_ASSET_FILES);
+  return assets;
+}
+
 async function resolveCharacter(deps: AppDeps, src: StoredCharacterSource, dir: string, signal: AbortSignal, prep: PrepProgress): Promise<CharacterAssets> {
   const assetsDir = join(dir, 'assets');
   if (src.kind === 'character') {
@@ -123,16 +140,7 @@ async function resolveCharacter(deps: AppDeps, src: StoredCharacterSource, dir: 
     if (!(await downloadAssets(deps.storage, prefix, assetsDir, CHARACTER_ASSET_FILES))) throw missingAsset('INVALID_CHARACTER', src.id);
     return deps.engine.loadCharacter(assetsDir);
   }
-  if (src.kind === 'builtin') {
-    // The shipped character is analysed once per installation and reused from storage.
-    if (await downloadAssets(deps.storage, BUILTIN_CHARACTER_KEY, assetsDir, CHARACTER_ASSET_FILES)) return deps.engine.loadCharacter(assetsDir);
-    const image = join(dir, 'builtin-image.png');
-    await mkdir(dir, { recursive: true });
-    await deps.engine.writeDefaultCharacterImage(image);
-    const assets = await deps.engine.analyzeCharacter({ imageFile: image, outDir: assetsDir, thumbnail: false, signal });
-    await uploadAssets(deps.storage, assets.dir ?? assetsDir, BUILTIN_CHARACTER_KEY, CHARACTER_ASSET_FILES);
-    return assets;
-  }
+  if (src.kind === 'builtin') return builtinCharacter(deps, dir, signal);
   const image = join(dir, 'input-image');
   await mkdir(dir, { recursive: true });
   // Stored inputs may come from a draft upload, checked only against its declaration: probe by
