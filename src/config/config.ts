@@ -33,6 +33,8 @@ export interface Config {
     videoMinSide: number;
     videoMaxSide: number;
     urlFetchTimeoutMs: number;
+    /** Time budget of the decode check of a video at the door (start, middle, end); 0 turns it off. */
+    videoDecodeCheckMs: number;
   };
   rateLimits: { createPerSecond: number; createBurst: number; readPerSecond: number; enabled: boolean };
   /** Hosts/CIDRs an operator allows URL inputs to reach although they are not public. */
@@ -165,6 +167,7 @@ export function loadConfig(env: Env, overrides: Partial<Config> = {}): Config {
       videoMinSide: r.int('MARIONETTE_MIN_VIDEO_SIDE', 64, 1, 16384),
       videoMaxSide: r.int('MARIONETTE_MAX_VIDEO_SIDE', 4096, 16, 16384),
       urlFetchTimeoutMs: r.int('MARIONETTE_URL_FETCH_TIMEOUT_MS', 30_000, 100, 600_000),
+      videoDecodeCheckMs: r.int('MARIONETTE_VIDEO_DECODE_CHECK_MS', 10_000, 0, 600_000),
     },
     rateLimits: {
       enabled: r.bool('MARIONETTE_RATE_LIMITS', true),

@@ -10,6 +10,7 @@ import { listTemplates, writeTemplateMotion } from './builtins/templates.js';
 import { analyzeCharacterImage, warmUpCharacterAnalysis } from './character/analyze.js';
 import type { MediaTools } from './media/ffmpeg.js';
 import { probeImage, probeVideo } from './media/probe.js';
+import { checkVideoFrames, type FrameCheck } from './media/video-integrity.js';
 import { extractMotion, warmUpMotionExtraction } from './motion/extract-motion.js';
 import { renderVideo } from './render/render-video.js';
 import { generateVideo, type GenerateResult } from './generate/generate.js';
@@ -73,6 +74,7 @@ export interface Engine {
   warmUp(): Promise<void>;
   probeImage(file: string): Promise<ImageInfo>;
   probeVideo(file: string): Promise<VideoInfo>;
+  checkVideoFrames(file: string, durationMs: number, timeoutMs: number): Promise<FrameCheck>;
   analyzeCharacter(input: {
     imageFile: string; outDir: string; thumbnail: boolean; signal?: AbortSignal; onProgress?: (percent: number) => void;
   }): Promise<CharacterAssets>;
@@ -124,6 +126,7 @@ export function createEngine(opts: { tools: MediaTools; tmpDir?: string }): Engi
     },
     probeImage: (file) => probeImage(file),
     probeVideo: (file) => probeVideo(tools, file),
+    checkVideoFrames: (file, durationMs, timeoutMs) => checkVideoFrames(tools, file, durationMs, { timeoutMs }),
 
     async analyzeCharacter({ imageFile, outDir, thumbnail, signal, onProgress }) {
       onProgress?.(0);

@@ -1,4 +1,5 @@
 import type { BackgroundSpec, CharacterAssets, ImageInfo, MotionAssets, ProgressFn, RenderResult, VideoInfo } from '../../engine/types.js';
+import type { FrameCheck } from '../../engine/media/video-integrity.js';
 import type { GenerateResult, GenerateVideoInput, SceneOptions } from '../../engine/index.js';
 
 /**
@@ -10,6 +11,11 @@ export interface EnginePort {
   warmUp?(): Promise<void>;
   probeImage(file: string): Promise<ImageInfo>;
   probeVideo(file: string): Promise<VideoInfo>;
+  /**
+   * Decodes short windows at the start, middle and end of a probed video within `timeoutMs`;
+   * `failure` is the first decoder error (null: the frames decode). Optional for test stand-ins.
+   */
+  checkVideoFrames?(file: string, durationMs: number, timeoutMs: number): Promise<FrameCheck>;
   analyzeCharacter(input: { imageFile: string; outDir: string; thumbnail: boolean; signal?: AbortSignal; onProgress?: (percent: number) => void }): Promise<CharacterAssets>;
   loadCharacter(dir: string): Promise<CharacterAssets>;
   extractMotion(input: { videoFile: string; outDir: string; targetFps?: number; smoothing: boolean; signal?: AbortSignal; onProgress?: (percent: number) => void }): Promise<MotionAssets>;

@@ -70,6 +70,24 @@ export async function checkImageFile(deps: MediaCheckDeps, file: string): Promis
   return info;
 }
 
+/**
+ * The container probed fine; now the frames themselves (issue #14): a short decode of the start,
+ * middle and end. A check cut by its time budget lets the file through (a busy machine is no
+ * evidence of damage; the worker's full decode still fails cleanly and refunds).
+ */
+async function checkFrames(deps: MediaCheckDeps, file: string, info: VideoInfo, base: Record<string, unknown>): Promise<void> {
+  const budget = deps.config.limits.videoDecodeCheckMs;
+  if (budget <= 0 || !deps.engine.checkVideoFrames) return;
+  const r = await deps.engine.checkVideoFrames(file, info.durationMs, budget);
+  if (r.failure !== null) {
+    throw unsupported('The video probes as a valid container but its frames are corrupt and cannot be decoded. Send a complete, undamaged MP4, MOV or WebM file.', {
+      ...base,
+      reason: 'corrupt_frames',
+      decoder_error: r.failure,
+    });
+  }
+}
+
 export async function checkVideoFile(deps: MediaCheckDeps, file: string): Promise<VideoInfo> {
   const limits = deps.config.limits;
   const size = await sizeOf(file);
@@ -99,5 +117,6 @@ export async function checkVideoFile(deps: MediaCheckDeps, file: string): Promis
       max_side_px: limits.videoMaxSide,
     });
   }
+  await checkFrames(deps, file, info, base);
   return info;
 }
