@@ -22,7 +22,8 @@ import { createAccount } from '../src/domain/accounts/accounts.service.js';
 import { wire } from '../src/main/wire.js';
 import { nowIso, openDb, type Db } from '../src/infra/db/database.js';
 import type { VideosTable } from '../src/infra/db/schema.js';
-import { InProcessPubSub, type PubSub } from '../src/infra/pubsub/pubsub.js';
+import { InProcessPubSub } from '../src/infra/pubsub/in-process-pubsub.js';
+import type { PubSub } from '../src/domain/ports/pubsub.js';
 import { cpus, loadavg } from 'node:os';
 import { machineLine, writeSection } from './_report.js';
 

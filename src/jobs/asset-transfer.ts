@@ -4,9 +4,9 @@ import { basename, isAbsolute, join } from 'node:path';
 import { AppError } from '../contracts/errors.js';
 import type { AppDeps } from '../http/deps.js';
 import { fetchToFile } from '../infra/net/safe-fetch.js';
-import type { Storage } from '../infra/storage/storage.js';
-import type { JobContext } from './queue.js';
-import * as jobs from './jobs.repository.js';
+import type { Storage } from '../domain/ports/storage.js';
+import type { JobContext } from '../domain/ports/job-queue.js';
+import * as jobs from '../infra/queue/jobs.repository.js';
 
 /**
  * Moving files between storage and a job's local work dir. Engine assets are a fixed set of file

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../http/deps.js';
 import { sweepAllExpiredDrafts } from '../domain/drafts/drafts.service.js';
-import * as jobs from './jobs.repository.js';
+import * as jobs from '../infra/queue/jobs.repository.js';
 
 /**
  * Housekeeping that workers run: event history is kept `events.historyHours` after a render's

@@ -14,7 +14,7 @@ import { startMaintenance } from './maintenance.js';
  */
 export async function startWorkers(deps: AppDeps): Promise<void> {
   await removeOrphanWorkDirs(deps);
-  if (deps.config.workers.warmUp && deps.engine.warmUp) {
+  if (deps.config.workers.warmUp) {
     // In the background: the first job waits for the models anyway, the process start does not.
     deps.engine.warmUp().catch((e) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg: 'engine warm-up failed', err: String(e) })}\n`));
   }

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config/config.js';
 import type { Db } from '../infra/db/database.js';
-import { InProcessPubSub } from '../infra/pubsub/pubsub.js';
-import { EmbeddedQueue } from '../jobs/embedded-queue.js';
+import { InProcessPubSub } from '../infra/pubsub/in-process-pubsub.js';
+import { EmbeddedQueue } from '../infra/queue/embedded-queue.js';
 import { cancelRender } from '../domain/renders/render-cancel.service.js';
 import { isAppError } from '../contracts/errors.js';
 import { DiskStorage } from '../infra/storage/disk-storage.js';

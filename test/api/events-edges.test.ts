@@ -5,7 +5,7 @@ import { dbTargets, errorOf, startService, type TestService } from '../helpers/h
 import { transitionRender } from '../../src/domain/renders/renders.state.js';
 import { insertQueuedRender } from '../jobs/render-fixture.js';
 import { renderEventStreams } from '../jobs/sse-reader.js';
-import type { PubSub } from '../../src/infra/pubsub/pubsub.js';
+import type { PubSub } from '../../src/domain/ports/pubsub.js';
 
 const FIELDS = ['alpha_url', 'completed_at', 'error', 'event_id', 'id', 'occurred_at', 'progress', 'sequence', 'stage', 'status', 'video_url'];
 

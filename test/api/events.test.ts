@@ -5,7 +5,7 @@ import { transitionRender } from '../../src/domain/renders/renders.state.js';
 import { newId } from '../../src/contracts/ids.js';
 import { insertQueuedRender } from '../jobs/render-fixture.js';
 import { renderEventStreams } from '../jobs/sse-reader.js';
-import type { PubSub } from '../../src/infra/pubsub/pubsub.js';
+import type { PubSub } from '../../src/domain/ports/pubsub.js';
 import { purgeEventHistory } from '../../src/jobs/maintenance.js';
 
 /** GET /v1/renders/{id}/events through real HTTP; render state is driven by the state machine. */

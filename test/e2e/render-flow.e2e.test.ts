@@ -7,7 +7,7 @@ import { openSse, type SseFrame } from '../jobs/sse-reader.js';
 import { ledgerOf } from '../jobs/render-fixture.js';
 import { ffprobe, prepareMedia } from './media-prep.js';
 import { cancelRender } from '../../src/domain/renders/render-cancel.service.js';
-import type { EmbeddedQueue } from '../../src/jobs/embedded-queue.js';
+import type { EmbeddedQueue } from '../../src/infra/queue/embedded-queue.js';
 
 /**
  * The whole service with the real engine: a real picture and a real driving video, through HTTP,

@@ -1,5 +1,5 @@
-import { EmbeddedQueue } from '../../src/jobs/embedded-queue.js';
-import { enqueueInTx } from '../../src/jobs/outbox.js';
+import { EmbeddedQueue } from '../../src/infra/queue/embedded-queue.js';
+import { enqueueInTx } from '../../src/infra/queue/outbox.js';
 import { newId } from '../../src/contracts/ids.js';
 import type { TestService } from '../helpers/harness.js';
 

@@ -3,7 +3,7 @@ import { reserve } from '../../src/domain/billing/billing.service.js';
 import { announceRenderEvent, appendRenderEvent } from '../../src/domain/events/render-events.js';
 import { nowIso, type Db } from '../../src/infra/db/database.js';
 import type { VideosTable } from '../../src/infra/db/schema.js';
-import type { PubSub } from '../../src/infra/pubsub/pubsub.js';
+import type { PubSub } from '../../src/domain/ports/pubsub.js';
 
 /**
  * A queued render as render creation leaves it (row, reservation, `queued` event), without going

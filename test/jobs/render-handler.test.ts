@@ -9,7 +9,7 @@ import { dbTargets, hasSharedMedia, mediaFile, NO_MEDIA_REASON, startService, ty
 import { startWorkers } from '../../src/jobs/workers.js';
 import { removeOrphanWorkDirs } from '../../src/jobs/asset-transfer.js';
 import { newId } from '../../src/contracts/ids.js';
-import { enqueueInTx } from '../../src/jobs/outbox.js';
+import { enqueueInTx } from '../../src/infra/queue/outbox.js';
 import { cancelRender } from '../../src/domain/renders/render-cancel.service.js';
 import { EngineError } from '../../src/engine/types.js';
 import { resolveTools, runProcess } from '../../src/engine/media/ffmpeg.js';

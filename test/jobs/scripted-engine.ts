@@ -1,14 +1,15 @@
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { EnginePort } from '../../src/domain/media/engine.port.js';
+import type { Engine } from '../../src/domain/ports/engine.js';
 import { resolveTools, runProcess } from '../../src/engine/media/ffmpeg.js';
 import { probeImage, probeVideo } from '../../src/engine/media/probe.js';
+import { checkVideoFrames } from '../../src/engine/media/video-integrity.js';
 import type { CharacterAssets, MotionAssets, MotionTrack } from '../../src/engine/types.js';
 import { mediaFile } from '../helpers/harness.js';
 
 /**
  * An engine whose analysis steps are scripted, for tests of the job machinery where the animation
- * itself is not under test (engine.port.ts allows a narrower stand-in there). Probing is the real
+ * itself is not under test (the whole Engine port; generation and warm-up are not scripted). Probing is the real
  * engine's, and `render` makes a real H.264 file of the motion's length with ffmpeg, honouring the
  * abort signal like the real one. `script` lets a test inject failures or stalls per call.
  */
@@ -17,7 +18,7 @@ export interface Script {
   render?: (call: number, signal: AbortSignal) => Promise<void> | void;
 }
 
-export function scriptedEngine(script: Script = {}): EnginePort & { calls: Record<string, number> } {
+export function scriptedEngine(script: Script = {}): Engine & { calls: Record<string, number> } {
   const tools = resolveTools(process.env);
   const calls: Record<string, number> = { analyze: 0, extract: 0, render: 0 };
   const character = (dir: string): CharacterAssets => ({
@@ -36,8 +37,13 @@ export function scriptedEngine(script: Script = {}): EnginePort & { calls: Recor
   };
   return {
     calls,
+    async warmUp() {},
+    async generate() {
+      throw new Error('the scripted engine does not generate videos');
+    },
     probeImage: (f) => probeImage(f),
     probeVideo: (f) => probeVideo(tools, f),
+    checkVideoFrames: (f, durationMs, timeoutMs) => checkVideoFrames(tools, f, durationMs, { timeoutMs }),
     async analyzeCharacter({ imageFile, outDir }) {
       await script.analyze?.(++calls.analyze);
       await mkdir(outDir, { recursive: true });

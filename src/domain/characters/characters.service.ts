@@ -3,7 +3,6 @@ import { isIdOf, newId } from '../../contracts/ids.js';
 import type { AppDeps } from '../../http/deps.js';
 import { isUniqueViolation, nowIso } from '../../infra/db/database.js';
 import type { CharactersTable } from '../../infra/db/schema.js';
-import { enqueueInTx } from '../../jobs/outbox.js';
 import { charge, creditsToMilli } from '../billing/billing.service.js';
 import { checkImageFile } from '../media/media-check.js';
 import { parseCharacterForm, type CharacterInput } from './characters.input.js';
@@ -77,7 +76,7 @@ export async function createCharacter(deps: AppDeps, ctx: RequestCtx, form: { fi
       const row = newRow(id, ctx, input, sourceKey);
       await repo.insertCharacter(tx, row);
       await charge(tx, ctx.accountId, id, row.charge_milli);
-      await enqueueInTx(tx, { type: 'character.process', resourceId: id, payload: {}, maxAttempts: deps.config.workers.maxAttempts });
+      await deps.queue.enqueueInTx(tx, { type: 'character.process', resourceId: id, payload: {}, maxAttempts: deps.config.workers.maxAttempts });
       return row;
     });
   } catch (e) {

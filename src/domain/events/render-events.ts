@@ -1,6 +1,6 @@
 import { newId } from '../../contracts/ids.js';
 import { nowIso, type Db } from '../../infra/db/database.js';
-import type { PubSub } from '../../infra/pubsub/pubsub.js';
+import type { PubSub } from '../ports/pubsub.js';
 import type { RenderEventsTable, VideosTable } from '../../infra/db/schema.js';
 
 /**

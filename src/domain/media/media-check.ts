@@ -77,7 +77,7 @@ export async function checkImageFile(deps: MediaCheckDeps, file: string): Promis
  */
 async function checkFrames(deps: MediaCheckDeps, file: string, info: VideoInfo, base: Record<string, unknown>): Promise<void> {
   const budget = deps.config.limits.videoDecodeCheckMs;
-  if (budget <= 0 || !deps.engine.checkVideoFrames) return;
+  if (budget <= 0) return;
   const r = await deps.engine.checkVideoFrames(file, info.durationMs, budget);
   if (r.failure !== null) {
     throw unsupported('The video probes as a valid container but its frames are corrupt and cannot be decoded. Send a complete, undamaged MP4, MOV or WebM file.', {

@@ -3,7 +3,6 @@ import { isIdOf, newId } from '../../contracts/ids.js';
 import type { AppDeps } from '../../http/deps.js';
 import { isUniqueViolation, nowIso, type Db } from '../../infra/db/database.js';
 import type { MotionsTable } from '../../infra/db/schema.js';
-import { enqueueInTx } from '../../jobs/outbox.js';
 import type { RequestCtx } from '../characters/characters.service.js';
 import { withoutEmpty, type Fields, type FormFile } from '../characters/form-fields.js';
 import { checkVideoFile } from '../media/media-check.js';
@@ -49,7 +48,7 @@ async function insertWithJob(deps: Pick<AppDeps, 'db' | 'queue' | 'config'>, row
     await deps.db.transaction().execute(async (tx: Db) => {
       if (row.task_id !== null && (await repo.findByTaskId(tx, row.account_id, row.task_id))) throw taskIdConflict(row.task_id);
       await repo.insertMotion(tx, row);
-      await enqueueInTx(tx, { type: 'motion.extract', resourceId: row.id, payload: {}, maxAttempts: deps.config.workers.maxAttempts });
+      await deps.queue.enqueueInTx(tx, { type: 'motion.extract', resourceId: row.id, payload: {}, maxAttempts: deps.config.workers.maxAttempts });
     });
   } catch (e) {
     // Two concurrent creations with one task_id: the unique index refuses the second.

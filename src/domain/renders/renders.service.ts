@@ -4,7 +4,6 @@ import { isIdOf, newId } from '../../contracts/ids.js';
 import type { AppDeps } from '../../http/deps.js';
 import { nowIso, type Db } from '../../infra/db/database.js';
 import type { VideosTable } from '../../infra/db/schema.js';
-import { enqueueInTx } from '../../jobs/outbox.js';
 import { reserve } from '../billing/billing.service.js';
 import { announceRenderEvent, appendRenderEvent } from '../events/render-events.js';
 import { formatBgColor, parseRenderForm, type RenderForm, type RenderInput } from './render-input.js';
@@ -112,7 +111,7 @@ export async function createRender(deps: AppDeps, ctx: RenderContext, input: Ren
       // Unknown estimate (URL motion): no ledger row yet, so the worker's reservation is the one.
       if (resolved.estimatedMs !== null) await reserve(tx, ctx.accountId, renderId, reservedMilli);
       await appendRenderEvent(tx, row, 'queued');
-      await enqueueInTx(tx, { type: 'render.run', resourceId: renderId, payload: {}, maxAttempts: deps.config.workers.maxAttempts });
+      await deps.queue.enqueueInTx(tx, { type: 'render.run', resourceId: renderId, payload: {}, maxAttempts: deps.config.workers.maxAttempts });
       if (opts.inTx) await opts.inTx(tx, renderId);
     });
     stored = false;

@@ -5,7 +5,6 @@ import type { AppDeps } from '../../http/deps.js';
 import { checkUrlAtDoor } from '../../infra/net/safe-fetch.js';
 import { nowIso } from '../../infra/db/database.js';
 import type { VideosTable } from '../../infra/db/schema.js';
-import { enqueueInTx } from '../../jobs/outbox.js';
 import { reserve } from '../billing/billing.service.js';
 import { h3PriceMilli } from '../billing/prices.js';
 import { announceRenderEvent, appendRenderEvent } from '../events/render-events.js';
@@ -105,7 +104,7 @@ async function createH3(deps: Deps, ctx: RenderContext, req: H3Request): Promise
       await repo.insertVideo(tx, row);
       await reserve(tx, ctx.accountId, id, price);
       await appendRenderEvent(tx, row, 'queued');
-      await enqueueInTx(tx, { type: 'video.generate', resourceId: id, payload: {}, maxAttempts: deps.config.workers.maxAttempts });
+      await deps.queue.enqueueInTx(tx, { type: 'video.generate', resourceId: id, payload: {}, maxAttempts: deps.config.workers.maxAttempts });
     });
     committed = true;
     await announceRenderEvent(deps.pubsub, id);

@@ -15,7 +15,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { GenerationRequest, GenerationResult, VideoGenerator } from '../../domain/videos/generator.port.js';
+import type { GenerationRequest, GenerationResult, VideoGenerator } from '../../domain/ports/video-generator.js';
 
 export interface ComfyUiOptions {
   baseUrl: string;

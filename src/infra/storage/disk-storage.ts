@@ -5,7 +5,7 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ulid } from '../../contracts/ids.js';
-import type { PutResult, Storage, StoredObject } from './storage.js';
+import type { PutResult, Storage, StoredObject } from '../../domain/ports/storage.js';
 import type { UrlSigner } from './signer.js';
 
 export class ObjectTooLargeError extends Error {

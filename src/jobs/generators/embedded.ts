@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { AppDeps } from '../../http/deps.js';
-import type { GenerationRequest, GenerationResult, VideoGenerator } from '../../domain/videos/generator.port.js';
+import type { GenerationRequest, GenerationResult, VideoGenerator } from '../../domain/ports/video-generator.js';
 import { EngineError, type CharacterAssets } from '../../engine/types.js';
 import { internalError } from '../../contracts/errors.js';
 import { builtinCharacter } from '../handlers/render-run.handler.js';
@@ -14,7 +14,7 @@ export function embeddedGenerator(deps: Pick<AppDeps, 'engine' | 'storage'>): Vi
   return {
     name: 'embedded',
     async generate(req: GenerationRequest): Promise<GenerationResult> {
-      const generate = deps.engine.generate?.bind(deps.engine);
+      const generate = deps.engine.generate.bind(deps.engine);
       if (!generate) throw internalError('This engine has no embedded generator.', false);
       let subject: CharacterAssets | null = null;
       let fromFrame = false;

@@ -5,7 +5,7 @@ import { checkImageFile } from '../../domain/media/media-check.js';
 import { transitionCharacter } from '../../domain/characters/characters.state.js';
 import { CHARACTER_ASSET_FILES, characterAssetsKey, fetchInput, uploadAssets, withWorkDir } from '../asset-transfer.js';
 import { ProgressReporter } from '../progress-reporter.js';
-import type { JobContext, JobHandler } from '../queue.js';
+import type { JobContext, JobHandler } from '../../domain/ports/job-queue.js';
 import { characterById } from './job-resources.repository.js';
 
 /**

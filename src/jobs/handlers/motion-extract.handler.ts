@@ -7,7 +7,7 @@ import { EXTRACTION_NOT_AVAILABLE } from './character-process.handler.js';
 import { transitionMotion } from '../../domain/motions/motions.state.js';
 import { MOTION_ASSET_FILES, fetchInput, motionAssetsKey, uploadAssets, withWorkDir } from '../asset-transfer.js';
 import { ProgressReporter } from '../progress-reporter.js';
-import type { JobContext, JobHandler } from '../queue.js';
+import type { JobContext, JobHandler } from '../../domain/ports/job-queue.js';
 import { motionById } from './job-resources.repository.js';
 
 /**

@@ -20,7 +20,7 @@ import {
   withWorkDir,
 } from '../asset-transfer.js';
 import { ProgressReporter } from '../progress-reporter.js';
-import type { JobContext, JobHandler } from '../queue.js';
+import type { JobContext, JobHandler } from '../../domain/ports/job-queue.js';
 import { characterById, motionById, renderById } from './job-resources.repository.js';
 import { discardOutputsUnlessReady, renderOutputKeys } from '../../domain/renders/render-cancel.service.js';
 

@@ -2,14 +2,14 @@ import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import type { AppDeps } from '../../http/deps.js';
 import type { VideosTable } from '../../infra/db/schema.js';
-import type { VideoGenerator } from '../../domain/videos/generator.port.js';
+import type { VideoGenerator } from '../../domain/ports/video-generator.js';
 import type { H3Params, StoredFrame } from '../../domain/videos/video-create.service.js';
 import { checkImageFile } from '../../domain/media/media-check.js';
 import { isTerminalRender, transitionRender } from '../../domain/renders/renders.state.js';
 import { discardOutputsUnlessReady, renderOutputKeys } from '../../domain/renders/render-cancel.service.js';
 import { fetchInput, withWorkDir } from '../asset-transfer.js';
 import { ProgressReporter } from '../progress-reporter.js';
-import type { JobContext, JobHandler } from '../queue.js';
+import type { JobContext, JobHandler } from '../../domain/ports/job-queue.js';
 import { renderById } from './job-resources.repository.js';
 
 /**

@@ -1,6 +1,6 @@
-import { newId } from '../contracts/ids.js';
-import { nowIso, type Db } from '../infra/db/database.js';
-import type { EnqueueInput } from './queue.js';
+import { newId } from '../../contracts/ids.js';
+import { nowIso, type Db } from '../db/database.js';
+import type { EnqueueInput } from '../../domain/ports/job-queue.js';
 
 /**
  * Writes a job row. Call it with the transaction that creates the resource so both commit

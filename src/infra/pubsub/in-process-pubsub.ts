@@ -1,17 +1,8 @@
 import { EventEmitter } from 'node:events';
 
-/**
- * Fan-out of live notifications between processes (render events to SSE connections, job
- * cancellation to workers). Messages are hints: the database stays the source of truth, so a
- * subscriber that misses one re-reads stored state (SSE resumes from stored history).
- */
-export interface PubSub {
-  publish(channel: string, message: string): Promise<void>;
-  /** Returns an unsubscribe function. */
-  subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>>;
-  close(): Promise<void>;
-}
+import type { PubSub } from '../../domain/ports/pubsub.js';
 
+/** The event bus within one process (API and workers together, tests, benches). */
 export class InProcessPubSub implements PubSub {
   private readonly emitter = new EventEmitter();
 

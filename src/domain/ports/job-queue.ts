@@ -1,4 +1,5 @@
-import type { AppError } from '../contracts/errors.js';
+import type { AppError } from '../../contracts/errors.js';
+import type { Db } from '../../infra/db/database.js';
 
 /**
  * The job queue port. Jobs are always first written to the `jobs` table inside the transaction that
@@ -54,6 +55,12 @@ export interface JobQueue {
   cancel(resourceId: string): Promise<void>;
   /** Wakes idle pollers after an enqueue (a hint; polling still finds the job). */
   notify(): void;
+  /**
+   * The transactional enqueue (outbox): writes the job row with `tx`, the transaction that creates
+   * its resource, so both commit or neither does. (type, resource_id) is unique: enqueueing the
+   * same work twice is a no-op. Call `notify()` after the commit.
+   */
+  enqueueInTx(tx: Db, input: EnqueueInput): Promise<void>;
 }
 
 export interface EnqueueInput {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { Db, DialectName } from '../infra/db/database.js';
-import type { JobsTable } from '../infra/db/schema.js';
+import type { Db, DialectName } from '../db/database.js';
+import type { JobsTable } from '../db/schema.js';
 
 /** SQL for the `jobs` table. No rules here: see embedded-queue.ts. */
 

@@ -1,9 +1,10 @@
-import type { Db, DialectName } from '../infra/db/database.js';
-import type { PubSub } from '../infra/pubsub/pubsub.js';
-import type { JobsTable } from '../infra/db/schema.js';
+import type { Db, DialectName } from '../db/database.js';
+import type { PubSub } from '../../domain/ports/pubsub.js';
+import type { JobsTable } from '../db/schema.js';
 import { classifyFailure, exhaustedError } from './job-errors.js';
 import * as jobs from './jobs.repository.js';
-import type { JobContext, JobHandler, JobQueue, JobType, QueueWorkerOptions } from './queue.js';
+import { enqueueInTx } from './outbox.js';
+import type { EnqueueInput, JobContext, JobHandler, JobQueue, JobType, QueueWorkerOptions } from '../../domain/ports/job-queue.js';
 
 export interface EmbeddedQueueOptions {
   workerId: string;
@@ -87,6 +88,10 @@ export class EmbeddedQueue implements JobQueue {
     await jobs.cancelJobsOf(this.db, resourceId, new Date().toISOString());
     // Same-process workers abort at once; workers elsewhere notice on their next heartbeat.
     await this.pubsub.publish(JOB_CANCEL_CHANNEL, resourceId);
+  }
+
+  enqueueInTx(tx: Db, input: EnqueueInput): Promise<void> {
+    return enqueueInTx(tx, input);
   }
 
   notify(): void {

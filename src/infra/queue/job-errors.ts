@@ -1,6 +1,6 @@
-import { AppError, internalError, isAppError } from '../contracts/errors.js';
-import { EngineError } from '../engine/types.js';
-import { TemporaryJobError } from './queue.js';
+import { AppError, internalError, isAppError } from '../../contracts/errors.js';
+import { EngineError } from '../../engine/types.js';
+import { TemporaryJobError } from '../../domain/ports/job-queue.js';
 
 /**
  * How a handler's failure is treated. Permanent failures are the input's fault (the engine refuses

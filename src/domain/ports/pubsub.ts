@@ -1,0 +1,12 @@
+/**
+ * The event bus port: fan-out of live notifications between processes (render events to SSE
+ * connections, job cancellation to workers). Messages are hints: the database stays the source of
+ * truth, so a subscriber that misses one re-reads stored state (SSE resumes from stored history).
+ * Adapters: `infra/pubsub/in-process-pubsub.ts` (one process); a Redis adapter goes beside it.
+ */
+export interface PubSub {
+  publish(channel: string, message: string): Promise<void>;
+  /** Returns an unsubscribe function. */
+  subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
