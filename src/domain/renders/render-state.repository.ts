@@ -4,12 +4,12 @@ import type { VideosTable } from '../../infra/db/schema.js';
 /** SQL for render state changes. No rules here: see renders.state.ts. */
 
 /**
- * Locks a render that is still active and returns it. The no-op UPDATE takes PostgreSQL's row lock
+ * Locks a render or generated video (any kind: the state machine is shared) that is still active and returns it. The no-op UPDATE takes PostgreSQL's row lock
  * (SQLite's BEGIN IMMEDIATE already holds the write lock), so two racing transitions of one render
  * run one after the other and the second sees the first's result.
  */
 export async function lockActiveRender(tx: Db, id: string, now: string): Promise<VideosTable | undefined> {
-  const r = await tx.updateTable('videos').set({ updated_at: now }).where('id', '=', id).where('kind', '=', 'render').where('status', 'in', ['queued', 'processing']).executeTakeFirst();
+  const r = await tx.updateTable('videos').set({ updated_at: now }).where('id', '=', id).where('status', 'in', ['queued', 'processing']).executeTakeFirst();
   if (Number(r.numUpdatedRows) === 0) return undefined;
   return tx.selectFrom('videos').selectAll().where('id', '=', id).executeTakeFirst();
 }

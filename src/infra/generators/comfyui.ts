@@ -15,6 +15,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { AppError } from '../../contracts/errors.js';
 import type { GenerationRequest, GenerationResult, VideoGenerator } from '../../domain/ports/video-generator.js';
 
 export interface ComfyUiOptions {
@@ -30,9 +31,14 @@ export interface ComfyUiOptions {
 const NUMERIC = new Set(['seed', 'width', 'height', 'frames', 'fps', 'duration_s', 'quality_steps']);
 const VIDEO_EXT = /\.(mp4|webm|mov|mkv|gif)$/i;
 
-export class ComfyUiError extends Error {
-  constructor(message: string, readonly retryable: boolean) {
-    super(message);
+/**
+ * A failure of the ComfyUI backend. Retryable ones (unreachable, 5xx, timeout) are retried by the
+ * queue with backoff; the others (the server refused or failed the workflow) fail the video at once
+ * with the server's own message, so an operator sees why.
+ */
+export class ComfyUiError extends AppError {
+  constructor(message: string, retryable: boolean) {
+    super('INTERNAL_ERROR', message, { retryable, action: retryable ? 'retry_later' : 'contact_support' });
     this.name = 'ComfyUiError';
   }
 }
@@ -129,8 +135,12 @@ export function comfyUiGenerator(opts: ComfyUiOptions): VideoGenerator {
       };
       req.onProgress(5);
       const clientId = randomUUID();
+      // Queued without the job's signal: a cancellation that lands while this answer is in flight must
+      // still learn the prompt's ID, or the GPU would go on with a prompt nobody can remove.
+      signal.throwIfAborted();
       const queued = (await (await call('/prompt', {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: fillWorkflow(workflow, vars), client_id: clientId }), signal,
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: fillWorkflow(workflow, vars), client_id: clientId }),
+        signal: AbortSignal.timeout(60_000),
       })).json()) as { prompt_id?: string; node_errors?: Record<string, unknown> };
       const promptId = queued.prompt_id;
       if (!promptId) throw new ComfyUiError(`ComfyUI refused the workflow: ${JSON.stringify(queued.node_errors ?? queued).slice(0, 500)}`, false);
@@ -140,6 +150,7 @@ export function comfyUiGenerator(opts: ComfyUiOptions): VideoGenerator {
         void fetch(`${base}/interrupt`, { method: 'POST' }).catch(() => {});
       };
       signal.addEventListener('abort', onAbort, { once: true });
+      if (signal.aborted) onAbort();
       try {
         const started = Date.now();
         let output: ReturnType<typeof findVideoOutput> = null;

@@ -15,7 +15,9 @@ export type Classified = { kind: 'permanent'; error: AppError } | { kind: 'tempo
 export function classifyFailure(e: unknown): Classified {
   if (e instanceof EngineError) return { kind: 'permanent', error: new AppError(e.code, e.message, { details: e.details }) };
   if (isAppError(e)) {
-    if (e.code === 'INTERNAL_ERROR' || e.code === 'SERVICE_BUSY') return { kind: 'temporary', message: e.message, busy: e.code === 'SERVICE_BUSY' };
+    // An internal error that says it is not retryable (a misconfiguration, a backend that refused the work)
+    // fails the resource at once with its message; retrying would only repeat it.
+    if (e.code === 'SERVICE_BUSY' || (e.code === 'INTERNAL_ERROR' && e.retryable)) return { kind: 'temporary', message: e.message, busy: e.code === 'SERVICE_BUSY' };
     return { kind: 'permanent', error: e };
   }
   if (e instanceof TemporaryJobError) return { kind: 'temporary', message: e.message, busy: e.code === 'ALL_WORKERS_BUSY' };

@@ -98,14 +98,14 @@ export async function liveJobIds(db: Db, ids: string[], now: string): Promise<Se
 }
 
 /**
- * Removes the stored events of renders that reached a terminal state before `cutoff`, except each
+ * Removes the stored events of renders and generated videos that reached a terminal state before `cutoff`, except each
  * render's latest (terminal) event, so a snapshot still carries a real event ID.
  */
 export async function deleteEventsOfRendersCompletedBefore(db: Db, cutoff: string): Promise<number> {
   const r = await db
     .deleteFrom('render_events')
     .where('render_id', 'in', (eb) =>
-      eb.selectFrom('videos').select('id').where('kind', '=', 'render').where('status', 'in', ['ready', 'failed', 'cancelled']).where('completed_at', '<', cutoff),
+      eb.selectFrom('videos').select('id').where('status', 'in', ['ready', 'failed', 'cancelled']).where('completed_at', '<', cutoff),
     )
     .where('sequence', '<', (eb) => eb.selectFrom('render_events as latest').select((e) => e.fn.max<number>('latest.sequence').as('m')).whereRef('latest.render_id', '=', 'render_events.render_id'))
     .executeTakeFirst();

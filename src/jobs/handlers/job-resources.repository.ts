@@ -13,6 +13,7 @@ export async function motionById(db: Db, id: string): Promise<MotionsTable | und
   return db.selectFrom('motions').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** The job's video row, whatever its kind (render, h3 or animation): jobs name it by ID. */
 export async function renderById(db: Db, id: string): Promise<VideosTable | undefined> {
-  return db.selectFrom('videos').selectAll().where('id', '=', id).where('kind', '=', 'render').executeTakeFirst();
+  return db.selectFrom('videos').selectAll().where('id', '=', id).executeTakeFirst();
 }
