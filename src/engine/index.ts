@@ -29,7 +29,11 @@ import {
   type VideoInfo,
 } from './types.js';
 
+import { motionClips, writeMotion3d } from './three-d/export-motion.js';
+import type { JointSet } from './three-d/skeletons.js';
 export * from './types.js';
+export { JOINT_SETS, jointCount, type JointSet } from './three-d/skeletons.js';
+export { MOTION_3D_FILES } from './three-d/export-motion.js';
 export type { Rig } from './rig/build-rig.js';
 export type { MediaTools } from './media/ffmpeg.js';
 export type { GenerateResult } from './generate/generate.js';
@@ -83,6 +87,8 @@ export interface Engine {
     videoFile: string; outDir: string; targetFps?: number; smoothing: boolean; signal?: AbortSignal; onProgress?: (percent: number) => void;
   }): Promise<MotionAssets>;
   loadMotion(dir: string): Promise<MotionAssets>;
+  /** The 3D animation of a processed Motion on both export skeletons (glb + fbx); returns the file names written into outDir. */
+  extractMotion3d(input: { track: MotionTrack; outDir: string; jointSet: JointSet; smoothing: boolean }): Promise<string[]>;
   render(input: {
     character: CharacterAssets; motion: MotionAssets; background: BackgroundSpec; outDir: string; signal?: AbortSignal; onProgress?: ProgressFn;
     /** Set for character-animation videos: composite into the driving scene (24 fps, sizes of 32, audio). */
@@ -152,6 +158,9 @@ export function createEngine(opts: { tools: MediaTools; tmpDir?: string }): Engi
     },
 
     extractMotion: (input) => extractMotion({ tools, ...input }),
+    async extractMotion3d(input) {
+      return writeMotion3d(motionClips(input.track, { jointSet: input.jointSet, smoothing: input.smoothing }), input.outDir);
+    },
 
     async loadMotion(dir) {
       const track = JSON.parse(await readFile(join(dir, 'track.json'), 'utf8')) as MotionTrack;

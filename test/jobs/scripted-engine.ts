@@ -54,6 +54,9 @@ export function scriptedEngine(script: Script = {}): Engine & { calls: Record<st
     async loadCharacter(dir) {
       return character(dir);
     },
+    async extractMotion3d() {
+      throw new Error('the scripted engine does not extract 3D animation');
+    },
     async extractMotion({ videoFile, outDir, onProgress }) {
       calls.extract++;
       const info = await probeVideo(tools, videoFile);

@@ -1,9 +1,9 @@
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AppDeps } from '../../http/deps.js';
 import type { MotionsTable } from '../../infra/db/schema.js';
 import type { MotionAssets } from '../../engine/types.js';
 import { checkVideoFile } from '../../domain/media/media-check.js';
-import { EXTRACTION_NOT_AVAILABLE } from './character-process.handler.js';
 import { transitionMotion } from '../../domain/motions/motions.state.js';
 import { MOTION_ASSET_FILES, fetchInput, motionAssetsKey, uploadAssets, withWorkDir } from '../asset-transfer.js';
 import { ProgressReporter } from '../progress-reporter.js';
@@ -12,7 +12,8 @@ import { motionById } from './job-resources.repository.js';
 
 /**
  * `motion.extract`: driving video (or a shipped template) → pose track, normalised source video,
- * background plate and audio under motions/<id>/assets/ → Motion ready with its duration.
+ * background plate and audio under motions/<id>/assets/ → 2D part ready with its duration; then,
+ * for `glb`/`all`, the 3D animation exports beside them → Motion ready.
  */
 export function motionExtractHandler(deps: AppDeps): JobHandler {
   return {
@@ -25,16 +26,33 @@ export function motionExtractHandler(deps: AppDeps): JobHandler {
         const assets = await produceMotion(deps, row, dir, outDir, job.signal);
         await uploadAssets(deps.storage, assets.dir ?? outDir, motionAssetsKey(row.id), MOTION_ASSET_FILES);
         await transitionMotion(deps.db, row.id, { to: 'ready', assetsKey: motionAssetsKey(row.id), durationMs: assets.track.durationMs });
-        // The glb extractor is not built yet: a Motion that asked for one fails on that part.
-        if (row.type !== 'render') {
-          await transitionMotion(deps.db, row.id, { to: 'failed', part: 'glb', reason: EXTRACTION_NOT_AVAILABLE });
-        }
+        if (row.type !== 'render') await extractGlb(deps, row, assets, join(dir, 'three-d'));
       });
     },
     async fail(job, error) {
       await transitionMotion(deps.db, job.resourceId, { to: 'failed', reason: JSON.stringify({ code: error.code, message: error.message, details: error.details }) });
     },
   };
+}
+
+/**
+ * The 3D part, after the 2D part is stored: lifts the track and writes the glb/fbx exports on both
+ * skeletons. It takes well under a second per minute of video, so it runs in the same job; a
+ * failure here fails only the `glb` part (the Motion's status says failed, its sub-object which part).
+ */
+async function extractGlb(deps: AppDeps, row: MotionsTable, assets: MotionAssets, outDir: string): Promise<void> {
+  await transitionMotion(deps.db, row.id, { to: 'glb', status: 'processing' });
+  let files: string[];
+  try {
+    await mkdir(outDir, { recursive: true });
+    files = await deps.engine.extractMotion3d({ track: assets.track, outDir, jointSet: row.joint_set, smoothing: row.enable_smoothing === 1 });
+  } catch (err) {
+    const reason = JSON.stringify({ code: 'EXTRACTION_FAILED', message: err instanceof Error ? err.message : String(err) });
+    await transitionMotion(deps.db, row.id, { to: 'failed', part: 'glb', reason });
+    return;
+  }
+  await uploadAssets(deps.storage, outDir, motionAssetsKey(row.id), files);
+  await transitionMotion(deps.db, row.id, { to: 'glb', status: 'ready' });
 }
 
 async function produceMotion(deps: AppDeps, row: MotionsTable, dir: string, outDir: string, signal: AbortSignal): Promise<MotionAssets> {
