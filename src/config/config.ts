@@ -49,6 +49,12 @@ export interface Config {
    * ComfyUI server (GPU) at `comfyuiUrl` running the workflow files in `comfyuiWorkflowDir`.
    */
   generator: { driver: 'embedded' | 'comfyui'; comfyuiUrl: string | null; comfyuiWorkflowDir: string; timeoutMs: number };
+  /**
+   * The deprecated Legacy interface under /api (docs/legacy.md). `openStatus`: GET /api/render/{job_id}
+   * answers without a credential (the job ID is the capability). Direct driving-video uploads through
+   * /api have their own limits (spec 8: 10 minutes, 100 MB) instead of the V1 ones.
+   */
+  legacy: { openStatus: boolean; videoBytes: number; videoMaxMs: number };
 }
 
 export class ConfigError extends Error {
@@ -190,6 +196,11 @@ export function loadConfig(env: Env, overrides: Partial<Config> = {}): Config {
       comfyuiUrl: r.str('MARIONETTE_COMFYUI_URL', '') || null,
       comfyuiWorkflowDir: resolve(r.str('MARIONETTE_COMFYUI_WORKFLOWS', resolve(import.meta.dirname, '../../workflows/comfyui'))),
       timeoutMs: r.int('MARIONETTE_GENERATOR_TIMEOUT_MS', 900_000, 1_000, 24 * 3_600_000),
+    },
+    legacy: {
+      openStatus: r.bool('MARIONETTE_LEGACY_OPEN_STATUS', true),
+      videoBytes: r.int('MARIONETTE_LEGACY_MAX_VIDEO_BYTES', 100 * MB, 1024, 10 * 1024 * MB),
+      videoMaxMs: r.int('MARIONETTE_LEGACY_MAX_VIDEO_MS', 600_000, 1, 36_000_000),
     },
   };
   if (config.generator.driver === 'comfyui' && !config.generator.comfyuiUrl) r.problems.push('MARIONETTE_GENERATOR=comfyui needs MARIONETTE_COMFYUI_URL (e.g. http://127.0.0.1:8188)');

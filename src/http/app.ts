@@ -15,6 +15,8 @@ import { eventsRoutes } from './routes/events.routes.js';
 import { draftsRoutes } from './routes/drafts.routes.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { partAwareValidatorFactory } from './validation.js';
+import { legacyPlugin } from './legacy/legacy.plugin.js';
+import { MemoryRateLimitStore } from '../infra/ratelimit/memory-rate-limit-store.js';
 
 /**
  * Builds the HTTP application. Everything under /v1 sits in one encapsulated scope with bearer
@@ -57,9 +59,11 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
     },
   });
 
+  // One store: a key's limits hold across both interfaces.
+  const rateLimitStore = new MemoryRateLimitStore();
   await app.register(async (v1) => {
     registerAuth(v1, deps.db);
-    registerRateLimit(v1, deps);
+    registerRateLimit(v1, deps, rateLimitStore);
     await charactersRoutes(v1, deps);
     await motionsRoutes(v1, deps);
     await rendersRoutes(v1, deps);
@@ -68,6 +72,9 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
     await eventsRoutes(v1, deps);
     await draftsRoutes(v1, deps);
   }, { prefix: '/v1' });
+
+  // The deprecated Legacy interface: same services and data, Legacy names and errors (docs/legacy.md).
+  await app.register(async (legacy) => legacyPlugin(legacy, { ...deps, rateLimitStore }), { prefix: '/api' });
 
   await filesRoutes(app, deps);
   return app;

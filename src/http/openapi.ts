@@ -19,6 +19,10 @@ export interface RouteDoc {
   /** Extra response descriptions by status (e.g. 302, 405). */
   responses?: Record<string, string>;
   public?: boolean;
+  /** The Legacy interface (/api): marked deprecated, Legacy error shape. */
+  deprecated?: boolean;
+  /** A credential is optional (the Legacy status URL). */
+  optionalAuth?: boolean;
 }
 
 declare module 'fastify' {
@@ -56,6 +60,29 @@ const errorEnvelope = {
   },
 };
 
+/** Legacy errors (spec 9.3): 401 carries a string, every other error an object. */
+const legacyError = {
+  type: 'object',
+  required: ['detail'],
+  properties: {
+    detail: {
+      oneOf: [
+        { type: 'string', description: '401: why the credential was refused.' },
+        {
+          type: 'object',
+          required: ['error_code', 'message'],
+          properties: {
+            error_code: { type: 'string', description: 'CS-UORC01-003 not found, CS-UORC01-008 insufficient credits, CS-ORIV-002 not ready or parameter missing, CS-ORIV-001 other invalid request; RATE_LIMITED, SERVICE_BUSY, INTERNAL_ERROR as V1.' },
+            message: { type: 'string' },
+            v1_code: { type: 'string', description: 'The V1 error code of the same failure.' },
+            field: { type: 'string' },
+          },
+        },
+      ],
+    },
+  },
+};
+
 function toOpenApiPath(url: string): string {
   return url.replace(/:([A-Za-z_]+)/g, '{$1}');
 }
@@ -66,7 +93,7 @@ export function registerOpenApi(app: FastifyInstance): void {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const m of methods) {
       if (m === 'HEAD' || m === 'OPTIONS') continue;
-      if (!route.url.startsWith('/v1/')) continue;
+      if (!route.url.startsWith('/v1/') && !route.url.startsWith('/api/')) continue;
       routes.push({ method: m.toLowerCase(), url: route.url, schema: route.schema, doc: route.config?.openapi });
     }
   });
@@ -103,7 +130,9 @@ export function buildDocument(routes: Collected[]): Record<string, unknown> {
       responses[code] = { description: schema.description ?? 'Success', headers: REQUEST_ID_HEADER, content: { 'application/json': { schema } } };
     }
     for (const [code, description] of Object.entries(r.doc?.responses ?? {})) responses[code] ??= { description, headers: REQUEST_ID_HEADER };
-    responses.default = { description: 'Error envelope', headers: REQUEST_ID_HEADER, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    const legacy = r.url.startsWith('/api/');
+    const errorRef = legacy ? '#/components/schemas/LegacyError' : '#/components/schemas/Error';
+    responses.default = { description: legacy ? 'Legacy error' : 'Error envelope', headers: REQUEST_ID_HEADER, content: { 'application/json': { schema: { $ref: errorRef } } } };
     const op: Record<string, unknown> = {
       operationId: operationId(r.method, r.url),
       summary: r.doc?.summary ?? `${r.method.toUpperCase()} ${r.url}`,
@@ -121,6 +150,8 @@ export function buildDocument(routes: Collected[]): Record<string, unknown> {
     // A route that also works without a body (POST /v1/renders: project defaults) has an optional one.
     if (Object.keys(content).length > 0) op.requestBody = { required: !(r.doc?.multipart && r.doc?.json), content };
     if (r.doc?.public) op.security = [];
+    if (r.doc?.optionalAuth) op.security = [{}, { bearer: [] }];
+    if (legacy || r.doc?.deprecated) op.deprecated = true;
     (paths[toOpenApiPath(r.url)] ??= {})[r.method] = op;
   }
   return {
@@ -130,8 +161,15 @@ export function buildDocument(routes: Collected[]): Record<string, unknown> {
     security: [{ bearer: [] }],
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key (mk_live_...)' } },
-      schemas: { Error: errorEnvelope },
+      schemas: { Error: errorEnvelope, LegacyError: legacyError },
     },
+    tags: [
+      {
+        name: 'legacy',
+        description:
+          'DEPRECATED Legacy interface under /api, kept for integrations that have not moved to V1: same API keys and data, Legacy names. Every answer carries `Deprecation: true` and `Link: <V1 equivalent>; rel="successor-version"`. See docs/legacy.md.',
+      },
+    ],
     paths,
   };
 }

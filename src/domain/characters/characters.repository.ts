@@ -17,6 +17,11 @@ export async function listActive(db: Db, accountId: string, limit: number): Prom
   return db.selectFrom('characters').selectAll().where('account_id', '=', accountId).where('deleted_at', 'is', null).orderBy('id', 'desc').limit(limit).execute();
 }
 
+/** One offset page of the active Characters, newest first (the Legacy list pages by offset). */
+export async function listActiveOffset(db: Db, accountId: string, limit: number, offset: number): Promise<CharactersTable[]> {
+  return db.selectFrom('characters').selectAll().where('account_id', '=', accountId).where('deleted_at', 'is', null).orderBy('id', 'desc').limit(limit).offset(offset).execute();
+}
+
 /** Any Character of the account (deleted ones included) that carries this task_id. */
 export async function findByTaskId(db: Db, accountId: string, taskId: string): Promise<Pick<CharactersTable, 'id'> | undefined> {
   return db.selectFrom('characters').select('id').where('account_id', '=', accountId).where('task_id', '=', taskId).executeTakeFirst();

@@ -57,12 +57,39 @@ export async function listCharacters(deps: Pick<AppDeps, 'db'>, accountId: strin
   return repo.listActive(deps.db, accountId, CHARACTERS_LIST_MAX);
 }
 
+export const CHARACTERS_PAGE = { min: 1, max: 100, default: 50 } as const;
+
+/**
+ * Offset paging over every active Character, newest first: the Legacy `GET /api/characters`
+ * (`limit` 1-100, default 50; `offset` >= 0). IDs are ULIDs, so the order is stable while pages are
+ * walked; a Character created meanwhile shifts later pages by one (offset paging's known trade-off).
+ */
+export async function listCharactersPage(deps: Pick<AppDeps, 'db'>, accountId: string, q: { limit?: number; offset?: number }): Promise<CharactersTable[]> {
+  const limit = q.limit ?? CHARACTERS_PAGE.default;
+  const offset = q.offset ?? 0;
+  if (!Number.isInteger(limit) || limit < CHARACTERS_PAGE.min || limit > CHARACTERS_PAGE.max) {
+    throw invalidRequest(`limit must be an integer from ${CHARACTERS_PAGE.min} to ${CHARACTERS_PAGE.max}.`, { field: 'limit', value: q.limit });
+  }
+  if (!Number.isInteger(offset) || offset < 0) throw invalidRequest('offset must be an integer of at least 0.', { field: 'offset', value: q.offset });
+  return repo.listActiveOffset(deps.db, accountId, limit, offset);
+}
+
+export interface CreateCharacterOptions {
+  /** The Legacy interface's `model` field: recorded on the row, no effect on processing. */
+  legacyModel?: string | null;
+}
+
 /**
  * Creates a queued Character from a received form. The caller owns the form's temp files and
  * removes them afterwards, success or not; on refusal nothing of this Character remains in storage
  * or in the database.
  */
-export async function createCharacter(deps: AppDeps, ctx: RequestCtx, form: { fields: Fields; files: Record<string, FormFile> }): Promise<CharactersTable> {
+export async function createCharacter(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  form: { fields: Fields; files: Record<string, FormFile> },
+  opts: CreateCharacterOptions = {},
+): Promise<CharactersTable> {
   const sent = withoutEmpty(form);
   const input = parseCharacterForm(sent.fields, sent.files, deps.config);
   if (input.source.kind === 'file') await checkImageFile(deps, input.source.path);
@@ -73,7 +100,7 @@ export async function createCharacter(deps: AppDeps, ctx: RequestCtx, form: { fi
   try {
     row = await deps.db.transaction().execute(async (tx) => {
       if (input.taskId !== null && (await repo.findByTaskId(tx, ctx.accountId, input.taskId))) throw taskIdConflict(input.taskId);
-      const row = newRow(id, ctx, input, sourceKey);
+      const row = { ...newRow(id, ctx, input, sourceKey), ...(opts.legacyModel ? { legacy_model: opts.legacyModel } : {}) };
       await repo.insertCharacter(tx, row);
       await charge(tx, ctx.accountId, id, row.charge_milli);
       await deps.queue.enqueueInTx(tx, { type: 'character.process', resourceId: id, payload: {}, maxAttempts: deps.config.workers.maxAttempts });

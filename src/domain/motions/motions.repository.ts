@@ -49,3 +49,8 @@ export async function listPage(db: Db, accountId: string, limit: number, beforeI
   if (beforeId !== null) q = q.where('id', '<', beforeId);
   return q.orderBy('id', 'desc').limit(limit).execute();
 }
+
+/** One offset page of the active Motions, newest first (the Legacy scene list pages by offset). */
+export async function listActiveOffset(db: Db, accountId: string, limit: number, offset: number): Promise<MotionsTable[]> {
+  return db.selectFrom('motions').selectAll().where('account_id', '=', accountId).where('deleted_at', 'is', null).orderBy('id', 'desc').limit(limit).offset(offset).execute();
+}

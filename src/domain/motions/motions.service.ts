@@ -176,6 +176,17 @@ export async function listMotions(deps: Pick<AppDeps, 'db'>, accountId: string, 
   return { rows: page, hasMore, nextCursor: hasMore ? encodeCursor(page[page.length - 1].id) : null };
 }
 
+/** Offset paging over every active Motion, newest first (Legacy `GET /api/scenes`; limits as Characters). */
+export async function listMotionsByOffset(deps: Pick<AppDeps, 'db'>, accountId: string, q: { limit?: number; offset?: number }): Promise<MotionsTable[]> {
+  const limit = q.limit ?? 50;
+  const offset = q.offset ?? 0;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MOTIONS_PAGE_MAX) {
+    throw invalidRequest(`limit must be an integer from 1 to ${MOTIONS_PAGE_MAX}.`, { field: 'limit', value: q.limit });
+  }
+  if (!Number.isInteger(offset) || offset < 0) throw invalidRequest('offset must be an integer of at least 0.', { field: 'offset', value: q.offset });
+  return repo.listActiveOffset(deps.db, accountId, limit, offset);
+}
+
 /** Soft delete; stored assets stay so renders that used the Motion keep working (DECISIONS "Motions"). */
 export async function deleteMotion(deps: Pick<AppDeps, 'db' | 'queue'>, accountId: string, id: string): Promise<{ id: string; status: 'deleted' }> {
   if (!isIdOf('motion', id)) throw motionNotFound(id);

@@ -3,6 +3,7 @@ import { isIdOf } from '../../contracts/ids.js';
 import type { AppDeps } from '../../http/deps.js';
 import { findRenderById } from './render-state.repository.js';
 import { isTerminalRender, transitionRender } from './renders.state.js';
+import type { VideosTable } from '../../infra/db/schema.js';
 
 /**
  * Operator cancellation (`npm run admin -- render cancel ID`; clients cannot cancel, spec 3.1).
@@ -25,6 +26,30 @@ export async function cancelRender(deps: Pick<AppDeps, 'db' | 'pubsub' | 'queue'
   // refused and it discards them too, whichever of the two runs last.
   await discardOutputsUnlessReady(deps, id);
   return { id, status: 'cancelled', previous_status: row.status };
+}
+
+/**
+ * Client cancellation through the Legacy `DELETE /api/render/{job_id}` (the earlier V1 revision's
+ * `DELETE /v1/renders/{id}`, spec 9.2): an account's queued or processing render is cancelled as by
+ * the operator (reservation released once); a terminal one is left alone and returned as it is. When
+ * the worker's completion wins the race the transition is refused, and the settled render is
+ * returned: the outcome is whichever commit came first, never both.
+ */
+export async function cancelOwnedRender(
+  deps: Pick<AppDeps, 'db' | 'pubsub' | 'queue' | 'storage'>,
+  accountId: string,
+  id: string,
+): Promise<{ row: VideosTable; cancelled: boolean }> {
+  const row = isIdOf('render', id) ? await findRenderById(deps.db, id) : undefined;
+  if (!row || row.account_id !== accountId) throw new AppError('RENDER_NOT_FOUND', `No render ${id} exists for this account.`, { details: { render_id: id } });
+  if (isTerminalRender(row.status)) return { row, cancelled: false };
+  const updated = await transitionRender(deps, id, { to: 'cancelled' });
+  if (updated) {
+    await deps.queue.cancel(id);
+    await discardOutputsUnlessReady(deps, id);
+    return { row: updated, cancelled: true };
+  }
+  return { row: (await findRenderById(deps.db, id)) ?? row, cancelled: false };
 }
 
 function notCancellable(id: string, status: string): AppError {

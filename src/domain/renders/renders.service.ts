@@ -9,6 +9,7 @@ import { announceRenderEvent, appendRenderEvent } from '../events/render-events.
 import { formatBgColor, parseRenderForm, type RenderForm, type RenderInput } from './render-input.js';
 import { cheapCharacter, cheapMotion, defaultSources, probeSources, resolveInputShape, type PendingCharacter, type PendingMotion } from './render-sources.js';
 import * as repo from './renders.repository.js';
+import { findRenderById } from './render-state.repository.js';
 
 export type { RenderInput, CharacterSource, MotionSource } from './render-input.js';
 
@@ -126,7 +127,7 @@ export async function createRender(deps: AppDeps, ctx: RenderContext, input: Ren
 }
 
 /** POST /v1/renders with a multipart body: the direct form (spec 4.1). */
-export async function createRenderFromForm(deps: AppDeps, ctx: RenderContext, form: RenderForm): Promise<VideosTable> {
+export async function createRenderFromForm(deps: AppDeps, ctx: RenderContext, form: RenderForm, opts: CreateRenderOptions = {}): Promise<VideosTable> {
   let input: RenderInput;
   try {
     input = parseRenderForm(form);
@@ -134,12 +135,23 @@ export async function createRenderFromForm(deps: AppDeps, ctx: RenderContext, fo
     await Promise.all(Object.values(form.files).map((f) => rm(f.path, { force: true })));
     throw e;
   }
-  return createRender(deps, ctx, input);
+  return createRender(deps, ctx, input, opts);
 }
 
 /** POST /v1/renders without a body (the README's first curl line): the project defaults. */
 export async function createDefaultRender(deps: AppDeps, ctx: RenderContext): Promise<VideosTable> {
   return createRender(deps, ctx, { character: null, motion: null, backgroundMode: 'original', bgColor: null });
+}
+
+/**
+ * A render read by its ID. With an account, only that account's render (others answer 404 like a
+ * missing one). Without one, any render: the Legacy status URL is polled without a credential and its
+ * 80 random bits are the capability (DECISIONS "Legacy interface"); the caller decides when that is allowed.
+ */
+export async function findRenderRow(deps: Pick<AppDeps, 'db'>, accountId: string | null, id: string): Promise<VideosTable> {
+  const row = !isIdOf('render', id) ? undefined : accountId === null ? await findRenderById(deps.db, id) : await repo.findRender(deps.db, accountId, id);
+  if (!row) throw new AppError('RENDER_NOT_FOUND', `No render ${id} exists for this account.`, { details: { render_id: id } });
+  return row;
 }
 
 /** GET /v1/renders/{id}/download: a fresh signed URL of the finished video. */

@@ -14,9 +14,11 @@ declare module 'fastify' {
  * UNAUTHENTICATED. Anything present but unusable (another scheme, an empty or malformed token, an
  * unknown or revoked key): INVALID_CREDENTIAL. Both carry WWW-Authenticate.
  */
-export function registerAuth(scope: FastifyInstance, db: Db): void {
+export function registerAuth(scope: FastifyInstance, db: Db, opts: { allowAnonymous?: (request: FastifyRequest) => boolean } = {}): void {
   scope.decorateRequest('principal', null);
   scope.addHook('onRequest', async (request) => {
+    // A route that may be read without a credential (the Legacy status URL) still checks one that is sent.
+    if (request.headers.authorization === undefined && opts.allowAnonymous?.(request)) return;
     request.principal = await principalOf(request, db);
   });
 }
@@ -35,6 +37,11 @@ async function principalOf(request: FastifyRequest, db: Db): Promise<Principal> 
     });
   }
   return authenticate(db, m[1]);
+}
+
+/** The caller's account, or null on a route read without a credential (see `allowAnonymous`). */
+export function optionalPrincipal(request: FastifyRequest): Principal | null {
+  return request.principal;
 }
 
 export function principal(request: FastifyRequest): Principal {

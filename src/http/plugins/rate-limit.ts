@@ -19,8 +19,9 @@ export function registerRateLimit(scope: FastifyInstance, deps: AppDeps, store: 
   const read: BucketRule = { ratePerSecond: limits.readPerSecond, burst: limits.readPerSecond };
   scope.addHook('onRequest', async (request) => {
     const isRead = request.method === 'GET' || request.method === 'HEAD';
-    const { keyId } = principal(request);
-    const verdict = await store.take(`${keyId}:${isRead ? 'read' : 'create'}`, isRead ? read : create);
+    // Anonymous reads (the Legacy status URL) are limited per client address instead of per key.
+    const who = request.principal ? principal(request).keyId : `ip:${request.ip}`;
+    const verdict = await store.take(`${who}:${isRead ? 'read' : 'create'}`, isRead ? read : create);
     if (verdict.allowed) return;
     const seconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
     throw new AppError('RATE_LIMITED', `Too many ${isRead ? 'reads' : 'creations'} for this API key; retry in ${verdict.retryAfterMs} ms.`, {

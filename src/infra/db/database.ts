@@ -7,6 +7,7 @@ import type { Database } from './schema.js';
 import * as m0001 from './migrations/0001-initial.js';
 import * as m0002AssetTaskIds from './migrations/0002-asset-task-ids.js';
 import * as m0003VideoGeneration from './migrations/0003-video-generation.js';
+import * as m0004LegacyModel from './migrations/0004-legacy-model.js';
 
 export type Db = Kysely<Database>;
 export type DialectName = 'sqlite' | 'postgres';
@@ -84,6 +85,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
   '0002-asset-task-ids': m0002AssetTaskIds,
   '0003-video-generation': m0003VideoGeneration,
+  '0004-legacy-model': m0004LegacyModel,
 };
 
 class StaticMigrations implements MigrationProvider {

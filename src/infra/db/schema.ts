@@ -80,6 +80,8 @@ export interface CharactersTable {
   updated_at: string;
   completed_at: string | null;
   deleted_at: string | null;
+  /** `model` sent to the Legacy POST /api/characters/preprocess, recorded as is; null otherwise. */
+  legacy_model?: string | null;
 }
 
 export interface MotionsTable {

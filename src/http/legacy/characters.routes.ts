@@ -1,0 +1,102 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { createCharacter, deleteCharacter, getCharacter, listCharactersPage, CHARACTERS_PAGE } from '../../domain/characters/characters.service.js';
+import type { AppDeps } from '../deps.js';
+import { readMediaForm } from '../multipart.js';
+import { principal } from '../plugins/auth.js';
+import { requestCtx } from '../routes/characters.routes.js';
+import { CHARACTER_FIELDS, presentLegacyCharacter } from './legacy-map.js';
+import { oneOf, renameForm } from './form-mapping.js';
+
+const tags = ['legacy'];
+const STATUS = Type.Union(['pending', 'processing', 'ready', 'failed'].map((s) => Type.Literal(s)));
+const Nullable = (t: ReturnType<typeof Type.String>) => Type.Union([t, Type.Null()]);
+
+export const LegacyCharacterSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  status: STATUS,
+  created_at: Nullable(Type.String({ format: 'date-time' })),
+  completed_at: Nullable(Type.String({ format: 'date-time' })),
+});
+export const SuccessSchema = Type.Object({ success: Type.Literal(true) });
+export const PageQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: CHARACTERS_PAGE.min, maximum: CHARACTERS_PAGE.max, default: CHARACTERS_PAGE.default })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+});
+const IdParams = Type.Object({ character_id: Type.String({ minLength: 1 }) });
+const IMAGE_SOURCES = ['image', 'ref_image', 'image_url', 'ref_image_url'] as const;
+
+const preprocessForm = {
+  type: 'object',
+  description: 'One of image / ref_image (file) or image_url / ref_image_url. Costs 1 credit, like POST /v1/characters.',
+  properties: {
+    image: { type: 'string', format: 'binary' },
+    ref_image: { type: 'string', format: 'binary' },
+    image_url: { type: 'string', format: 'uri' },
+    ref_image_url: { type: 'string', format: 'uri' },
+    name: { type: 'string', maxLength: 256, default: '' },
+    model: { type: 'string', description: 'Accepted and recorded; no effect.' },
+  },
+};
+
+export async function legacyCharactersRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  app.post(
+    '/characters/preprocess',
+    {
+      schema: { response: { 200: LegacyCharacterSchema } },
+      config: {
+        legacy: { successor: '/v1/characters', fields: { image: 'image', image_url: 'image_url' } },
+        openapi: { summary: 'Create a Character from one image (Legacy; V1: POST /v1/characters)', tags, multipart: preprocessForm, deprecated: true },
+      },
+    },
+    async (request) => {
+      const form = await readMediaForm(
+        request,
+        { files: { image: { maxBytes: deps.config.limits.imageBytes }, ref_image: { maxBytes: deps.config.limits.imageBytes } }, fields: ['image_url', 'ref_image_url', 'name', 'model'] },
+        deps.tmpDir,
+      );
+      try {
+        oneOf(form, IMAGE_SOURCES, 'character image');
+        const model = form.fields.model ?? '';
+        const row = await createCharacter(deps, requestCtx(request), renameForm(form, CHARACTER_FIELDS), { legacyModel: model === '' ? null : model.slice(0, 128) });
+        return presentLegacyCharacter(row);
+      } finally {
+        await form.cleanup();
+      }
+    },
+  );
+
+  app.get<{ Querystring: { limit?: number; offset?: number } }>(
+    '/characters',
+    {
+      schema: { querystring: PageQuery, response: { 200: Type.Object({ characters: Type.Array(LegacyCharacterSchema), total: Type.Integer({ description: 'Number of characters in this page.' }) }) } },
+      config: { legacy: { successor: '/v1/characters' }, openapi: { summary: 'Characters, newest first, by offset (Legacy; V1: GET /v1/characters)', tags, deprecated: true } },
+    },
+    async (request) => {
+      const rows = await listCharactersPage(deps, principal(request).accountId, request.query);
+      return { characters: rows.map(presentLegacyCharacter), total: rows.length };
+    },
+  );
+
+  app.get<{ Params: { character_id: string } }>(
+    '/characters/:character_id',
+    {
+      schema: { params: IdParams, response: { 200: LegacyCharacterSchema } },
+      config: { legacy: { successor: '/v1/characters/{character_id}' }, openapi: { summary: 'One Character (Legacy)', tags, deprecated: true } },
+    },
+    async (request) => presentLegacyCharacter(await getCharacter(deps, principal(request).accountId, request.params.character_id)),
+  );
+
+  app.delete<{ Params: { character_id: string } }>(
+    '/characters/:character_id',
+    {
+      schema: { params: IdParams, response: { 200: SuccessSchema } },
+      config: { legacy: { successor: '/v1/characters/{character_id}' }, openapi: { summary: 'Soft-delete a Character; renders that used it keep working (Legacy)', tags, deprecated: true } },
+    },
+    async (request) => {
+      await deleteCharacter(deps, principal(request).accountId, request.params.character_id);
+      return { success: true as const };
+    },
+  );
+}

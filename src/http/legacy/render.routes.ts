@@ -1,0 +1,155 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { createRenderFromForm, findRenderRow } from '../../domain/renders/renders.service.js';
+import { cancelOwnedRender } from '../../domain/renders/render-cancel.service.js';
+import { presentError, signedOutputUrls } from '../../domain/videos/videos.presenter.js';
+import type { VideosTable } from '../../infra/db/schema.js';
+import type { AppDeps } from '../deps.js';
+import { readMediaForm } from '../multipart.js';
+import { optionalPrincipal, principal } from '../plugins/auth.js';
+import { legacyCodeOf } from './legacy-errors.js';
+import { ERROR_CATALOGUE, type ErrorCode } from '../../contracts/errors.js';
+import { invert, legacyRenderStatus, RENDER_FIELDS, renderMode } from './legacy-map.js';
+import { oneOf, renameForm } from './form-mapping.js';
+
+const tags = ['legacy'];
+const RENDER_TEXT_FIELDS = ['ref_image_url', 'driving_video_url', 'character_id', 'scene_id', 'model', 'background_mode', 'bg_color'] as const;
+const V1_NAMES = invert(RENDER_FIELDS);
+
+const JobParams = Type.Object({ job_id: Type.String({ minLength: 1, description: 'The render ID (render_...), as returned in job_id.' }) });
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+
+export const LegacyRenderCreated = Type.Object({
+  job_id: Type.String(),
+  status: Type.String({ description: 'queued at creation' }),
+  mode: Type.String({ description: 'asset (character_id + scene_id), direct (uploads or URLs), mixed' }),
+  enqueued_at: Type.String({ format: 'date-time' }),
+  poll_url: Type.String({ description: '/api/render/{job_id}' }),
+  status_url: Type.String({ description: '/api/render/{job_id}' }),
+});
+
+export const LegacyRenderJob = Type.Object({
+  job_id: Type.String(),
+  status: Type.Union(['queued', 'processing', 'complete', 'failed', 'cancelled'].map((s) => Type.Literal(s))),
+  mode: Type.String(),
+  progress: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()]),
+  enqueued_at: Type.String({ format: 'date-time' }),
+  completed_at: Nullable(Type.String({ format: 'date-time' })),
+  cdn_url: Nullable(Type.String({ description: 'The finished video (signed, expires) once complete.' })),
+  mask_cdn_url: Nullable(Type.String({ description: 'The alpha mask video for transparent output once complete.' })),
+  error_code: Nullable(Type.String()),
+  error: Nullable(Type.String({ description: 'Why the render failed.' })),
+  poll_url: Type.String(),
+  status_url: Type.String(),
+  cancelled: Type.Optional(Type.Boolean({ description: 'DELETE only: whether this call cancelled the render.' })),
+});
+
+const renderForm = {
+  type: 'object',
+  description: 'One character source (ref_image | ref_image_url | character_id) and one scene source (driving_video | driving_video_url | scene_id).',
+  properties: {
+    ref_image: { type: 'string', format: 'binary', description: 'Character image (PNG, JPEG or WebP).' },
+    ref_image_url: { type: 'string', format: 'uri' },
+    character_id: { type: 'string', description: 'A ready Character (char_...).' },
+    driving_video: { type: 'string', format: 'binary', description: 'Driving video; at most 10 minutes and 100 MB.' },
+    driving_video_url: { type: 'string', format: 'uri' },
+    scene_id: { type: 'string', description: 'A ready scene (mot_...).' },
+    model: { type: 'string', description: 'Accepted and recorded; no effect.' },
+    background_mode: { type: 'string', enum: ['original', 'solid', 'transparent'], default: 'original' },
+    bg_color: { type: 'string', description: 'R,G,B; only with background_mode=solid.' },
+  },
+};
+
+function jobPath(id: string): string {
+  return `/api/render/${id}`;
+}
+
+/** The Legacy job: the V1 Render object renamed (spec 9.1), error fields at the top level. */
+export async function presentLegacyJob(deps: AppDeps, row: VideosTable): Promise<Record<string, unknown>> {
+  const urls = await signedOutputUrls(deps, row);
+  const err = row.status === 'failed' ? presentError(row) : null;
+  return {
+    job_id: row.id,
+    status: legacyRenderStatus(row.status),
+    mode: renderMode(row),
+    progress: row.progress === null ? null : Math.max(0, Math.min(100, Math.round(Number(row.progress)))),
+    enqueued_at: row.created_at,
+    completed_at: row.completed_at,
+    cdn_url: urls.video_url,
+    mask_cdn_url: urls.alpha_url,
+    // A stored failure carries a catalogue code (presentError guarantees it); its status is the catalogue's.
+    error_code: err ? legacyCodeOf(err.code as ErrorCode, ERROR_CATALOGUE[err.code as ErrorCode].status, err.details).errorCode : null,
+    error: err ? err.message : null,
+    poll_url: jobPath(row.id),
+    status_url: jobPath(row.id),
+  };
+}
+
+function ctxOf(request: FastifyRequest) {
+  return { accountId: principal(request).accountId, requestId: request.id, serviceSource: request.serviceSource };
+}
+
+export async function legacyRenderRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  app.post(
+    '/render',
+    {
+      schema: { response: { 200: LegacyRenderCreated } },
+      config: {
+        legacy: { successor: '/v1/renders', fields: V1_NAMES },
+        openapi: { summary: 'Create a render (Legacy; V1: POST /v1/renders). Cost: 1 credit per second of video.', tags, multipart: renderForm, deprecated: true },
+      },
+    },
+    async (request) => {
+      const form = await readMediaForm(
+        request,
+        { files: { ref_image: { maxBytes: deps.config.limits.imageBytes }, driving_video: { maxBytes: deps.config.legacy.videoBytes } }, fields: RENDER_TEXT_FIELDS },
+        deps.tmpDir,
+      );
+      try {
+        // Legacy has no project-default render: both families are required parameters.
+        oneOf(form, ['ref_image', 'ref_image_url', 'character_id'], 'character source');
+        oneOf(form, ['driving_video', 'driving_video_url', 'scene_id'], 'scene source');
+        const model = form.fields.model ?? '';
+        const row = await createRenderFromForm(deps, ctxOf(request), renameForm(form, RENDER_FIELDS), model === '' ? {} : { params: { legacy_model: model.slice(0, 128) } });
+        return { job_id: row.id, status: legacyRenderStatus(row.status), mode: renderMode(row), enqueued_at: row.created_at, poll_url: jobPath(row.id), status_url: jobPath(row.id) };
+      } finally {
+        await form.cleanup();
+      }
+    },
+  );
+
+  app.get<{ Params: { job_id: string } }>(
+    '/render/:job_id',
+    {
+      schema: { params: JobParams, response: { 200: LegacyRenderJob } },
+      config: {
+        legacy: { successor: '/v1/videos/{job_id}', open: true },
+        openapi: {
+          summary: 'Status of a render (Legacy; V1: GET /v1/videos/{video_id}). Readable without a credential unless the operator turned that off; a credential that is sent is checked.',
+          tags,
+          deprecated: true,
+          optionalAuth: true,
+        },
+      },
+    },
+    async (request) => {
+      const who = optionalPrincipal(request);
+      return presentLegacyJob(deps, await findRenderRow(deps, who === null ? null : who.accountId, request.params.job_id));
+    },
+  );
+
+  app.delete<{ Params: { job_id: string } }>(
+    '/render/:job_id',
+    {
+      schema: { params: JobParams, response: { 200: LegacyRenderJob } },
+      config: {
+        legacy: { successor: '/v1/videos/{job_id}' },
+        openapi: { summary: 'Cancel a queued or processing render (credits released), or read its terminal status (Legacy; no V1 equivalent)', tags, deprecated: true },
+      },
+    },
+    async (request) => {
+      const { row, cancelled } = await cancelOwnedRender(deps, principal(request).accountId, request.params.job_id);
+      return { ...(await presentLegacyJob(deps, row)), cancelled };
+    },
+  );
+}

@@ -1,0 +1,139 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { invalidRequest } from '../../contracts/errors.js';
+import { createMotion, deleteMotion, getMotion, importMotion, listMotionsByOffset } from '../../domain/motions/motions.service.js';
+import type { MotionsTable } from '../../infra/db/schema.js';
+import type { AppDeps } from '../deps.js';
+import { readMediaForm } from '../multipart.js';
+import { principal } from '../plugins/auth.js';
+import { requestCtx } from '../routes/characters.routes.js';
+import { missingParameter } from './legacy-errors.js';
+import { legacyAssetStatus, presentLegacyScene, SCENE_FIELDS } from './legacy-map.js';
+import { oneOf, renameForm } from './form-mapping.js';
+import { PageQuery, SuccessSchema } from './characters.routes.js';
+
+const tags = ['legacy'];
+const Nullable = (t: ReturnType<typeof Type.String>) => Type.Union([t, Type.Null()]);
+const STATUS = Type.Union(['pending', 'processing', 'ready', 'failed'].map((s) => Type.Literal(s)));
+
+export const LegacySceneSchema = Type.Object({
+  scene_id: Type.String(),
+  id: Type.String({ description: 'Same as scene_id.' }),
+  name: Type.String(),
+  status: STATUS,
+  created_at: Nullable(Type.String({ format: 'date-time' })),
+  completed_at: Nullable(Type.String({ format: 'date-time' })),
+});
+const SceneStarted = Type.Object({
+  scene_id: Type.String(),
+  job_id: Type.String({ description: 'The scene is its own job: poll GET /api/scenes/{scene_id}.' }),
+  status: STATUS,
+  message: Type.String(),
+  name: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+});
+const IdParams = Type.Object({ scene_id: Type.String({ minLength: 1 }) });
+const VIDEO_SOURCES = ['driving_video', 'video', 'driving_video_url', 'video_url'] as const;
+
+function started(row: MotionsTable, message: string) {
+  // Templates here track one person, so `character_uuids` (multi-person templates only) is never sent.
+  return { scene_id: row.id, job_id: row.id, status: legacyAssetStatus(row.status), message, name: row.name, created_at: row.created_at };
+}
+
+export async function legacyScenesRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  app.post(
+    '/scenes',
+    {
+      schema: { response: { 200: SceneStarted } },
+      config: {
+        legacy: { successor: '/v1/motions', fields: { video: 'driving_video', video_url: 'driving_video_url' } },
+        openapi: {
+          summary: 'Create a scene from a driving video (Legacy; V1: POST /v1/motions). Direct uploads: at most 10 minutes and 100 MB.',
+          tags,
+          deprecated: true,
+          multipart: {
+            type: 'object',
+            properties: {
+              driving_video: { type: 'string', format: 'binary' },
+              video: { type: 'string', format: 'binary' },
+              driving_video_url: { type: 'string', format: 'uri' },
+              video_url: { type: 'string', format: 'uri' },
+              name: { type: 'string', maxLength: 256 },
+            },
+          },
+        },
+      },
+    },
+    async (request) => {
+      const file = { maxBytes: deps.config.legacy.videoBytes };
+      const form = await readMediaForm(request, { files: { driving_video: file, video: file }, fields: ['driving_video_url', 'video_url', 'name'] }, deps.tmpDir);
+      try {
+        oneOf(form, VIDEO_SOURCES, 'driving video');
+        return started(await createMotion(deps, requestCtx(request), renameForm(form, SCENE_FIELDS)), 'Scene processing started.');
+      } finally {
+        await form.cleanup();
+      }
+    },
+  );
+
+  app.post<{ Body: unknown }>(
+    '/scenes/import',
+    {
+      schema: { response: { 200: SceneStarted } },
+      config: {
+        legacy: { successor: '/v1/motions/import', fields: { template_id: 'template_uuid' } },
+        openapi: {
+          summary: 'Import a scene from a template, free (Legacy; V1: POST /v1/motions/import)',
+          tags,
+          deprecated: true,
+          json: { type: 'object', required: ['template_uuid'], properties: { template_uuid: { type: 'string', description: 'A template ID (GET /v1/motions/templates).' }, name: { type: 'string' } } },
+        },
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalidRequest('The request body must be a JSON object with template_uuid.');
+      const { template_uuid: uuid, name } = body as Record<string, unknown>;
+      if (uuid === undefined || uuid === null || uuid === '') throw missingParameter(['template_uuid'], 'template_uuid is required.');
+      if (typeof uuid !== 'string') throw invalidRequest('template_uuid must be a string.', { field: 'template_uuid' });
+      if (name !== undefined && (typeof name !== 'string' || name.length > 256)) throw invalidRequest('name must be a string of at most 256 characters.', { field: 'name' });
+      return started(await importMotion(deps, requestCtx(request), { template_id: uuid, ...(name === undefined ? {} : { name }) }), 'Scene import started.');
+    },
+  );
+
+  app.get<{ Querystring: { limit?: number; offset?: number } }>(
+    '/scenes',
+    {
+      schema: { querystring: PageQuery, response: { 200: Type.Object({ scenes: Type.Array(LegacySceneSchema), total: Type.Integer({ description: 'Number of scenes in this page.' }) }) } },
+      config: { legacy: { successor: '/v1/motions' }, openapi: { summary: 'Scenes, newest first, by offset (Legacy; V1: GET /v1/motions)', tags, deprecated: true } },
+    },
+    async (request) => {
+      const rows = await listMotionsByOffset(deps, principal(request).accountId, request.query);
+      return { scenes: rows.map(presentLegacyScene), total: rows.length };
+    },
+  );
+
+  app.get<{ Params: { scene_id: string } }>(
+    '/scenes/:scene_id',
+    {
+      schema: { params: IdParams, response: { 200: LegacySceneSchema } },
+      config: { legacy: { successor: '/v1/motions/{scene_id}' }, openapi: { summary: 'One scene (Legacy; V1: GET /v1/motions/{motion_id})', tags, deprecated: true } },
+    },
+    async (request) => presentLegacyScene(await getMotion(deps, principal(request).accountId, request.params.scene_id)),
+  );
+
+  app.delete<{ Params: { scene_id: string } }>(
+    '/scenes/:scene_id',
+    {
+      schema: { params: IdParams, response: { 200: SuccessSchema } },
+      config: {
+        legacy: { successor: '/v1/motions/{scene_id}' },
+        openapi: { summary: 'Soft-delete a scene; renders that used it keep working (Legacy; V1: DELETE /v1/motions/{motion_id})', tags, deprecated: true },
+      },
+    },
+    async (request) => {
+      await deleteMotion(deps, principal(request).accountId, request.params.scene_id);
+      return { success: true as const };
+    },
+  );
+}
