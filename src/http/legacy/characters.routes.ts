@@ -6,7 +6,8 @@ import { readMediaForm } from '../multipart.js';
 import { principal } from '../plugins/auth.js';
 import { requestCtx } from '../routes/characters.routes.js';
 import { CHARACTER_FIELDS, presentLegacyCharacter } from './legacy-map.js';
-import { oneOf, renameForm } from './form-mapping.js';
+import { oneOf, renameForm, spellingUsed } from './form-mapping.js';
+import { inLegacyTerms } from './legacy-errors.js';
 
 const tags = ['legacy'];
 const STATUS = Type.Union(['pending', 'processing', 'ready', 'failed'].map((s) => Type.Literal(s)));
@@ -46,7 +47,7 @@ export async function legacyCharactersRoutes(app: FastifyInstance, deps: AppDeps
     {
       schema: { response: { 200: LegacyCharacterSchema } },
       config: {
-        legacy: { successor: '/v1/characters', fields: { image: 'image', image_url: 'image_url' } },
+        legacy: { successor: '/v1/characters' },
         openapi: { summary: 'Create a Character from one image (Legacy; V1: POST /v1/characters)', tags, multipart: preprocessForm, deprecated: true },
       },
     },
@@ -59,7 +60,9 @@ export async function legacyCharactersRoutes(app: FastifyInstance, deps: AppDeps
       try {
         oneOf(form, IMAGE_SOURCES, 'character image');
         const model = form.fields.model ?? '';
-        const row = await createCharacter(deps, requestCtx(request), renameForm(form, CHARACTER_FIELDS), { legacyModel: model === '' ? null : model.slice(0, 128) });
+        const v1Form = renameForm(form, CHARACTER_FIELDS);
+        const names = { image: spellingUsed(form, ['image', 'ref_image']), image_url: spellingUsed(form, ['image_url', 'ref_image_url']) };
+        const row = await inLegacyTerms(names, () => createCharacter(deps, requestCtx(request), v1Form, { legacyModel: model === '' ? null : model.slice(0, 128) }));
         return presentLegacyCharacter(row);
       } finally {
         await form.cleanup();

@@ -8,7 +8,8 @@ import { readMediaForm, type ReceivedForm } from '../multipart.js';
 import { principal } from '../plugins/auth.js';
 import { requestCtx } from '../routes/characters.routes.js';
 import { legacyAssetStatus } from './legacy-map.js';
-import { isSent, oneOf, renameForm } from './form-mapping.js';
+import { isSent, oneOf, renameForm, spellingUsed } from './form-mapping.js';
+import { inLegacyTerms } from './legacy-errors.js';
 
 /**
  * The two Legacy extraction operations mapped onto V1's 3D outputs (spec 9.1: `type` on Characters
@@ -68,7 +69,7 @@ export async function legacyExtractRoutes(app: FastifyInstance, deps: AppDeps): 
     {
       schema: { response: { 200: Type.Union([StaticBin, Started]) } },
       config: {
-        legacy: { successor: '/v1/characters/{character_id}/export', fields: { image: 'image', image_url: 'image_url' } },
+        legacy: { successor: '/v1/characters/{character_id}/export' },
         openapi: {
           summary: 'Gaussian-splat extraction of a character (Legacy; V1: POST /v1/characters type=vsplat, then GET /v1/characters/{id}/export?download_type=vsplat)',
           tags,
@@ -101,7 +102,8 @@ export async function legacyExtractRoutes(app: FastifyInstance, deps: AppDeps): 
         const v1 = renameForm(form, { image: 'image', ref_image: 'image', image_url: 'image_url', ref_image_url: 'image_url', name: 'name', render_thumbnail: 'render_thumbnail', task_id: 'task_id' });
         v1.fields.type = 'vsplat';
         const model = isSent(form, 'model') ? form.fields.model.slice(0, 128) : null;
-        const row = await createCharacter(deps, requestCtx(request), v1, { legacyModel: model });
+        const names = { image: spellingUsed(form, ['image', 'ref_image']), image_url: spellingUsed(form, ['image_url', 'ref_image_url']) };
+        const row = await inLegacyTerms(names, () => createCharacter(deps, requestCtx(request), v1, { legacyModel: model }));
         return { job_id: row.id, character_id: row.id, status: legacyAssetStatus(row.status), message: 'Extraction started; POST again with character_id once the character is ready.', poll_url: `/api/characters/${row.id}` };
       } finally {
         await form.cleanup();
@@ -114,7 +116,7 @@ export async function legacyExtractRoutes(app: FastifyInstance, deps: AppDeps): 
     {
       schema: { response: { 200: Type.Union([DynamicFbx, Started]) } },
       config: {
-        legacy: { successor: '/v1/motions/{scene_id}/export', fields: { video: 'driving_video', video_url: 'driving_video_url' } },
+        legacy: { successor: '/v1/motions/{scene_id}/export' },
         openapi: {
           summary: 'Skeletal animation (FBX) from a driving video (Legacy; V1: POST /v1/motions type=glb, then GET /v1/motions/{id}/export?download_type=fbx)',
           tags,
@@ -152,7 +154,8 @@ export async function legacyExtractRoutes(app: FastifyInstance, deps: AppDeps): 
           enable_smoothing: 'enable_smoothing', target_fps: 'target_fps', task_id: 'task_id',
         });
         v1.fields.type = 'glb';
-        const row = await createMotion(deps, requestCtx(request), v1);
+        const names = { video: spellingUsed(form, ['driving_video', 'video']), video_url: spellingUsed(form, ['driving_video_url', 'video_url']) };
+        const row = await inLegacyTerms(names, () => createMotion(deps, requestCtx(request), v1));
         return { job_id: row.id, scene_id: row.id, status: legacyAssetStatus(row.status), message: 'Extraction started; POST again with scene_id once the scene is ready.', poll_url: `/api/scenes/${row.id}` };
       } finally {
         await form.cleanup();

@@ -31,3 +31,8 @@ export function renameForm(form: Pick<ReceivedForm, 'fields' | 'files'>, map: Re
   for (const [name, file] of Object.entries(form.files)) if (name in map && isSent(form, name)) files[map[name]] = file;
   return { fields, files };
 }
+
+/** Which Legacy spelling of a field the client used (so errors name it), the first by default. */
+export function spellingUsed(form: Pick<ReceivedForm, 'fields' | 'files'>, names: string[]): string {
+  return names.find((n) => isSent(form, n)) ?? names[0];
+}

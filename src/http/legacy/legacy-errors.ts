@@ -64,16 +64,34 @@ export function legacyCodeOf(code: ErrorCode, status: number, details: Record<st
   return { status: 400, errorCode: LEGACY_CODES.invalid };
 }
 
-export function toLegacyError(e: AppError, v1ToLegacy: Record<string, string> = {}): { status: number; body: LegacyErrorBody } {
-  if (e.code === 'UNAUTHENTICATED' || e.code === 'INVALID_CREDENTIAL') return { status: 401, body: { detail: LEGACY_401[e.code] } };
-  const rawField = typeof e.details.field === 'string' ? e.details.field : undefined;
-  const field = rawField === undefined ? undefined : (v1ToLegacy[rawField] ?? rawField);
-  const { status, errorCode } = legacyCodeOf(e.code, e.status, e.details);
-  return { status, body: { detail: { error_code: errorCode, message: renameFields(e.message, v1ToLegacy), v1_code: e.code, ...(field ? { field } : {}) } } };
+/**
+ * Runs a V1 service call for a Legacy route; an error it raises names V1 fields, so they are renamed
+ * to the Legacy fields the client sent (message, `details.field`, `details.fields`). Errors raised by
+ * the Legacy layer itself (form reader, parameter checks) already use Legacy names and are not run here.
+ */
+export async function inLegacyTerms<T>(v1ToLegacy: Record<string, string>, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (e) {
+    if (!(e instanceof AppError)) throw e;
+    const rename = (v: unknown) => (typeof v === 'string' ? (v1ToLegacy[v] ?? v) : v);
+    const details: Record<string, unknown> = { ...e.details };
+    if ('field' in details) details.field = rename(details.field);
+    if (Array.isArray(details.fields)) details.fields = details.fields.map(rename);
+    if (Array.isArray(details.allowed)) details.allowed = details.allowed.map(rename);
+    throw new AppError(e.code, renameFields(e.message, v1ToLegacy), { details, status: e.status, retryable: e.retryable, action: e.action, retryAfterMs: e.retryAfterMs, headers: e.headers, cause: e });
+  }
 }
 
-export function sendLegacyError(request: FastifyRequest, reply: FastifyReply, e: AppError, v1ToLegacy: Record<string, string> = {}): FastifyReply {
-  const { status, body } = toLegacyError(e, v1ToLegacy);
+export function toLegacyError(e: AppError): { status: number; body: LegacyErrorBody } {
+  if (e.code === 'UNAUTHENTICATED' || e.code === 'INVALID_CREDENTIAL') return { status: 401, body: { detail: LEGACY_401[e.code] } };
+  const field = typeof e.details.field === 'string' ? e.details.field : undefined;
+  const { status, errorCode } = legacyCodeOf(e.code, e.status, e.details);
+  return { status, body: { detail: { error_code: errorCode, message: e.message, v1_code: e.code, ...(field ? { field } : {}) } } };
+}
+
+export function sendLegacyError(request: FastifyRequest, reply: FastifyReply, e: AppError): FastifyReply {
+  const { status, body } = toLegacyError(e);
   for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);
   if (status === 401 && !reply.hasHeader('WWW-Authenticate')) reply.header('WWW-Authenticate', 'Bearer realm="marionette"');
   if ((status === 429 || status === 503) && !reply.hasHeader('Retry-After')) reply.header('Retry-After', String(Math.max(1, Math.ceil((e.retryAfterMs ?? 1000) / 1000))));

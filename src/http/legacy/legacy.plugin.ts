@@ -16,8 +16,6 @@ import { legacyScenesRoutes } from './scenes.routes.js';
 export interface LegacyRouteConfig {
   /** The V1 equivalent for the `Link: <...>; rel="successor-version"` header; `{name}` is filled from the path. */
   successor: string;
-  /** V1 field name → Legacy field name, so errors raised by the V1 services name the fields the client sent. */
-  fields?: Record<string, string>;
   /** Readable without a credential (GET /api/render/{job_id}, unless MARIONETTE_LEGACY_OPEN_STATUS=false). */
   open?: boolean;
 }
@@ -60,7 +58,7 @@ export async function legacyPlugin(scope: FastifyInstance, deps: AppDeps & { rat
   scope.setErrorHandler((err, request, reply) => {
     const appError = toAppError(err, deps.config.limits);
     if (appError.status >= 500) request.log.error({ err }, 'request failed');
-    return sendLegacyError(request, reply, appError, request.routeOptions.config.legacy?.fields ?? {});
+    return sendLegacyError(request, reply, appError);
   });
   scope.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];

@@ -7,7 +7,7 @@ import type { VideosTable } from '../../infra/db/schema.js';
 import type { AppDeps } from '../deps.js';
 import { readMediaForm } from '../multipart.js';
 import { optionalPrincipal, principal } from '../plugins/auth.js';
-import { legacyCodeOf } from './legacy-errors.js';
+import { inLegacyTerms, legacyCodeOf } from './legacy-errors.js';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../contracts/errors.js';
 import { invert, legacyRenderStatus, RENDER_FIELDS, renderMode } from './legacy-map.js';
 import { oneOf, renameForm } from './form-mapping.js';
@@ -95,7 +95,7 @@ export async function legacyRenderRoutes(app: FastifyInstance, deps: AppDeps): P
     {
       schema: { response: { 200: LegacyRenderCreated } },
       config: {
-        legacy: { successor: '/v1/renders', fields: V1_NAMES },
+        legacy: { successor: '/v1/renders' },
         openapi: { summary: 'Create a render (Legacy; V1: POST /v1/renders). Cost: 1 credit per second of video.', tags, multipart: renderForm, deprecated: true },
       },
     },
@@ -110,7 +110,8 @@ export async function legacyRenderRoutes(app: FastifyInstance, deps: AppDeps): P
         oneOf(form, ['ref_image', 'ref_image_url', 'character_id'], 'character source');
         oneOf(form, ['driving_video', 'driving_video_url', 'scene_id'], 'scene source');
         const model = form.fields.model ?? '';
-        const row = await createRenderFromForm(deps, ctxOf(request), renameForm(form, RENDER_FIELDS), model === '' ? {} : { params: { legacy_model: model.slice(0, 128) } });
+        const v1Form = renameForm(form, RENDER_FIELDS);
+        const row = await inLegacyTerms(V1_NAMES, () => createRenderFromForm(deps, ctxOf(request), v1Form, model === '' ? {} : { params: { legacy_model: model.slice(0, 128) } }));
         return { job_id: row.id, status: legacyRenderStatus(row.status), mode: renderMode(row), enqueued_at: row.created_at, poll_url: jobPath(row.id), status_url: jobPath(row.id) };
       } finally {
         await form.cleanup();

@@ -7,9 +7,9 @@ import type { AppDeps } from '../deps.js';
 import { readMediaForm } from '../multipart.js';
 import { principal } from '../plugins/auth.js';
 import { requestCtx } from '../routes/characters.routes.js';
-import { missingParameter } from './legacy-errors.js';
+import { inLegacyTerms, missingParameter } from './legacy-errors.js';
 import { legacyAssetStatus, presentLegacyScene, SCENE_FIELDS } from './legacy-map.js';
-import { oneOf, renameForm } from './form-mapping.js';
+import { oneOf, renameForm, spellingUsed } from './form-mapping.js';
 import { PageQuery, SuccessSchema } from './characters.routes.js';
 
 const tags = ['legacy'];
@@ -46,7 +46,7 @@ export async function legacyScenesRoutes(app: FastifyInstance, deps: AppDeps): P
     {
       schema: { response: { 200: SceneStarted } },
       config: {
-        legacy: { successor: '/v1/motions', fields: { video: 'driving_video', video_url: 'driving_video_url' } },
+        legacy: { successor: '/v1/motions' },
         openapi: {
           summary: 'Create a scene from a driving video (Legacy; V1: POST /v1/motions). Direct uploads: at most 10 minutes and 100 MB.',
           tags,
@@ -69,7 +69,8 @@ export async function legacyScenesRoutes(app: FastifyInstance, deps: AppDeps): P
       const form = await readMediaForm(request, { files: { driving_video: file, video: file }, fields: ['driving_video_url', 'video_url', 'name'] }, deps.tmpDir);
       try {
         oneOf(form, VIDEO_SOURCES, 'driving video');
-        return started(await createMotion(deps, requestCtx(request), renameForm(form, SCENE_FIELDS)), 'Scene processing started.');
+        const v1Form = renameForm(form, SCENE_FIELDS);
+        return started(await inLegacyTerms({ video: spellingUsed(form, ['driving_video', 'video']), video_url: spellingUsed(form, ['driving_video_url', 'video_url']) }, () => createMotion(deps, requestCtx(request), v1Form)), 'Scene processing started.');
       } finally {
         await form.cleanup();
       }
@@ -81,7 +82,7 @@ export async function legacyScenesRoutes(app: FastifyInstance, deps: AppDeps): P
     {
       schema: { response: { 200: SceneStarted } },
       config: {
-        legacy: { successor: '/v1/motions/import', fields: { template_id: 'template_uuid' } },
+        legacy: { successor: '/v1/motions/import' },
         openapi: {
           summary: 'Import a scene from a template, free (Legacy; V1: POST /v1/motions/import)',
           tags,
@@ -97,7 +98,7 @@ export async function legacyScenesRoutes(app: FastifyInstance, deps: AppDeps): P
       if (uuid === undefined || uuid === null || uuid === '') throw missingParameter(['template_uuid'], 'template_uuid is required.');
       if (typeof uuid !== 'string') throw invalidRequest('template_uuid must be a string.', { field: 'template_uuid' });
       if (name !== undefined && (typeof name !== 'string' || name.length > 256)) throw invalidRequest('name must be a string of at most 256 characters.', { field: 'name' });
-      return started(await importMotion(deps, requestCtx(request), { template_id: uuid, ...(name === undefined ? {} : { name }) }), 'Scene import started.');
+      return started(await inLegacyTerms({ template_id: 'template_uuid' }, () => importMotion(deps, requestCtx(request), { template_id: uuid, ...(name === undefined ? {} : { name }) })), 'Scene import started.');
     },
   );
 
