@@ -74,7 +74,7 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
   }, { prefix: '/v1' });
 
   // The deprecated Legacy interface: same services and data, Legacy names and errors (docs/legacy.md).
-  await app.register(async (legacy) => legacyPlugin(legacy, { ...deps, rateLimitStore }), { prefix: '/api' });
+  await app.register(async (legacy) => legacyPlugin(legacy, deps, rateLimitStore), { prefix: '/api' });
 
   await filesRoutes(app, deps);
   return app;

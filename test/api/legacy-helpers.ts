@@ -40,12 +40,12 @@ export function assertDeprecated(res: Response, successorPath: string | RegExp):
 
 const run = promisify(execFile);
 
-/** A tiny synthetic driving video of `seconds` (64x64 grey with a moving box, 2 fps): cheap to make and probe. */
+/** A tiny synthetic driving video of `seconds` (64x64 test pattern, 10 fps): cheap to make and probe. */
 export async function syntheticVideo(dir: string, seconds: number): Promise<string> {
   const tools = resolveTools(process.env);
   const out = join(dir, `synthetic-${seconds}s.mp4`);
   await run(tools.ffmpeg, [
-    '-v', 'error', '-y', '-f', 'lavfi', '-i', `testsrc=size=64x64:rate=2:duration=${seconds}`,
+    '-v', 'error', '-y', '-f', 'lavfi', '-i', `testsrc=size=64x64:rate=10:duration=${seconds}`, '-g', '20',
     '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', out,
   ]);
   return out;

@@ -49,10 +49,10 @@ describe('OpenAPI document', () => {
     assert.deepEqual(doc.components.schemas.Error.properties.error.properties.code.enum.sort(), Object.keys(ERROR_CATALOGUE).sort());
   });
 
-  test('every /v1 route Fastify serves is documented, and nothing else', () => {
-    const served = fastifyRoutes(svc.app).filter((r) => r.path.startsWith('/v1/'));
+  test('every /v1 and /api route Fastify serves is documented, and nothing else', () => {
+    const served = fastifyRoutes(svc.app).filter((r) => r.path.startsWith('/v1/') || r.path.startsWith('/api/'));
     // The parser must see the routes this suite knows exist, or the comparison below proves nothing.
-    for (const [method, path] of [['GET', '/v1/credits'], ['POST', '/v1/renders'], ['GET', '/v1/videos/:video_id'], ['GET', '/v1/renders/:render_id/download']]) {
+    for (const [method, path] of [['GET', '/v1/credits'], ['POST', '/v1/renders'], ['GET', '/v1/videos/:video_id'], ['GET', '/v1/renders/:render_id/download'], ['DELETE', '/api/render/:job_id'], ['GET', '/api/characters']]) {
       assert.ok(served.some((r) => r.method === method && r.path === path), `route tree lacks ${method} ${path}`);
     }
     for (const r of served) {
@@ -76,7 +76,9 @@ describe('OpenAPI document', () => {
         assert.ok(op.operationId && !operationIds.has(op.operationId), `${method} ${path} operationId ${op.operationId}`);
         operationIds.add(op.operationId);
         assert.ok(op.responses.default.headers['X-Request-Id'], `${method} ${path} documents X-Request-Id`);
-        assert.equal(op.responses.default.content['application/json'].schema.$ref, '#/components/schemas/Error', `${method} ${path}`);
+        const legacy = path.startsWith('/api/');
+        assert.equal(op.responses.default.content['application/json'].schema.$ref, legacy ? '#/components/schemas/LegacyError' : '#/components/schemas/Error', `${method} ${path}`);
+        assert.equal(op.deprecated === true, legacy, `${method} ${path}: the Legacy section and only it is deprecated`);
       }
     }
   });

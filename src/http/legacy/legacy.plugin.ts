@@ -32,7 +32,9 @@ declare module 'fastify' {
  */
 export function legacyDeps(deps: AppDeps): AppDeps {
   const l = deps.config.legacy;
-  return { ...deps, config: Object.freeze({ ...deps.config, limits: { ...deps.config.limits, videoBytes: l.videoBytes, videoMaxMs: l.videoMaxMs } }) };
+  const config = Object.freeze({ ...deps.config, limits: Object.freeze({ ...deps.config.limits, videoBytes: l.videoBytes, videoMaxMs: l.videoMaxMs }) });
+  // Everything but `config` is read through to the one set of dependencies (not a copy of it).
+  return Object.create(deps, { config: { value: config, enumerable: true } }) as AppDeps;
 }
 
 function successorOf(request: FastifyRequest, publicUrl: string): string {
@@ -47,13 +49,13 @@ function successorOf(request: FastifyRequest, publicUrl: string): string {
  * scope with the same API keys and rate limits as /v1, `Deprecation` and `Link` headers on every
  * answer, and errors in the Legacy shape. Routes translate names and call the V1 services.
  */
-export async function legacyPlugin(scope: FastifyInstance, deps: AppDeps & { rateLimitStore?: RateLimitStore }): Promise<void> {
+export async function legacyPlugin(scope: FastifyInstance, deps: AppDeps, rateLimitStore?: RateLimitStore): Promise<void> {
   scope.addHook('onRequest', async (request, reply) => {
     reply.header('Deprecation', 'true');
     reply.header('Link', successorOf(request, deps.config.publicUrl));
   });
   registerAuth(scope, deps.db, { allowAnonymous: (request) => deps.config.legacy.openStatus && request.routeOptions.config.legacy?.open === true });
-  registerRateLimit(scope, deps, deps.rateLimitStore);
+  registerRateLimit(scope, deps, rateLimitStore);
 
   scope.setErrorHandler((err, request, reply) => {
     const appError = toAppError(err, deps.config.limits);

@@ -1,0 +1,159 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startWorkers } from '../../src/jobs/workers.js';
+import { dbTargets, hasSharedMedia, mediaFile, NO_MEDIA_REASON, startService, type TestService } from '../helpers/harness.js';
+import { ledgerOf, balanceMilli } from '../jobs/render-fixture.js';
+import { scriptedEngine } from '../jobs/scripted-engine.js';
+import { form, legacyError } from './legacy-helpers.js';
+
+/**
+ * The Legacy interface and V1 on one set of data, with the real queue and job handlers (the engine's
+ * analysis and drawing are scripted; probing and encoding are real): a character made through /api
+ * renders through /v1 and the result reads through /api, a render made through /api reads through
+ * /v1, soft-deleted scenes and characters keep their renders working, and a Legacy cancel racing the
+ * worker's completion settles exactly once.
+ */
+
+const IMAGE = mediaFile('images/mimicmotion--demo1.jpg');
+
+for (const t of await dbTargets()) {
+  describe(`legacy /api and /v1 on the same data (${t.kind})`, { skip: t.skip || (!hasSharedMedia() && NO_MEDIA_REASON) }, () => {
+    let svc: TestService;
+    const script: { render?: (call: number, signal: AbortSignal) => Promise<void> } = {};
+    const engine = scriptedEngine({ render: (call, signal) => script.render?.(call, signal) });
+
+    before(async () => {
+      svc = await startService({ db: t.kind, credits: 100, env: { MARIONETTE_JOB_HEARTBEAT_MS: '100' } });
+      svc.wired.deps.engine = engine;
+      await startWorkers(svc.wired.deps);
+    });
+    after(async () => {
+      script.render = undefined;
+      await svc?.close();
+    });
+
+    async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 30_000): Promise<T> {
+      const end = Date.now() + ms;
+      for (;;) {
+        const v = await fn();
+        if (v) return v;
+        if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    const json = async (path: string, init?: RequestInit & { key?: string | null }) => (await svc.request(path, init)).json() as Promise<any>;
+    const legacyStatus = (path: string, want: string) => until(`${path} ${want}`, async () => ((await json(path)).status === want ? json(path) : null));
+    async function readyCharacterAndScene(): Promise<{ character: string; scene: string }> {
+      const c = await json('/api/characters/preprocess', { method: 'POST', body: await form({ ref_image: { file: IMAGE, name: 'hero.jpg' }, name: 'Hero' }) });
+      const s = await json('/api/scenes/import', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ template_uuid: 'wave' }) });
+      await legacyStatus(`/api/characters/${c.id}`, 'ready');
+      await legacyStatus(`/api/scenes/${s.scene_id}`, 'ready');
+      return { character: c.id, scene: s.scene_id };
+    }
+
+    test('a character and scene made through /api render through /v1; the render reads through /api, and one made through /api reads through /v1', async () => {
+      const { character, scene } = await readyCharacterAndScene();
+      // V1 sees the Legacy-made assets as its own.
+      assert.equal((await json(`/v1/characters/${character}`)).status, 'ready');
+      assert.equal((await json(`/v1/motions/${scene}`)).status, 'ready');
+
+      const v1 = await json('/v1/renders', { method: 'POST', body: await form({ character_id: character, motion_id: scene }) });
+      assert.match(v1.id, /^render_/);
+      const done = await legacyStatus(`/api/render/${v1.id}`, 'complete');
+      assert.deepEqual([done.job_id, done.mode, done.progress, done.error], [v1.id, 'asset', 100, null]);
+      const video = await fetch(done.cdn_url);
+      assert.equal(video.status, 200);
+      const bytes = Buffer.from(await video.arrayBuffer());
+      assert.equal(bytes.subarray(4, 8).toString('latin1'), 'ftyp', 'an MP4 file');
+      const v1Read = await json(`/v1/videos/${v1.id}`);
+      assert.deepEqual([v1Read.status, v1Read.completed_at], ['ready', done.completed_at]);
+
+      const legacy = await json('/api/render', { method: 'POST', body: await form({ character_id: character, scene_id: scene, background_mode: 'solid', bg_color: '10,20,30' }) });
+      const ready = await until('V1 ready', async () => ((await json(`/v1/videos/${legacy.job_id}`)).status === 'ready' ? json(`/v1/videos/${legacy.job_id}`) : null));
+      assert.equal(ready.id, legacy.job_id);
+      assert.ok(ready.video_url);
+      const events = await svc.wired.deps.db.selectFrom('render_events').select('type').where('render_id', '=', legacy.job_id).orderBy('sequence').execute();
+      assert.deepEqual(events.map((e) => e.type).filter((x) => x !== 'progress'), ['queued', 'processing', 'ready'], 'the same event history as a V1 render');
+      // Settled at the measured 1.2 s of the template: 1.2 credits.
+      assert.deepEqual((await ledgerOf(svc.wired.deps.db, legacy.job_id)).map((l) => l.kind), ['reserve', 'settle']);
+    });
+
+    test('soft-deleting the scene and the character while a render that uses them runs: success, the render still completes and reads', async () => {
+      const { character, scene } = await readyCharacterAndScene();
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      let reached = false;
+      script.render = async () => {
+        reached = true;
+        await gate;
+      };
+      try {
+        const job = await json('/api/render', { method: 'POST', body: await form({ character_id: character, scene_id: scene }) });
+        await until('the worker to reach the engine', async () => reached);
+        assert.deepEqual(await json(`/api/scenes/${scene}`, { method: 'DELETE' }), { success: true });
+        assert.deepEqual(await json(`/api/characters/${character}`, { method: 'DELETE' }), { success: true });
+        release();
+        const done = await legacyStatus(`/api/render/${job.job_id}`, 'complete');
+        assert.equal((await fetch(done.cdn_url)).status, 200);
+        // Deleted: no longer listed, readable or usable for new renders.
+        assert.equal((await json('/api/scenes')).scenes.some((s: any) => s.scene_id === scene), false);
+        const again = await legacyError(await svc.request('/api/render', { method: 'POST', body: await form({ character_id: character, scene_id: scene }) }));
+        assert.deepEqual([again.status, again.code], [404, 'CS-UORC01-003']);
+        // A finished render that used them keeps reading, with a fresh URL each time.
+        const later = await json(`/api/render/${job.job_id}`);
+        assert.equal((await fetch(later.cdn_url)).status, 200);
+      } finally {
+        script.render = undefined;
+        release();
+      }
+    });
+
+    test('a Legacy cancel racing the worker finishing the render settles exactly once (8 races)', async () => {
+      const { character, scene } = await readyCharacterAndScene();
+      const acct = { key: svc.apiKey };
+      const outcomes: string[] = [];
+      for (let i = 0; i < 8; i++) {
+        let release!: () => void;
+        const gate = new Promise<void>((r) => (release = r));
+        let reached = false;
+        script.render = async () => {
+          reached = true;
+          await gate;
+        };
+        const before = await balanceMilli(svc.wired.deps.db, svc.accountId);
+        const job = await json('/api/render', { method: 'POST', body: await form({ character_id: character, scene_id: scene }), ...acct });
+        await until('the worker to reach the engine', async () => reached);
+        // The worker finishes (encode, upload, ready) while the DELETE is on its way.
+        const lag = i * 15;
+        const [answer] = await Promise.all([
+          new Promise((r) => setTimeout(r, lag)).then(() => json(`/api/render/${job.job_id}`, { method: 'DELETE' })),
+          Promise.resolve().then(release),
+        ]);
+        const final = await until('a terminal state', async () => {
+          const v = await json(`/v1/videos/${job.job_id}`);
+          return ['ready', 'cancelled'].includes(v.status) ? v : null;
+        });
+        const jobRow = await until('the job to end', async () => {
+          const j = await svc.wired.deps.db.selectFrom('jobs').select('status').where('resource_id', '=', job.job_id).executeTakeFirstOrThrow();
+          return j.status !== 'active' && j.status !== 'queued' ? j : null;
+        });
+        const kinds = (await ledgerOf(svc.wired.deps.db, job.job_id)).map((l) => l.kind);
+        const events = (await svc.wired.deps.db.selectFrom('render_events').select('type').where('render_id', '=', job.job_id).execute()).map((e) => e.type);
+        assert.equal(events.filter((e) => ['ready', 'failed', 'cancelled'].includes(e)).length, 1, `one terminal event: ${events}`);
+        assert.equal(answer.status, final.status === 'ready' ? 'complete' : 'cancelled', 'the DELETE answers the outcome that stuck');
+        assert.equal(answer.cancelled, final.status === 'cancelled');
+        assert.deepEqual(kinds, ['reserve', final.status === 'ready' ? 'settle' : 'release']);
+        const after = await balanceMilli(svc.wired.deps.db, svc.accountId);
+        assert.equal(after.reserved, before.reserved);
+        assert.equal(before.available - after.available, final.status === 'ready' ? 1200 : 0, 'charged 1.2 credits when complete, nothing when cancelled');
+        if (final.status === 'cancelled') {
+          assert.equal(jobRow.status, 'cancelled');
+          assert.equal(await svc.wired.deps.storage.stat(`renders/${job.job_id}/output/video.mp4`), null, 'no orphan output');
+        }
+        outcomes.push(final.status);
+      }
+      script.render = undefined;
+      process.stdout.write(`# legacy cancel vs worker (${t.kind}): ${outcomes.join(', ')}\n`);
+    });
+  });
+}
