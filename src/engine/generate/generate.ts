@@ -141,22 +141,40 @@ const REST_HEIGHT = REST_ANKLE_Y - (Math.min(REST_KP[1].y, REST_KP[2].y) - 52);
 /** Travel speed in figure heights per second. */
 const TRAVEL: Partial<Record<Action, number>> = { walk: 0.32, run: 0.75 };
 
+/** The built-in puppet's height in a painted scene: most of the frame's height, but narrow frames (9:16) keep its arms inside. */
+function puppetHeight(W: number, H: number): number {
+  return Math.min(0.62 * H, 0.8 * W);
+}
+
+/** Where zoom and dolly moves close in: the middle of the subject where it starts. */
+function focusOf(place: Placement, W: number, H: number): { x: number; y: number } {
+  return { x: place.footX / W, y: (place.footY - place.height / 2) / H };
+}
+
 function buildTrack(plan: ScenePlan, W: number, H: number, place: Placement, own: Keypoint[] | null): MotionTrack {
   const n = Math.max(1, Math.round(plan.durationS * GENERATED_FPS));
   const s = place.height / REST_HEIGHT;
   let x = place.footX;
   let dir = plan.direction;
   const frames = [];
-  const minX = 0.12 * W, maxX = 0.88 * W;
+  // A travelling subject turns back before any part of it leaves what the camera shows at that
+  // moment (the camera's window, less the figure's reach with its arms out).
+  const reach = 0.3 * place.height;
+  const focus = focusOf(place, W, H);
   for (let i = 0; i < n; i++) {
     const t = i / GENERATED_FPS;
+    const cam = cameraAt(plan, n > 1 ? i / (n - 1) : 0, focus);
+    let minX = cam.cx * W - W / (2 * cam.zoom) + reach, maxX = cam.cx * W + W / (2 * cam.zoom) - reach;
+    if (minX > maxX) minX = maxX = cam.cx * W;
+    if (i === 0 && x < minX) dir = 1;
+    if (i === 0 && x > maxX) dir = -1;
     const pose = poseAtTime(plan, t);
     const act = plan.actions.find((a) => t < a.endS) ?? plan.actions[plan.actions.length - 1];
-    if (i > 0) {
+    if (i > 0 && maxX > minX) {
       x += dir * (TRAVEL[act.action] ?? 0) * place.height / GENERATED_FPS;
-      if (x < minX || x > maxX) {
+      if ((x < minX && dir < 0) || (x > maxX && dir > 0)) {
         dir = (dir * -1) as 1 | -1;
-        x = Math.min(maxX, Math.max(minX, x));
+        x = Math.min(Math.max(maxX, place.footX), Math.max(Math.min(minX, place.footX), x));
       }
     }
     let body: Keypoint[] = puppetKeypoints(pose).map((k) => ({
@@ -242,12 +260,12 @@ export async function generateVideo(input: GenerateInput): Promise<GenerateResul
     } else {
       // No figure could be cut out: the first frame is the setting and the puppet enters it.
       background = await coverImage(input.firstFrameFile, W, H);
-      place = { footX: base.subjectX * W, footY: 0.9 * H, height: 0.62 * H };
+      place = { footX: base.subjectX * W, footY: 0.9 * H, height: puppetHeight(W, H) };
     }
   } else {
     const scene = paintScene(plan, W, H);
     background = scene.pixels;
-    place = { footX: plan.subjectX * W, footY: scene.floorY, height: 0.62 * H };
+    place = { footX: plan.subjectX * W, footY: scene.floorY, height: puppetHeight(W, H) };
   }
   const bgRgba = background.length === W * H * 4 ? background : rgbToRgba(background, W, H);
   const track = buildTrack(plan, W, H, place, own);
@@ -261,7 +279,7 @@ export async function generateVideo(input: GenerateInput): Promise<GenerateResul
   const spoken = await soundtrackOf(plan, n / GENERATED_FPS, wav, input.workDir, signal);
   input.onProgress?.('analyzing', 8);
 
-  const focus = { x: place.footX / W, y: (place.footY - place.height / 2) / H };
+  const focus = focusOf(place, W, H);
   const scratch = new Uint8Array(W * H * 4);
   const dolly = plan.camera === 'dolly-in' || plan.camera === 'dolly-out';
   const outDir = join(input.workDir, 'out');

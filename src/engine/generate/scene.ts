@@ -142,7 +142,8 @@ export function paintScene(plan: ScenePlan, width: number, height: number): Pain
       c.vgrad(0, 0.5, t([80, 160, 230], 0.3), [190, 225, 245]);
       c.ellipse((0.2 + rnd() * 0.6) * W, 0.14 * H, 0.06 * S, 0.06 * S, [255, 246, 210], 1, 0.04 * S);
       clouds(2 + Math.floor(rnd() * 2), [252, 252, 252], 0.2);
-      c.vgrad(0.5, 0.7, [40, 130, 170], [70, 175, 190]);
+      // The sea runs under where the sand's wavy edge starts, so no row between them stays unpainted.
+      c.vgrad(0.5, 0.72, [40, 130, 170], [70, 175, 190]);
       for (let i = 0; i < 6; i++) {
         const y = (0.53 + i * 0.028 + rnd() * 0.01) * H;
         c.rect(0, y, W, y + Math.max(1, 0.003 * H), [200, 235, 240], 0.35);
@@ -166,6 +167,8 @@ export function paintScene(plan: ScenePlan, width: number, height: number): Pain
     }
     case 'forest': {
       c.vgrad(0, 0.7, t([130, 190, 230], 0.3), [210, 232, 220]);
+      // A meadow from the horizon down, so nothing between the sky and the grass stays unpainted.
+      c.below(() => 0.7 * H, [128, 178, 96], [96, 160, 70]);
       const trees = 7 + Math.floor(rnd() * 4);
       for (let i = 0; i < trees; i++) {
         const side = i % 2 === 0 ? rnd() * 0.3 : 0.7 + rnd() * 0.3;
@@ -178,7 +181,8 @@ export function paintScene(plan: ScenePlan, width: number, height: number): Pain
       break;
     }
     case 'city': {
-      c.vgrad(0, 0.7, t([250, 190, 120], 0.3), [250, 225, 180]);
+      // The sky reaches the road: the gaps between buildings show sky, not an unpainted band.
+      c.vgrad(0, floorY / H - 0.08, t([250, 190, 120], 0.3), [250, 225, 180]);
       let x = 0;
       while (x < W) {
         const bw = (0.05 + rnd() * 0.08) * W, bh = (0.25 + rnd() * 0.35) * H, top = floorY - 0.08 * H - bh;
