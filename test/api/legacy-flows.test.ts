@@ -5,6 +5,8 @@ import { dbTargets, hasSharedMedia, mediaFile, NO_MEDIA_REASON, startService, ty
 import { ledgerOf, balanceMilli } from '../jobs/render-fixture.js';
 import { scriptedEngine } from '../jobs/scripted-engine.js';
 import { form, legacyError } from './legacy-helpers.js';
+import { createEngine } from '../../src/engine/index.js';
+import { resolveTools } from '../../src/engine/media/ffmpeg.js';
 
 /**
  * The Legacy interface and V1 on one set of data, with the real queue and job handlers (the engine's
@@ -105,6 +107,33 @@ for (const t of await dbTargets()) {
       } finally {
         script.render = undefined;
         release();
+      }
+    });
+
+    test('dynamic-fbx: a scene made with a driving video gets its 3D animation; the Legacy export answers the FBX files V1 exports', async () => {
+      // Pose extraction is scripted to the real engine's template track (the pose model is not under
+      // test); the 3D lift, retargeting and FBX writing are the real engine's.
+      const real = createEngine({ tools: resolveTools(process.env) });
+      const scripted = { extractMotion: engine.extractMotion, extractMotion3d: (engine as any).extractMotion3d };
+      engine.extractMotion = async ({ outDir }) => real.writeTemplateMotion(real.listTemplates()[0].id, outDir);
+      (engine as any).extractMotion3d = (input: any) => real.extractMotion3d(input);
+      try {
+        const started = await json('/api/extract/dynamic-fbx', { method: 'POST', body: await form({ driving_video: { file: mediaFile('videos/liveportrait--d18.mp4'), name: 'd.mp4' }, name: 'Moves' }) });
+        assert.match(started.scene_id, /^mot_/);
+        assert.equal(started.poll_url, `/api/scenes/${started.scene_id}`);
+        await legacyStatus(`/api/scenes/${started.scene_id}`, 'ready');
+        const exp = await json('/api/extract/dynamic-fbx', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ scene_id: started.scene_id }) });
+        assert.equal(exp.status, 'ready', JSON.stringify(exp));
+        assert.equal(exp.fbx_url, exp.metahuman_url);
+        const v1 = await json(`/v1/motions/${started.scene_id}/export?download_type=fbx`);
+        for (const [legacyUrl, v1Url] of [[exp.metahuman_url, v1.metahuman_url], [exp.mixamo_url, v1.mixamo_url]]) {
+          assert.equal(new URL(legacyUrl).pathname, new URL(v1Url).pathname);
+          const bytes = Buffer.from(await (await fetch(legacyUrl)).arrayBuffer());
+          assert.equal(bytes.subarray(0, 18).toString('latin1'), 'Kaydara FBX Binary', 'a binary FBX file');
+        }
+      } finally {
+        engine.extractMotion = scripted.extractMotion;
+        (engine as any).extractMotion3d = scripted.extractMotion3d;
       }
     });
 
