@@ -1,0 +1,1816 @@
+/**
+ * Generated from the service's GET /v1/openapi.json by packages/sdk/scripts/generate.ts.
+ * Do not edit by hand: run `npm run generate -w @marionette/sdk` after changing the API.
+ */
+
+export interface paths {
+    "/v1/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This document */
+        get: operations["get_v1_openapi_json"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/characters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The 100 most recent active Characters, newest first */
+        get: operations["get_v1_characters"];
+        put?: never;
+        /** Create a Character from one image */
+        post: operations["post_v1_characters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/characters/{character_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One Character */
+        get: operations["get_v1_characters_character_id"];
+        put?: never;
+        post?: never;
+        /** Delete a Character */
+        delete: operations["delete_v1_characters_character_id"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/characters/{character_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Export URLs of a Character (vsplat, thumbnail) */
+        get: operations["get_v1_characters_character_id_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/motions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Motions of the account, newest first (cursor pages) */
+        get: operations["get_v1_motions"];
+        put?: never;
+        /** Create a Motion from a driving video */
+        post: operations["post_v1_motions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/motions/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Import a Motion from a service template */
+        post: operations["post_v1_motions_import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/motions/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Motion templates that ship with the service */
+        get: operations["get_v1_motions_templates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/motions/{motion_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One Motion */
+        get: operations["get_v1_motions_motion_id"];
+        put?: never;
+        post?: never;
+        /** Delete a Motion */
+        delete: operations["delete_v1_motions_motion_id"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/motions/{motion_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Export URLs of a Motion (MetaHuman and Mixamo rigs) */
+        get: operations["get_v1_motions_motion_id_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/renders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retired: list renders with GET /v1/videos */
+        get: operations["get_v1_renders"];
+        put?: never;
+        /** Create a render: multipart direct form (200), JSON draft form with Idempotency-Key (202), or no body for the project defaults (200) */
+        post: operations["post_v1_renders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/renders/{render_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retired: read a render with GET /v1/videos/{id} */
+        get: operations["get_v1_renders_render_id"];
+        put?: never;
+        post?: never;
+        /** Retired: renders cannot be cancelled by clients */
+        delete: operations["delete_v1_renders_render_id"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/renders/{render_id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Redirect (302) to the finished video; 409 before ready */
+        get: operations["get_v1_renders_render_id_download"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/videos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List videos (renders, H3 and character-animation), newest first */
+        get: operations["get_v1_videos"];
+        put?: never;
+        /** Generate a video: H3 (vid_, native audio) or character animation (anim_, needs a driving video); answers the queued Video */
+        post: operations["post_v1_videos"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/videos/{video_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a video or render by ID (render_, vid_, anim_); poll every 3-5 s until terminal */
+        get: operations["get_v1_videos_video_id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Balance of the calling account */
+        get: operations["get_v1_credits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/renders/{render_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Stream the events of a render (server-sent events): snapshot, queued, processing, progress, ready, failed, cancelled, heartbeat */
+        get: operations["get_v1_renders_render_id_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/renders/prepare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Declare a render and get upload URLs for its media (then POST /v1/renders {draft_id}) */
+        post: operations["post_v1_renders_prepare"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        Error: {
+            error: {
+                /** @enum {string} */
+                code: "INVALID_REQUEST" | "DRIVING_VIDEO_REQUIRED" | "UNAUTHENTICATED" | "INVALID_CREDENTIAL" | "INSUFFICIENT_CREDITS" | "FORBIDDEN" | "RENDER_NOT_FOUND" | "CHARACTER_NOT_FOUND" | "MOTION_NOT_FOUND" | "MOTION_TEMPLATE_NOT_FOUND" | "DRAFT_NOT_FOUND" | "AVATAR_NOT_FOUND" | "ANIMATION_NOT_FOUND" | "DRAFT_ALREADY_CONSUMED" | "IDEMPOTENCY_KEY_REUSED" | "RENDER_NOT_CANCELLABLE" | "UPLOAD_REQUIRED" | "UPLOAD_EXPIRED" | "EXTRACTION_UNAVAILABLE" | "MOTION_NOT_READY" | "UNSUPPORTED_MEDIA" | "INVALID_CHARACTER" | "INVALID_MOTION" | "UPLOAD_MISMATCH" | "CONTENT_POLICY_VIOLATION" | "EXTRACTION_FAILED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_BUSY";
+                message: string;
+                retryable: boolean;
+                request_id: string | null;
+                details: Record<string, never>;
+                remediation: {
+                    action?: string;
+                    retry_after_ms?: number | null;
+                };
+            };
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    get_v1_openapi_json: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_v1_characters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            status: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                            name: string;
+                            /** @description Null in list responses. */
+                            progress: number | null;
+                            /** @description Contains video_render once ready. */
+                            capabilities: string[];
+                            created_at: string | null;
+                            completed_at: string | null;
+                            /** @description Always null; failure shows in status and the sub-object. */
+                            error: null;
+                            type: string;
+                            vsplat: {
+                                status: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                            } | null;
+                            glb: {
+                                status: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                            } | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_v1_characters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description PNG, JPEG or WebP (by content); at most 20 MB and 4096 px per side by default.
+                     */
+                    image?: string;
+                    /**
+                     * Format: uri
+                     * @description Public http(s) URL of the image; must stay reachable during processing.
+                     */
+                    image_url?: string;
+                    /** @default  */
+                    name?: string;
+                    /**
+                     * @description Price: render 1, vsplat 25 (30 with enhance), all 26 (31 with enhance).
+                     * @default render
+                     * @enum {string}
+                     */
+                    type?: "render" | "vsplat" | "all";
+                    /**
+                     * @description Only for vsplat/all.
+                     * @default false
+                     * @enum {string}
+                     */
+                    enhance?: "true" | "false" | "1" | "0";
+                    /**
+                     * @default body
+                     * @enum {string}
+                     */
+                    joint_set?: "body" | "expression" | "full";
+                    model_precision?: number;
+                    /**
+                     * @description Only for vsplat/all.
+                     * @default false
+                     * @enum {string}
+                     */
+                    filter_low_quality?: "true" | "false" | "1" | "0";
+                    /**
+                     * @description Generate the standard thumbnail.
+                     * @default false
+                     * @enum {string}
+                     */
+                    render_thumbnail?: "true" | "false" | "1" | "0";
+                    /** @description Reusing a task_id of the account answers 409 IDEMPOTENCY_KEY_REUSED. */
+                    task_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Character or Motion */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        status: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                        name: string;
+                        /** @description Null in list responses. */
+                        progress: number | null;
+                        /** @description Contains video_render once ready. */
+                        capabilities: string[];
+                        created_at: string | null;
+                        completed_at: string | null;
+                        /** @description Always null; failure shows in status and the sub-object. */
+                        error: null;
+                        type: string;
+                        vsplat: {
+                            status: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                        } | null;
+                        glb: {
+                            status: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                        } | null;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_v1_characters_character_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                character_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Character or Motion */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        status: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                        name: string;
+                        /** @description Null in list responses. */
+                        progress: number | null;
+                        /** @description Contains video_render once ready. */
+                        capabilities: string[];
+                        created_at: string | null;
+                        completed_at: string | null;
+                        /** @description Always null; failure shows in status and the sub-object. */
+                        error: null;
+                        type: string;
+                        vsplat: {
+                            status: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                        } | null;
+                        glb: {
+                            status: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                        } | null;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    delete_v1_characters_character_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                character_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        status: "deleted";
+                    };
+                };
+            };
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_v1_characters_character_id_export: {
+        parameters: {
+            query?: {
+                download_type?: "vsplat";
+            };
+            header?: never;
+            path: {
+                character_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        vsplat_url: string | null;
+                        thumbnail_url: string | null;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_v1_motions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            status: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                            name: string;
+                            /** @description Null in list responses. */
+                            progress: number | null;
+                            /** @description Contains video_render once ready. */
+                            capabilities: string[];
+                            created_at: string | null;
+                            completed_at: string | null;
+                            /** @description Always null; failure shows in status and the sub-object. */
+                            error: null;
+                            type: string;
+                            vsplat: {
+                                status: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                            } | null;
+                            glb: {
+                                status: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                            } | null;
+                        }[];
+                        next_cursor: string | null;
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_v1_motions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description MP4, MOV or WebM (by content); at most 200 MB, 0.5-300 s, 64-4096 px per side by default.
+                     */
+                    video?: string;
+                    /**
+                     * Format: uri
+                     * @description Public http(s) URL of the driving video; fetched by the worker.
+                     */
+                    video_url?: string;
+                    /**
+                     * Format: binary
+                     * @description Alias of video.
+                     */
+                    motion_video?: string;
+                    /**
+                     * Format: uri
+                     * @description Alias of video_url.
+                     */
+                    motion_video_url?: string;
+                    /** @default  */
+                    name?: string;
+                    /**
+                     * @default render
+                     * @enum {string}
+                     */
+                    type?: "render" | "glb" | "all";
+                    /**
+                     * @description Temporal smoothing of the extracted track.
+                     * @default true
+                     * @enum {string}
+                     */
+                    enable_smoothing?: "true" | "false" | "1" | "0";
+                    /** @description Default: the source rate, capped at 30. */
+                    target_fps?: number;
+                    /**
+                     * @description Only for glb/all.
+                     * @default body
+                     * @enum {string}
+                     */
+                    joint_set?: "body" | "expression" | "full";
+                    /** @description Reusing a task_id of the account answers 409 IDEMPOTENCY_KEY_REUSED. */
+                    task_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Character or Motion */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        status: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                        name: string;
+                        /** @description Null in list responses. */
+                        progress: number | null;
+                        /** @description Contains video_render once ready. */
+                        capabilities: string[];
+                        created_at: string | null;
+                        completed_at: string | null;
+                        /** @description Always null; failure shows in status and the sub-object. */
+                        error: null;
+                        type: string;
+                        vsplat: {
+                            status: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                        } | null;
+                        glb: {
+                            status: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                        } | null;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_v1_motions_import: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    template_id: string;
+                    /** @description Default: the template's name. */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Character or Motion */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        status: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                        name: string;
+                        /** @description Null in list responses. */
+                        progress: number | null;
+                        /** @description Contains video_render once ready. */
+                        capabilities: string[];
+                        created_at: string | null;
+                        completed_at: string | null;
+                        /** @description Always null; failure shows in status and the sub-object. */
+                        error: null;
+                        type: string;
+                        vsplat: {
+                            status: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                        } | null;
+                        glb: {
+                            status: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                        } | null;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_v1_motions_templates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            name: string;
+                            duration_s: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_v1_motions_motion_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                motion_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Character or Motion */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        status: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                        name: string;
+                        /** @description Null in list responses. */
+                        progress: number | null;
+                        /** @description Contains video_render once ready. */
+                        capabilities: string[];
+                        created_at: string | null;
+                        completed_at: string | null;
+                        /** @description Always null; failure shows in status and the sub-object. */
+                        error: null;
+                        type: string;
+                        vsplat: {
+                            status: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                        } | null;
+                        glb: {
+                            status: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                        } | null;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    delete_v1_motions_motion_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                motion_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        status: "deleted";
+                    };
+                };
+            };
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_v1_motions_motion_id_export: {
+        parameters: {
+            query: {
+                download_type: "glb" | "fbx";
+            };
+            header?: never;
+            path: {
+                motion_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        metahuman_url: string | null;
+                        mixamo_url: string | null;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_v1_renders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Retired: use GET /v1/videos/{id} or GET /v1/videos. */
+            405: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_v1_renders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the JSON draft form. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "multipart/form-data": {
+                    /** @description ID of a ready Character. */
+                    character_id?: string;
+                    /**
+                     * Format: binary
+                     * @description Character image (PNG, JPEG or WebP).
+                     */
+                    image?: string;
+                    /**
+                     * Format: uri
+                     * @description Public http(s) URL of a character image.
+                     */
+                    image_url?: string;
+                    /** @description ID of a ready Motion. */
+                    motion_id?: string;
+                    /**
+                     * Format: binary
+                     * @description Driving video (MP4, MOV or WebM).
+                     */
+                    motion_video?: string;
+                    /**
+                     * Format: uri
+                     * @description Public http(s) URL of a driving video.
+                     */
+                    motion_video_url?: string;
+                    /**
+                     * @default original
+                     * @enum {string}
+                     */
+                    background_mode?: "original" | "solid" | "transparent";
+                    /** @description R,G,B (0-255); required with solid, rejected otherwise. */
+                    bg_color?: string;
+                };
+                "application/json": {
+                    /** @description From POST /v1/renders/prepare. Send the Idempotency-Key header (1-255 characters). */
+                    draft_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The created Render (status queued, progress 0). */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description render_..., vid_... or anim_... */
+                        id: string;
+                        status: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                        progress: number | null;
+                        /** @description Set while processing. */
+                        stage: "analyzing" | "rendering" | "finishing" | null;
+                        video_url: string | null;
+                        alpha_url: string | null;
+                        created_at: string | null;
+                        completed_at: string | null;
+                        error: {
+                            code: "INVALID_REQUEST" | "DRIVING_VIDEO_REQUIRED" | "UNAUTHENTICATED" | "INVALID_CREDENTIAL" | "INSUFFICIENT_CREDITS" | "FORBIDDEN" | "RENDER_NOT_FOUND" | "CHARACTER_NOT_FOUND" | "MOTION_NOT_FOUND" | "MOTION_TEMPLATE_NOT_FOUND" | "DRAFT_NOT_FOUND" | "AVATAR_NOT_FOUND" | "ANIMATION_NOT_FOUND" | "DRAFT_ALREADY_CONSUMED" | "IDEMPOTENCY_KEY_REUSED" | "RENDER_NOT_CANCELLABLE" | "UPLOAD_REQUIRED" | "UPLOAD_EXPIRED" | "EXTRACTION_UNAVAILABLE" | "MOTION_NOT_READY" | "UNSUPPORTED_MEDIA" | "INVALID_CHARACTER" | "INVALID_MOTION" | "UPLOAD_MISMATCH" | "CONTENT_POLICY_VIOLATION" | "EXTRACTION_FAILED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_BUSY";
+                            message: string;
+                            retryable: boolean;
+                            request_id: string | null;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            remediation: {
+                                action: string;
+                                retry_after_ms: number | null;
+                            };
+                        } | null;
+                        /** @description H3 (vid_) only: the seed used. */
+                        seed?: number;
+                        /** @description H3 with enhance_mode=prompt, once generated: the expanded prompt. */
+                        enhanced_prompt?: string;
+                        links: {
+                            /**
+                             * Format: uri
+                             * @description Retired path (answers 405); read the render with GET /v1/videos/{id}.
+                             */
+                            self: string;
+                            /** Format: uri */
+                            events: string;
+                            /** Format: uri */
+                            download: string;
+                        };
+                    };
+                };
+            };
+            /** @description The created Render (status queued, progress 0). */
+            202: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description render_..., vid_... or anim_... */
+                        id: string;
+                        status: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                        progress: number | null;
+                        /** @description Set while processing. */
+                        stage: "analyzing" | "rendering" | "finishing" | null;
+                        video_url: string | null;
+                        alpha_url: string | null;
+                        created_at: string | null;
+                        completed_at: string | null;
+                        error: {
+                            code: "INVALID_REQUEST" | "DRIVING_VIDEO_REQUIRED" | "UNAUTHENTICATED" | "INVALID_CREDENTIAL" | "INSUFFICIENT_CREDITS" | "FORBIDDEN" | "RENDER_NOT_FOUND" | "CHARACTER_NOT_FOUND" | "MOTION_NOT_FOUND" | "MOTION_TEMPLATE_NOT_FOUND" | "DRAFT_NOT_FOUND" | "AVATAR_NOT_FOUND" | "ANIMATION_NOT_FOUND" | "DRAFT_ALREADY_CONSUMED" | "IDEMPOTENCY_KEY_REUSED" | "RENDER_NOT_CANCELLABLE" | "UPLOAD_REQUIRED" | "UPLOAD_EXPIRED" | "EXTRACTION_UNAVAILABLE" | "MOTION_NOT_READY" | "UNSUPPORTED_MEDIA" | "INVALID_CHARACTER" | "INVALID_MOTION" | "UPLOAD_MISMATCH" | "CONTENT_POLICY_VIOLATION" | "EXTRACTION_FAILED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_BUSY";
+                            message: string;
+                            retryable: boolean;
+                            request_id: string | null;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            remediation: {
+                                action: string;
+                                retry_after_ms: number | null;
+                            };
+                        } | null;
+                        /** @description H3 (vid_) only: the seed used. */
+                        seed?: number;
+                        /** @description H3 with enhance_mode=prompt, once generated: the expanded prompt. */
+                        enhanced_prompt?: string;
+                        links: {
+                            /**
+                             * Format: uri
+                             * @description Retired path (answers 405); read the render with GET /v1/videos/{id}.
+                             */
+                            self: string;
+                            /** Format: uri */
+                            events: string;
+                            /** Format: uri */
+                            download: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_v1_renders_render_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                render_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Retired: use GET /v1/videos/{id} or GET /v1/videos. */
+            405: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    delete_v1_renders_render_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                render_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Retired: use GET /v1/videos/{id} or GET /v1/videos. */
+            405: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_v1_renders_render_id_download: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                render_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Location: a fresh signed URL of the video. */
+            302: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_v1_videos: {
+        parameters: {
+            query?: {
+                status?: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description render_..., vid_... or anim_... */
+                            id: string;
+                            status: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                            progress: number | null;
+                            /** @description Set while processing. */
+                            stage: "analyzing" | "rendering" | "finishing" | null;
+                            video_url: string | null;
+                            alpha_url: string | null;
+                            created_at: string | null;
+                            completed_at: string | null;
+                            error: {
+                                code: "INVALID_REQUEST" | "DRIVING_VIDEO_REQUIRED" | "UNAUTHENTICATED" | "INVALID_CREDENTIAL" | "INSUFFICIENT_CREDITS" | "FORBIDDEN" | "RENDER_NOT_FOUND" | "CHARACTER_NOT_FOUND" | "MOTION_NOT_FOUND" | "MOTION_TEMPLATE_NOT_FOUND" | "DRAFT_NOT_FOUND" | "AVATAR_NOT_FOUND" | "ANIMATION_NOT_FOUND" | "DRAFT_ALREADY_CONSUMED" | "IDEMPOTENCY_KEY_REUSED" | "RENDER_NOT_CANCELLABLE" | "UPLOAD_REQUIRED" | "UPLOAD_EXPIRED" | "EXTRACTION_UNAVAILABLE" | "MOTION_NOT_READY" | "UNSUPPORTED_MEDIA" | "INVALID_CHARACTER" | "INVALID_MOTION" | "UPLOAD_MISMATCH" | "CONTENT_POLICY_VIOLATION" | "EXTRACTION_FAILED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_BUSY";
+                                message: string;
+                                retryable: boolean;
+                                request_id: string | null;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                remediation: {
+                                    action: string;
+                                    retry_after_ms: number | null;
+                                };
+                            } | null;
+                            /** @description H3 (vid_) only: the seed used. */
+                            seed?: number;
+                            /** @description H3 with enhance_mode=prompt, once generated: the expanded prompt. */
+                            enhanced_prompt?: string;
+                        }[];
+                        /** @description Pass as cursor for the next page; null on the last page. */
+                        next_cursor: string | null;
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_v1_videos: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "multipart/form-data": {
+                    /** @enum {string} */
+                    mode?: "h3" | "animate";
+                    /**
+                     * @description Names the H3 mode (integrations send {"model":"h3","prompt":...}).
+                     * @enum {string}
+                     */
+                    model?: "h3";
+                    /** @description Required in h3 mode; optional in animate mode. */
+                    prompt?: string;
+                    /** @description Same inputs and seed give the same video; random when absent. */
+                    seed?: number;
+                    /** @default false */
+                    watermark?: boolean;
+                    /**
+                     * @description h3: high spends more time; same price.
+                     * @default low
+                     * @enum {string}
+                     */
+                    quality?: "low" | "high";
+                    /** @default 5 */
+                    duration_s?: number;
+                    /**
+                     * @description The short side: 480, 768, 1080, 1440 (2k), 2160 (4k).
+                     * @default 768p
+                     * @enum {string}
+                     */
+                    resolution?: "480p" | "768p" | "1080p" | "2k" | "4k";
+                    /**
+                     * @default 16:9
+                     * @enum {string}
+                     */
+                    aspect_ratio?: "16:9" | "9:16" | "1:1" | "4:3" | "3:4" | "21:9";
+                    /** Format: binary */
+                    first_frame_image?: string;
+                    /** Format: uri */
+                    first_frame_image_url?: string;
+                    /**
+                     * Format: binary
+                     * @description Only together with a first frame.
+                     */
+                    last_frame_image?: string;
+                    /** Format: uri */
+                    last_frame_image_url?: string;
+                    /**
+                     * @default off
+                     * @enum {string}
+                     */
+                    enhance_mode?: "off" | "prompt";
+                    /** @description Ordered; repeat the multipart field. */
+                    target_tags?: string[];
+                    /** Format: binary */
+                    character_image?: string;
+                    /** Format: uri */
+                    character_image_url?: string;
+                    character_id?: string;
+                    /** Format: binary */
+                    driving_video?: string;
+                    /** Format: uri */
+                    driving_video_url?: string;
+                    motion_id?: string;
+                };
+                "application/json": {
+                    /** @enum {string} */
+                    mode?: "h3" | "animate";
+                    /**
+                     * @description Names the H3 mode (integrations send {"model":"h3","prompt":...}).
+                     * @enum {string}
+                     */
+                    model?: "h3";
+                    /** @description Required in h3 mode; optional in animate mode. */
+                    prompt?: string;
+                    /** @description Same inputs and seed give the same video; random when absent. */
+                    seed?: number;
+                    /** @default false */
+                    watermark?: boolean;
+                    /**
+                     * @description h3: high spends more time; same price.
+                     * @default low
+                     * @enum {string}
+                     */
+                    quality?: "low" | "high";
+                    /** @default 5 */
+                    duration_s?: number;
+                    /**
+                     * @description The short side: 480, 768, 1080, 1440 (2k), 2160 (4k).
+                     * @default 768p
+                     * @enum {string}
+                     */
+                    resolution?: "480p" | "768p" | "1080p" | "2k" | "4k";
+                    /**
+                     * @default 16:9
+                     * @enum {string}
+                     */
+                    aspect_ratio?: "16:9" | "9:16" | "1:1" | "4:3" | "3:4" | "21:9";
+                    /** Format: binary */
+                    first_frame_image?: string;
+                    /** Format: uri */
+                    first_frame_image_url?: string;
+                    /**
+                     * Format: binary
+                     * @description Only together with a first frame.
+                     */
+                    last_frame_image?: string;
+                    /** Format: uri */
+                    last_frame_image_url?: string;
+                    /**
+                     * @default off
+                     * @enum {string}
+                     */
+                    enhance_mode?: "off" | "prompt";
+                    /** @description Ordered; repeat the multipart field. */
+                    target_tags?: string[];
+                    /** Format: binary */
+                    character_image?: string;
+                    /** Format: uri */
+                    character_image_url?: string;
+                    character_id?: string;
+                    /** Format: binary */
+                    driving_video?: string;
+                    /** Format: uri */
+                    driving_video_url?: string;
+                    motion_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Render-shaped video object (no links). */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description render_..., vid_... or anim_... */
+                        id: string;
+                        status: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                        progress: number | null;
+                        /** @description Set while processing. */
+                        stage: "analyzing" | "rendering" | "finishing" | null;
+                        video_url: string | null;
+                        alpha_url: string | null;
+                        created_at: string | null;
+                        completed_at: string | null;
+                        error: {
+                            code: "INVALID_REQUEST" | "DRIVING_VIDEO_REQUIRED" | "UNAUTHENTICATED" | "INVALID_CREDENTIAL" | "INSUFFICIENT_CREDITS" | "FORBIDDEN" | "RENDER_NOT_FOUND" | "CHARACTER_NOT_FOUND" | "MOTION_NOT_FOUND" | "MOTION_TEMPLATE_NOT_FOUND" | "DRAFT_NOT_FOUND" | "AVATAR_NOT_FOUND" | "ANIMATION_NOT_FOUND" | "DRAFT_ALREADY_CONSUMED" | "IDEMPOTENCY_KEY_REUSED" | "RENDER_NOT_CANCELLABLE" | "UPLOAD_REQUIRED" | "UPLOAD_EXPIRED" | "EXTRACTION_UNAVAILABLE" | "MOTION_NOT_READY" | "UNSUPPORTED_MEDIA" | "INVALID_CHARACTER" | "INVALID_MOTION" | "UPLOAD_MISMATCH" | "CONTENT_POLICY_VIOLATION" | "EXTRACTION_FAILED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_BUSY";
+                            message: string;
+                            retryable: boolean;
+                            request_id: string | null;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            remediation: {
+                                action: string;
+                                retry_after_ms: number | null;
+                            };
+                        } | null;
+                        /** @description H3 (vid_) only: the seed used. */
+                        seed?: number;
+                        /** @description H3 with enhance_mode=prompt, once generated: the expanded prompt. */
+                        enhanced_prompt?: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_v1_videos_video_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                video_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Render-shaped video object (no links). */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description render_..., vid_... or anim_... */
+                        id: string;
+                        status: "queued" | "processing" | "ready" | "failed" | "cancelled";
+                        progress: number | null;
+                        /** @description Set while processing. */
+                        stage: "analyzing" | "rendering" | "finishing" | null;
+                        video_url: string | null;
+                        alpha_url: string | null;
+                        created_at: string | null;
+                        completed_at: string | null;
+                        error: {
+                            code: "INVALID_REQUEST" | "DRIVING_VIDEO_REQUIRED" | "UNAUTHENTICATED" | "INVALID_CREDENTIAL" | "INSUFFICIENT_CREDITS" | "FORBIDDEN" | "RENDER_NOT_FOUND" | "CHARACTER_NOT_FOUND" | "MOTION_NOT_FOUND" | "MOTION_TEMPLATE_NOT_FOUND" | "DRAFT_NOT_FOUND" | "AVATAR_NOT_FOUND" | "ANIMATION_NOT_FOUND" | "DRAFT_ALREADY_CONSUMED" | "IDEMPOTENCY_KEY_REUSED" | "RENDER_NOT_CANCELLABLE" | "UPLOAD_REQUIRED" | "UPLOAD_EXPIRED" | "EXTRACTION_UNAVAILABLE" | "MOTION_NOT_READY" | "UNSUPPORTED_MEDIA" | "INVALID_CHARACTER" | "INVALID_MOTION" | "UPLOAD_MISMATCH" | "CONTENT_POLICY_VIOLATION" | "EXTRACTION_FAILED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_BUSY";
+                            message: string;
+                            retryable: boolean;
+                            request_id: string | null;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            remediation: {
+                                action: string;
+                                retry_after_ms: number | null;
+                            };
+                        } | null;
+                        /** @description H3 (vid_) only: the seed used. */
+                        seed?: number;
+                        /** @description H3 with enhance_mode=prompt, once generated: the expanded prompt. */
+                        enhanced_prompt?: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_v1_credits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Credits that can still be spent (open reservations already taken out). 1 credit = $0.01. */
+                        balance: number;
+                        /** @description Credits held by renders in progress. */
+                        reserved: number;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_v1_renders_render_id_events: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Resume after this event (its event_id) */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                render_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/event-stream; charset=utf-8: `id`, `event` and JSON `data` frames; closes after a terminal event */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_v1_renders_prepare: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description ID of a ready Character. */
+                    character_id?: string;
+                    /** @description Declaration of a character image to be uploaded with PUT to the returned URL. */
+                    image?: {
+                        /**
+                         * @description Declared type of the character image; the bytes are checked by content.
+                         * @enum {string}
+                         */
+                        content_type: "image/png" | "image/jpeg" | "image/webp";
+                        /** @description Exact size of the bytes that will be PUT. */
+                        size_bytes: number;
+                        /** @description Hex sha256 of the bytes; checked when given. */
+                        sha256?: string;
+                    };
+                    /** @description Public http(s) URL of a character image. */
+                    image_url?: string;
+                    /** @description ID of a ready Motion. */
+                    motion_id?: string;
+                    /** @description Declaration of a driving video to be uploaded with PUT to the returned URL. */
+                    motion_video?: {
+                        /**
+                         * @description Declared type of the driving video; the bytes are checked by content.
+                         * @enum {string}
+                         */
+                        content_type: "video/mp4" | "video/quicktime" | "video/webm";
+                        /** @description Exact size of the bytes that will be PUT. */
+                        size_bytes: number;
+                        /** @description Hex sha256 of the bytes; checked when given. */
+                        sha256?: string;
+                    };
+                    /** @description Public http(s) URL of a driving video. */
+                    motion_video_url?: string;
+                    /** @enum {string} */
+                    background_mode?: "original" | "solid" | "transparent";
+                    /** @description R,G,B (0-255); required with solid, rejected otherwise. */
+                    bg_color?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        draft_id: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                        uploads: {
+                            /** @enum {string} */
+                            field: "image" | "motion_video";
+                            /** @constant */
+                            method: "PUT";
+                            /** @description Send the bytes with HTTP PUT here, with `headers`, before `expires_at`. */
+                            url: string;
+                            headers: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            expires_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+}
