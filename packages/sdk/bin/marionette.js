@@ -4,11 +4,11 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const built = new URL('../dist/cli/main.js', import.meta.url);
+const built = new URL('../dist/cli/bin.js', import.meta.url);
 if (existsSync(fileURLToPath(built))) {
   await import(built.href);
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  await import(pathToFileURL(`${here}../src/cli/main.ts`).href);
+  await import(pathToFileURL(`${here}../src/cli/bin.ts`).href);
 }
