@@ -169,6 +169,9 @@ export class Marionette {
   }
 
   /** Reads any job by its ID prefix: char_ (Character), mot_ (Motion), else a video (render_, vid_, anim_). */
+  get(id: `char_${string}`): Promise<Character>;
+  get(id: `mot_${string}`): Promise<Motion>;
+  get(id: string): Promise<Character | Motion | Video>;
   get(id: string): Promise<Character | Motion | Video> {
     if (id.startsWith('char_')) return this.characters.get(id);
     if (id.startsWith('mot_')) return this.motions.get(id);
@@ -179,6 +182,9 @@ export class Marionette {
    * Polls until the job is terminal (`ready`, `failed`, `cancelled`), every 3 s by default as the
    * interface advises. Works for renders, videos, characters and motions.
    */
+  waitFor(id: `char_${string}`, opts?: WaitOptions): Promise<Character>;
+  waitFor(id: `mot_${string}`, opts?: WaitOptions): Promise<Motion>;
+  waitFor<T extends Character | Motion | Video = Video>(id: string, opts?: WaitOptions): Promise<T>;
   async waitFor<T extends Character | Motion | Video = Video>(id: string, opts: WaitOptions = {}): Promise<T> {
     const started = Date.now();
     const interval = opts.intervalMs ?? 3000;
