@@ -6,7 +6,8 @@ export interface SseFrame {
 }
 
 export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseFrame> {
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
   let buf = '';
   let id: string | null = null;
   let event = '';
@@ -15,7 +16,7 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
-      buf += value;
+      buf += decoder.decode(value, { stream: true });
       let nl: number;
       while ((nl = buf.search(/\r\n|\r|\n/)) >= 0) {
         const line = buf.slice(0, nl);
