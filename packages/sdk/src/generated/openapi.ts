@@ -300,6 +300,242 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a render (Legacy; V1: POST /v1/renders). Cost: 1 credit per second of video.
+         * @deprecated
+         */
+        post: operations["post_api_render"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/render/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Status of a render (Legacy; V1: GET /v1/videos/{video_id}). Readable without a credential unless the operator turned that off; a credential that is sent is checked.
+         * @deprecated
+         */
+        get: operations["get_api_render_job_id"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a queued or processing render (credits released), or read its terminal status (Legacy; no V1 equivalent)
+         * @deprecated
+         */
+        delete: operations["delete_api_render_job_id"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/characters/preprocess": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a Character from one image (Legacy; V1: POST /v1/characters)
+         * @deprecated
+         */
+        post: operations["post_api_characters_preprocess"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/characters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Characters, newest first, by offset (Legacy; V1: GET /v1/characters)
+         * @deprecated
+         */
+        get: operations["get_api_characters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/characters/{character_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One Character (Legacy)
+         * @deprecated
+         */
+        get: operations["get_api_characters_character_id"];
+        put?: never;
+        post?: never;
+        /**
+         * Soft-delete a Character; renders that used it keep working (Legacy)
+         * @deprecated
+         */
+        delete: operations["delete_api_characters_character_id"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scenes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Scenes, newest first, by offset (Legacy; V1: GET /v1/motions)
+         * @deprecated
+         */
+        get: operations["get_api_scenes"];
+        put?: never;
+        /**
+         * Create a scene from a driving video (Legacy; V1: POST /v1/motions). Direct uploads: at most 10 minutes and 100 MB.
+         * @deprecated
+         */
+        post: operations["post_api_scenes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scenes/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a scene from a template, free (Legacy; V1: POST /v1/motions/import)
+         * @deprecated
+         */
+        post: operations["post_api_scenes_import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scenes/{scene_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One scene (Legacy; V1: GET /v1/motions/{motion_id})
+         * @deprecated
+         */
+        get: operations["get_api_scenes_scene_id"];
+        put?: never;
+        post?: never;
+        /**
+         * Soft-delete a scene; renders that used it keep working (Legacy; V1: DELETE /v1/motions/{motion_id})
+         * @deprecated
+         */
+        delete: operations["delete_api_scenes_scene_id"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Balance of the calling account (Legacy; V1: GET /v1/credits)
+         * @deprecated
+         */
+        get: operations["get_api_credits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/extract/static-bin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Gaussian-splat extraction of a character (Legacy; V1: POST /v1/characters type=vsplat, then GET /v1/characters/{id}/export?download_type=vsplat)
+         * @deprecated
+         */
+        post: operations["post_api_extract_static_bin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/extract/dynamic-fbx": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Skeletal animation (FBX) from a driving video (Legacy; V1: POST /v1/motions type=glb, then GET /v1/motions/{id}/export?download_type=fbx)
+         * @deprecated
+         */
+        post: operations["post_api_extract_dynamic_fbx"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -316,6 +552,16 @@ export interface components {
                     action?: string;
                     retry_after_ms?: number | null;
                 };
+            };
+        };
+        LegacyError: {
+            detail: string | {
+                /** @description CS-UORC01-003 not found, CS-UORC01-008 insufficient credits, CS-ORIV-002 not ready or parameter missing, CS-ORIV-001 other invalid request; RATE_LIMITED, SERVICE_BUSY, INTERNAL_ERROR as V1. */
+                error_code: string;
+                message: string;
+                /** @description The V1 error code of the same failure. */
+                v1_code?: string;
+                field?: string;
             };
         };
     };
@@ -1809,6 +2055,777 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_api_render: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description Character image (PNG, JPEG or WebP).
+                     */
+                    ref_image?: string;
+                    /** Format: uri */
+                    ref_image_url?: string;
+                    /** @description A ready Character (char_...). */
+                    character_id?: string;
+                    /**
+                     * Format: binary
+                     * @description Driving video; at most 10 minutes and 100 MB.
+                     */
+                    driving_video?: string;
+                    /** Format: uri */
+                    driving_video_url?: string;
+                    /** @description A ready scene (mot_...). */
+                    scene_id?: string;
+                    /** @description Accepted and recorded; no effect. */
+                    model?: string;
+                    /**
+                     * @default original
+                     * @enum {string}
+                     */
+                    background_mode?: "original" | "solid" | "transparent";
+                    /** @description R,G,B; only with background_mode=solid. */
+                    bg_color?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        job_id: string;
+                        /** @description queued at creation */
+                        status: string;
+                        /** @description asset (character_id + scene_id), direct (uploads or URLs), mixed */
+                        mode: string;
+                        /** Format: date-time */
+                        enqueued_at: string;
+                        /** @description /api/render/{job_id} */
+                        poll_url: string;
+                        /** @description /api/render/{job_id} */
+                        status_url: string;
+                    };
+                };
+            };
+            /** @description Legacy error */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    get_api_render_job_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        job_id: string;
+                        status: "queued" | "processing" | "complete" | "failed" | "cancelled";
+                        mode: string;
+                        progress: number | null;
+                        /** Format: date-time */
+                        enqueued_at: string;
+                        completed_at: string | null;
+                        cdn_url: string | null;
+                        mask_cdn_url: string | null;
+                        error_code: string | null;
+                        error: string | null;
+                        poll_url: string;
+                        status_url: string;
+                        /** @description DELETE only: whether this call cancelled the render. */
+                        cancelled?: boolean;
+                    };
+                };
+            };
+            /** @description Legacy error */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    delete_api_render_job_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        job_id: string;
+                        status: "queued" | "processing" | "complete" | "failed" | "cancelled";
+                        mode: string;
+                        progress: number | null;
+                        /** Format: date-time */
+                        enqueued_at: string;
+                        completed_at: string | null;
+                        cdn_url: string | null;
+                        mask_cdn_url: string | null;
+                        error_code: string | null;
+                        error: string | null;
+                        poll_url: string;
+                        status_url: string;
+                        /** @description DELETE only: whether this call cancelled the render. */
+                        cancelled?: boolean;
+                    };
+                };
+            };
+            /** @description Legacy error */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    post_api_characters_preprocess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** Format: binary */
+                    image?: string;
+                    /** Format: binary */
+                    ref_image?: string;
+                    /** Format: uri */
+                    image_url?: string;
+                    /** Format: uri */
+                    ref_image_url?: string;
+                    /** @default  */
+                    name?: string;
+                    /** @description Accepted and recorded; no effect. */
+                    model?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        status: "pending" | "processing" | "ready" | "failed";
+                        created_at: string | null;
+                        completed_at: string | null;
+                    };
+                };
+            };
+            /** @description Legacy error */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    get_api_characters: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        characters: {
+                            id: string;
+                            name: string;
+                            status: "pending" | "processing" | "ready" | "failed";
+                            created_at: string | null;
+                            completed_at: string | null;
+                        }[];
+                        /** @description Number of characters in this page. */
+                        total: number;
+                    };
+                };
+            };
+            /** @description Legacy error */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    get_api_characters_character_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                character_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        status: "pending" | "processing" | "ready" | "failed";
+                        created_at: string | null;
+                        completed_at: string | null;
+                    };
+                };
+            };
+            /** @description Legacy error */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    delete_api_characters_character_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                character_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Legacy error */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    get_api_scenes: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        scenes: {
+                            scene_id: string;
+                            /** @description Same as scene_id. */
+                            id: string;
+                            name: string;
+                            status: "pending" | "processing" | "ready" | "failed";
+                            created_at: string | null;
+                            completed_at: string | null;
+                        }[];
+                        /** @description Number of scenes in this page. */
+                        total: number;
+                    };
+                };
+            };
+            /** @description Legacy error */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    post_api_scenes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** Format: binary */
+                    driving_video?: string;
+                    /** Format: binary */
+                    video?: string;
+                    /** Format: uri */
+                    driving_video_url?: string;
+                    /** Format: uri */
+                    video_url?: string;
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        scene_id: string;
+                        /** @description The scene is its own job: poll GET /api/scenes/{scene_id}. */
+                        job_id: string;
+                        status: "pending" | "processing" | "ready" | "failed";
+                        message: string;
+                        name: string;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Legacy error */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    post_api_scenes_import: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A template ID (GET /v1/motions/templates). */
+                    template_uuid: string;
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        scene_id: string;
+                        /** @description The scene is its own job: poll GET /api/scenes/{scene_id}. */
+                        job_id: string;
+                        status: "pending" | "processing" | "ready" | "failed";
+                        message: string;
+                        name: string;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Legacy error */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    get_api_scenes_scene_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                scene_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        scene_id: string;
+                        /** @description Same as scene_id. */
+                        id: string;
+                        name: string;
+                        status: "pending" | "processing" | "ready" | "failed";
+                        created_at: string | null;
+                        completed_at: string | null;
+                    };
+                };
+            };
+            /** @description Legacy error */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    delete_api_scenes_scene_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                scene_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Legacy error */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    get_api_credits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Credits that can still be spent (same as balance). 1 credit = $0.01. */
+                        credits: number;
+                        balance: number;
+                        /** @description Credits held by renders in progress. */
+                        reserved: number;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Legacy error */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    post_api_extract_static_bin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    character_id?: string;
+                    /** Format: binary */
+                    image?: string;
+                    /** Format: binary */
+                    ref_image?: string;
+                    /** Format: uri */
+                    image_url?: string;
+                    /** Format: uri */
+                    ref_image_url?: string;
+                    name?: string;
+                    /** @enum {string} */
+                    render_thumbnail?: "true" | "false";
+                    task_id?: string;
+                    /** @description Accepted and recorded; the vsplat model choice is gone in V1. */
+                    model?: string;
+                    /** @description Accepted and ignored: gone in V1. */
+                    fp?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        character_id: string;
+                        status: string;
+                        bin_url: string | null;
+                        vsplat_url: string | null;
+                        thumbnail_url: string | null;
+                    } | {
+                        /** @description The new asset ID; poll poll_url. */
+                        job_id: string;
+                        status: string;
+                        message: string;
+                        poll_url: string;
+                        character_id?: string;
+                        scene_id?: string;
+                    };
+                };
+            };
+            /** @description Legacy error */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    post_api_extract_dynamic_fbx: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    scene_id?: string;
+                    /** Format: binary */
+                    driving_video?: string;
+                    /** Format: binary */
+                    video?: string;
+                    /** Format: uri */
+                    driving_video_url?: string;
+                    /** Format: uri */
+                    video_url?: string;
+                    name?: string;
+                    /** @enum {string} */
+                    enable_smoothing?: "true" | "false";
+                    target_fps?: number;
+                    task_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        scene_id: string;
+                        status: string;
+                        fbx_url: string | null;
+                        metahuman_url: string | null;
+                        mixamo_url: string | null;
+                    } | {
+                        /** @description The new asset ID; poll poll_url. */
+                        job_id: string;
+                        status: string;
+                        message: string;
+                        poll_url: string;
+                        character_id?: string;
+                        scene_id?: string;
+                    };
+                };
+            };
+            /** @description Legacy error */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyError"];
                 };
             };
         };
