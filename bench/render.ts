@@ -11,11 +11,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { loadConfig } from '../src/config/config.js';
-import { buildApp } from '../src/http/app.js';
 import { createAccount } from '../src/domain/accounts/accounts.service.js';
 import { resolveTools } from '../src/engine/media/ffmpeg.js';
-import { startWorkers } from '../src/jobs/workers.js';
-import { wire } from '../src/main/wire.js';
+import { startWorkers } from '../src/main/workers.js';
+import { buildHttpApp, wire } from '../src/main/wire.js';
 import { cpus, loadavg } from 'node:os';
 import { machineLine, writeSection } from './_report.js';
 
@@ -40,7 +39,7 @@ export async function run_(argv: string[]): Promise<void> {
   const port = 18_095;
   const config = loadConfig({ MARIONETTE_DATA_DIR: join(dir, 'data'), MARIONETTE_PORT: String(port), MARIONETTE_HOST: '127.0.0.1', MARIONETTE_LOG_LEVEL: 'silent', MARIONETTE_RATE_LIMITS: 'false', MARIONETTE_JOB_POLL_MS: '100' });
   const wired = await wire(config);
-  const app = await buildApp(wired.deps, { logger: false });
+  const app = await buildHttpApp(wired.deps, { logger: false });
   await app.listen({ port, host: '127.0.0.1' });
   await startWorkers(wired.deps);
   const acct = await createAccount(wired.deps.db, { name: 'bench', credits: 1000 });

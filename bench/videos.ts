@@ -15,11 +15,10 @@ import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { createServer } from 'node:net';
 import { loadConfig } from '../src/config/config.js';
-import { buildApp } from '../src/http/app.js';
 import { createAccount } from '../src/domain/accounts/accounts.service.js';
 import { resolveTools } from '../src/engine/media/ffmpeg.js';
-import { startWorkers } from '../src/jobs/workers.js';
-import { wire } from '../src/main/wire.js';
+import { startWorkers } from '../src/main/workers.js';
+import { buildHttpApp, wire } from '../src/main/wire.js';
 import { machineLine, writeSection } from './_report.js';
 
 const run = promisify(execFile);
@@ -63,7 +62,7 @@ export async function run_(argv: string[]): Promise<void> {
     MARIONETTE_LOG_LEVEL: 'silent', MARIONETTE_RATE_LIMITS: 'false', MARIONETTE_JOB_POLL_MS: '50',
   });
   const wired = await wire(config);
-  const app = await buildApp(wired.deps, { logger: false });
+  const app = await buildHttpApp(wired.deps, { logger: false });
   await app.listen({ port, host: '127.0.0.1' });
   await startWorkers(wired.deps);
   const acct = await createAccount(wired.deps.db, { name: 'bench', credits: 10_000 });

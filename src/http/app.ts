@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import multipart from '@fastify/multipart';
-import type { AppDeps } from './deps.js';
+import type { Services } from '../domain/services.js';
+import type { HttpSettings } from './settings.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerErrorHandler, sendError, toAppError } from './plugins/error-handler.js';
 import { genReqId, registerClosingGuard, registerRequestContext } from './plugins/request-context.js';
@@ -19,14 +20,14 @@ import { legacyPlugin } from './legacy/legacy.plugin.js';
 import { MemoryRateLimitStore } from '../infra/ratelimit/memory-rate-limit-store.js';
 
 /**
- * Builds the HTTP application. Everything under /v1 sits in one encapsulated scope with bearer
+ * Builds the HTTP application from the services and the HTTP settings (src/main/wire.ts builds both). Everything under /v1 sits in one encapsulated scope with bearer
  * authentication; signed file URLs (/files) authenticate by signature instead.
  */
-export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
+export async function buildApp(services: Services, settings: HttpSettings, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: opts.logger === false || deps.config.logLevel === 'silent' ? false : { level: deps.config.logLevel },
+    logger: opts.logger === false || settings.config.logLevel === 'silent' ? false : { level: settings.config.logLevel },
     genReqId,
-    bodyLimit: deps.config.limits.bodyBytes,
+    bodyLimit: settings.config.limits.bodyBytes,
     // Long uploads on slow links must not be cut by a request timeout; idle sockets still are.
     requestTimeout: 0,
     // Fastify's own 503 while closing is not our envelope; the closing hook below answers instead.
@@ -36,7 +37,7 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
     // Errors raised before routing (bad percent-encoding, over-long parameters) get the envelope too.
     frameworkErrors: (err, request, reply) => {
       reply.header('X-Request-Id', request.id);
-      sendError(request, reply, toAppError(err, deps.config.limits));
+      sendError(request, reply, toAppError(err, settings.config.limits));
     },
     // Querystrings, params and headers are coerced (they are text); JSON bodies are not (validation.ts).
     ajv: { customOptions: { removeAdditional: false, allErrors: false } },
@@ -44,13 +45,13 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
   });
   registerRequestContext(app);
   registerClosingGuard(app);
-  registerErrorHandler(app, deps.config.limits);
+  registerErrorHandler(app, settings.config.limits);
   registerOpenApi(app);
 
   await app.register(multipart, {
     limits: {
       // Per-field limits are enforced while streaming (src/http/multipart.ts); these are outer bounds.
-      fileSize: Math.max(deps.config.limits.videoBytes, deps.config.limits.imageBytes) + 1,
+      fileSize: Math.max(settings.config.limits.videoBytes, settings.config.limits.imageBytes) + 1,
       files: 4,
       fields: 32,
       fieldSize: 64 * 1024,
@@ -62,20 +63,20 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
   // One store: a key's limits hold across both interfaces.
   const rateLimitStore = new MemoryRateLimitStore();
   await app.register(async (v1) => {
-    registerAuth(v1, deps.db);
-    registerRateLimit(v1, deps, rateLimitStore);
-    await charactersRoutes(v1, deps);
-    await motionsRoutes(v1, deps);
-    await rendersRoutes(v1, deps);
-    await videosRoutes(v1, deps);
-    await creditsRoutes(v1, deps);
-    await eventsRoutes(v1, deps);
-    await draftsRoutes(v1, deps);
+    registerAuth(v1, services.accounts);
+    registerRateLimit(v1, settings, rateLimitStore);
+    await charactersRoutes(v1, services, settings);
+    await motionsRoutes(v1, services, settings);
+    await rendersRoutes(v1, services, settings);
+    await videosRoutes(v1, services, settings);
+    await creditsRoutes(v1, services);
+    await eventsRoutes(v1, services, settings);
+    await draftsRoutes(v1, services);
   }, { prefix: '/v1' });
 
   // The deprecated Legacy interface: same services and data, Legacy names and errors (docs/legacy.md).
-  await app.register(async (legacy) => legacyPlugin(legacy, deps, rateLimitStore), { prefix: '/api' });
+  await app.register(async (legacy) => legacyPlugin(legacy, services, settings, rateLimitStore), { prefix: '/api' });
 
-  await filesRoutes(app, deps);
+  await filesRoutes(app, services);
   return app;
 }

@@ -2,11 +2,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm, rmdir } from 'node:fs/promises';
 import { basename, isAbsolute, join } from 'node:path';
 import { AppError } from '../contracts/errors.js';
-import type { AppDeps } from '../http/deps.js';
 import { fetchToFile } from '../infra/net/safe-fetch.js';
 import type { Storage } from '../domain/ports/storage.js';
 import type { JobContext } from '../domain/ports/job-queue.js';
 import * as jobs from '../infra/queue/jobs.repository.js';
+import type { Ports } from '../domain/ports/index.js';
 
 /**
  * Moving files between storage and a job's local work dir. Engine assets are a fixed set of file
@@ -51,7 +51,7 @@ export async function downloadAssets(storage: Storage, prefix: string, dir: stri
 }
 
 /** Fetches a URL input with the service's guard (public addresses only, size and time caps). */
-export async function fetchInput(deps: Pick<AppDeps, 'config'>, url: string, dest: string, kind: 'image' | 'video', signal: AbortSignal): Promise<void> {
+export async function fetchInput(deps: Pick<Ports, 'config'>, url: string, dest: string, kind: 'image' | 'video', signal: AbortSignal): Promise<void> {
   const maxBytes = kind === 'image' ? deps.config.limits.imageBytes : deps.config.limits.videoBytes;
   await fetchToFile(url, dest, { maxBytes, timeoutMs: deps.config.limits.urlFetchTimeoutMs, allowList: deps.config.urlAllowList, signal });
 }
@@ -91,7 +91,7 @@ export async function withWorkDir<T>(tmpDir: string, job: Pick<JobContext, 'id' 
  * Removes work dirs left by jobs that no longer run anywhere (a killed process). Dirs of jobs that
  * hold a live lease belong to another worker sharing this data dir and are left alone.
  */
-export async function removeOrphanWorkDirs(deps: Pick<AppDeps, 'db' | 'tmpDir'>): Promise<string[]> {
+export async function removeOrphanWorkDirs(deps: Pick<Ports, 'db' | 'tmpDir'>): Promise<string[]> {
   const root = jobsDir(deps.tmpDir);
   let names: string[];
   try {

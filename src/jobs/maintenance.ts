@@ -1,6 +1,6 @@
-import type { AppDeps } from '../http/deps.js';
 import { sweepAllExpiredDrafts } from '../domain/drafts/drafts.service.js';
 import * as jobs from '../infra/queue/jobs.repository.js';
+import type { Ports } from '../domain/ports/index.js';
 
 /**
  * Housekeeping that workers run: event history is kept `events.historyHours` after a render's
@@ -11,13 +11,13 @@ import * as jobs from '../infra/queue/jobs.repository.js';
  */
 export const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
 
-export async function purgeEventHistory(deps: Pick<AppDeps, 'db' | 'config'>, now = Date.now()): Promise<number> {
+export async function purgeEventHistory(deps: Pick<Ports, 'db' | 'config'>, now = Date.now()): Promise<number> {
   const cutoff = new Date(now - deps.config.events.historyHours * 3600_000).toISOString();
   return jobs.deleteEventsOfRendersCompletedBefore(deps.db, cutoff);
 }
 
 /** Runs the housekeeping now and then hourly; returns the function that stops it. */
-export function startMaintenance(deps: Pick<AppDeps, 'db' | 'config' | 'storage'>, onError: (what: string, e: unknown) => void): () => void {
+export function startMaintenance(deps: Pick<Ports, 'db' | 'config' | 'storage'>, onError: (what: string, e: unknown) => void): () => void {
   const tick = () => {
     void purgeEventHistory(deps).catch((e: unknown) => onError('event history purge failed', e));
     void sweepAllExpiredDrafts(deps).catch((e: unknown) => onError('draft sweep failed', e));

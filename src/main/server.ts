@@ -1,15 +1,14 @@
 import { loadConfig, ConfigError } from '../config/config.js';
-import { buildApp } from '../http/app.js';
-import { startWorkers } from '../jobs/workers.js';
+import { startWorkers } from './workers.js';
 import { ensureDemoAccount } from './bootstrap.js';
-import { wire } from './wire.js';
+import { buildHttpApp, wire } from './wire.js';
 
 /** `npm start`: the API and (unless MARIONETTE_WORKERS=false) in-process workers. */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const wired = await wire(config);
   const demo = await ensureDemoAccount(wired.deps.db, config);
-  const app = await buildApp(wired.deps);
+  const app = await buildHttpApp(wired.deps);
   if (config.workers.enabled) await startWorkers(wired.deps);
   await app.listen({ port: config.port, host: config.host });
 

@@ -3,7 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from '../config/config.js';
-import type { AppDeps } from '../http/deps.js';
+import type { FastifyInstance } from 'fastify';
+import type { Ports } from '../domain/ports/index.js';
+import { accountsService, charactersService, creditsService, draftsService, filesService, motionsService, rendersService, streamsService, videosService, type ServiceSet, type Services } from '../domain/services.js';
+import { buildApp } from '../http/app.js';
+import { systemClock } from '../infra/clock/system-clock.js';
 import { migrate, openDb, type DbHandle } from '../infra/db/database.js';
 import { InProcessPubSub } from '../infra/pubsub/in-process-pubsub.js';
 import { DiskStorage } from '../infra/storage/disk-storage.js';
@@ -15,11 +19,15 @@ import { embeddedGenerator } from '../jobs/generators/embedded.js';
 import { resolveTools } from '../engine/media/ffmpeg.js';
 
 /**
- * The composition root: builds every adapter from the config and hands them out as AppDeps.
- * Entrypoints (server, worker, admin) call this and nothing else builds infrastructure.
+ * The composition root: builds every adapter from the config. Entrypoints (server, worker, admin)
+ * call this and nothing else builds infrastructure. `deps` is the composition root's own record of
+ * what it built; nothing outside src/main (and tests) receives it whole: services, handlers and
+ * routes each get the part they declare (see `buildHttpApp` and `startWorkers`).
  */
+export type Adapters = Ports;
+
 export interface Wired {
-  deps: AppDeps;
+  deps: Adapters;
   dbHandle: DbHandle;
   close(): Promise<void>;
 }
@@ -64,7 +72,7 @@ export async function wire(config: Config, opts: { schema?: string } = {}): Prom
           soundtrack: (req, durationS, file) => writeSoundtrack({ prompt: req.prompt, tags: req.tags, seed: req.seed, durationS, workDir: req.workDir, signal: req.signal }, file),
         })
       : embeddedGenerator({ engine, storage });
-  const deps: AppDeps = { config, db: dbHandle.db, dialect: dbHandle.dialect, storage, signer, pubsub, queue, engine, generator, tmpDir };
+  const deps: Adapters = { config, db: dbHandle.db, dialect: dbHandle.dialect, storage, signer, pubsub, queue, engine, generator, clock: systemClock, tmpDir };
   return {
     deps,
     dbHandle,
@@ -73,5 +81,38 @@ export async function wire(config: Config, opts: { schema?: string } = {}): Prom
       await pubsub.close();
       await dbHandle.close();
     },
+  };
+}
+
+/** The HTTP application: routes receive the services built from the adapters, and the HTTP settings. */
+export function buildHttpApp(deps: Adapters, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
+  return buildApp(buildServices(deps), { config: deps.config, tmpDir: deps.tmpDir }, opts);
+}
+
+/**
+ * The configuration the Legacy routes' services see: V1's, with the Legacy limits on direct
+ * driving-video uploads (spec 8: 10 minutes, 100 MB) in place of V1's.
+ */
+export function legacyConfig(config: Config): Config {
+  const l = config.legacy;
+  return Object.freeze({ ...config, limits: Object.freeze({ ...config.limits, videoBytes: l.videoBytes, videoMaxMs: l.videoMaxMs }) });
+}
+
+/** Each service gets the ports it declares (TypeScript checks the narrow types). */
+export function buildServices(deps: Adapters): Services {
+  return { ...buildV1Services(deps), legacy: buildV1Services({ ...deps, config: legacyConfig(deps.config) }) };
+}
+
+function buildV1Services(deps: Adapters): ServiceSet {
+  return {
+    accounts: accountsService(deps.db),
+    credits: creditsService(deps.db),
+    characters: charactersService(deps),
+    motions: motionsService(deps),
+    renders: rendersService(deps),
+    drafts: draftsService(deps),
+    videos: videosService(deps),
+    files: filesService(deps),
+    streams: streamsService(deps),
   };
 }

@@ -1,5 +1,5 @@
 import { loadConfig, ConfigError } from '../config/config.js';
-import { startWorkers } from '../jobs/workers.js';
+import { startWorkers } from './workers.js';
 import { wire } from './wire.js';
 
 /** `npm run worker`: workers only, no HTTP. Several may run against the same database. */

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startWorkers } from '../../src/jobs/workers.js';
+import { startWorkers } from '../../src/main/workers.js';
 import { dbTargets, hasSharedMedia, mediaFile, NO_MEDIA_REASON, startService, type TestService } from '../helpers/harness.js';
 import { ledgerOf, balanceMilli } from '../jobs/render-fixture.js';
 import { scriptedEngine } from '../jobs/scripted-engine.js';

@@ -9,7 +9,7 @@ import { hasSharedMedia, mediaFile, NO_MEDIA_REASON, startService, type TestServ
 import { ledgerOf } from '../jobs/render-fixture.js';
 import { lumaOf, ssim } from '../helpers/image-metrics.js';
 import { prepareMedia, tools } from './media-prep.js';
-import { startWorkers } from '../../src/jobs/workers.js';
+import { startWorkers } from '../../src/main/workers.js';
 
 /**
  * POST /v1/videos end to end with the real engine and workers: the facts DECISIONS and the videos

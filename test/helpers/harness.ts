@@ -7,10 +7,9 @@ import { createServer } from 'node:net';
 import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config/config.js';
-import { buildApp } from '../../src/http/app.js';
 import { createAccount } from '../../src/domain/accounts/accounts.service.js';
-import { startWorkers } from '../../src/jobs/workers.js';
-import { wire, type Wired } from '../../src/main/wire.js';
+import { startWorkers } from '../../src/main/workers.js';
+import { buildHttpApp, wire, type Wired } from '../../src/main/wire.js';
 
 /**
  * Integration-test harness: a real service on a random loopback port, with a fresh database per
@@ -119,7 +118,7 @@ export async function startService(opts: StartOptions): Promise<TestService> {
   env.MARIONETTE_PUBLIC_URL = `http://127.0.0.1:${port}`;
   const config = loadConfig(env);
   const wired = await wire(config, { schema });
-  const app = await buildApp(wired.deps, { logger: false });
+  const app = await buildHttpApp(wired.deps, { logger: false });
   await app.listen({ port, host: '127.0.0.1' });
   const baseUrl = config.publicUrl;
   if (config.workers.enabled) await startWorkers(wired.deps);

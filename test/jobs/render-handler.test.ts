@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dbTargets, hasSharedMedia, mediaFile, NO_MEDIA_REASON, startService, type TestService } from '../helpers/harness.js';
-import { startWorkers } from '../../src/jobs/workers.js';
+import { startWorkers } from '../../src/main/workers.js';
 import { removeOrphanWorkDirs } from '../../src/jobs/asset-transfer.js';
 import { newId } from '../../src/contracts/ids.js';
 import { enqueueInTx } from '../../src/infra/queue/outbox.js';

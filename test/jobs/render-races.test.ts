@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { dbTargets, hasSharedMedia, mediaFile, NO_MEDIA_REASON, startService, type TestService } from '../helpers/harness.js';
 import { AppError } from '../../src/contracts/errors.js';
-import { startWorkers } from '../../src/jobs/workers.js';
+import { startWorkers } from '../../src/main/workers.js';
 import { EmbeddedQueue } from '../../src/infra/queue/embedded-queue.js';
 import { renderRunHandler } from '../../src/jobs/handlers/render-run.handler.js';
 import { enqueueInTx } from '../../src/infra/queue/outbox.js';

@@ -1,6 +1,5 @@
 import { AppError, invalidRequest } from '../../contracts/errors.js';
 import { isIdOf, newId } from '../../contracts/ids.js';
-import type { AppDeps } from '../../http/deps.js';
 import { isUniqueViolation, nowIso } from '../../infra/db/database.js';
 import type { CharactersTable } from '../../infra/db/schema.js';
 import { charge, creditsToMilli } from '../billing/billing.service.js';
@@ -9,6 +8,10 @@ import { parseCharacterForm, type CharacterInput } from './characters.input.js';
 import * as repo from './characters.repository.js';
 import { assetNotFound, CHARACTER_FAMILY, taskIdConflict as sharedTaskIdConflict } from '../assets/asset-errors.js';
 import { withoutEmpty, type Fields, type FormFile } from './form-fields.js';
+import type { Ports } from '../ports/index.js';
+
+/** What this module uses; the composition root (src/main/) passes it. */
+type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'queue' | 'storage'>;
 
 /**
  * Characters: creation (validate, check media, store the source, charge and enqueue in one
@@ -46,14 +49,14 @@ export function characterNotFound(id: string): AppError {
 const taskIdConflict = (taskId: string) => sharedTaskIdConflict(CHARACTER_FAMILY, taskId);
 
 /** An active Character of the account; a malformed, foreign-family or other account's ID is a 404. */
-export async function getCharacter(deps: Pick<AppDeps, 'db'>, accountId: string, id: string): Promise<CharactersTable> {
+export async function getCharacter(deps: Pick<Ports, 'db'>, accountId: string, id: string): Promise<CharactersTable> {
   if (!isIdOf('character', id)) throw characterNotFound(id);
   const row = await repo.findOwned(deps.db, accountId, id);
   if (!row) throw characterNotFound(id);
   return row;
 }
 
-export async function listCharacters(deps: Pick<AppDeps, 'db'>, accountId: string): Promise<CharactersTable[]> {
+export async function listCharacters(deps: Pick<Ports, 'db'>, accountId: string): Promise<CharactersTable[]> {
   return repo.listActive(deps.db, accountId, CHARACTERS_LIST_MAX);
 }
 
@@ -64,7 +67,7 @@ export const CHARACTERS_PAGE = { min: 1, max: 100, default: 50 } as const;
  * (`limit` 1-100, default 50; `offset` >= 0). IDs are ULIDs, so the order is stable while pages are
  * walked; a Character created meanwhile shifts later pages by one (offset paging's known trade-off).
  */
-export async function listCharactersPage(deps: Pick<AppDeps, 'db'>, accountId: string, q: { limit?: number; offset?: number }): Promise<CharactersTable[]> {
+export async function listCharactersPage(deps: Pick<Ports, 'db'>, accountId: string, q: { limit?: number; offset?: number }): Promise<CharactersTable[]> {
   const limit = q.limit ?? CHARACTERS_PAGE.default;
   const offset = q.offset ?? 0;
   if (!Number.isInteger(limit) || limit < CHARACTERS_PAGE.min || limit > CHARACTERS_PAGE.max) {
@@ -85,7 +88,7 @@ export interface CreateCharacterOptions {
  * or in the database.
  */
 export async function createCharacter(
-  deps: AppDeps,
+  deps: Deps,
   ctx: RequestCtx,
   form: { fields: Fields; files: Record<string, FormFile> },
   opts: CreateCharacterOptions = {},
@@ -152,7 +155,7 @@ function newRow(id: string, ctx: RequestCtx, input: CharacterInput, sourceKey: s
  * that already used it keep working; every later read answers 404. A job still running for it is
  * asked to stop; its transitions become no-ops. The charge is not refunded: the caller chose to stop.
  */
-export async function deleteCharacter(deps: Pick<AppDeps, 'db' | 'queue'>, accountId: string, id: string): Promise<{ id: string; status: 'deleted' }> {
+export async function deleteCharacter(deps: Pick<Ports, 'db' | 'queue'>, accountId: string, id: string): Promise<{ id: string; status: 'deleted' }> {
   if (!isIdOf('character', id)) throw characterNotFound(id);
   const n = await repo.softDelete(deps.db, accountId, id, nowIso());
   if (n === 0) throw characterNotFound(id);
@@ -173,7 +176,7 @@ export interface CharacterExport {
  * `thumbnail_url` does not depend on `download_type`: it is set when the Character was created with
  * `render_thumbnail=true` and its processed assets include the thumbnail.
  */
-export async function exportCharacter(deps: Pick<AppDeps, 'db' | 'storage' | 'config'>, accountId: string, id: string, downloadType: string | undefined): Promise<CharacterExport> {
+export async function exportCharacter(deps: Pick<Ports, 'db' | 'storage' | 'config'>, accountId: string, id: string, downloadType: string | undefined): Promise<CharacterExport> {
   const row = await getCharacter(deps, accountId, id);
   if (downloadType !== undefined && downloadType !== 'vsplat') {
     throw invalidRequest('The query parameter download_type accepts only "vsplat" for Characters.', { field: 'download_type', value: downloadType.slice(0, 50) });

@@ -6,12 +6,15 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError, isAppError } from '../../contracts/errors.js';
 import { ulid } from '../../contracts/ids.js';
-import type { AppDeps } from '../../http/deps.js';
 import { nowIso, type Db } from '../../infra/db/database.js';
 import type { UploadsTable } from '../../infra/db/schema.js';
 import { checkImageFile, checkVideoFile } from '../media/media-check.js';
 import { contentMatchesDeclaration } from './draft-spec.js';
 import { findDraftById, findUploadByKey, lockOpenDraft, setUploadStatus } from './drafts.repository.js';
+import type { Ports } from '../ports/index.js';
+
+/** What this module uses; the composition root (src/main/) passes it. */
+type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'storage' | 'tmpDir'>;
 
 /**
  * Receives the bytes of a draft upload (the signed PUT URL served by the API for disk storage).
@@ -45,7 +48,7 @@ function draftStateError(draft: { id: string; status: string; render_id: string 
 }
 
 /** Who the signed URL is for; checked before a single byte is read. */
-async function uploadTarget(deps: Pick<AppDeps, 'db'>, key: string): Promise<UploadsTable> {
+async function uploadTarget(deps: Pick<Ports, 'db'>, key: string): Promise<UploadsTable> {
   const upload = await findUploadByKey(deps.db, key);
   const draft = upload ? await findDraftById(deps.db, upload.draft_id) : undefined;
   if (!upload || !draft || draft.status !== 'open' || draft.expires_at <= nowIso()) throw draftStateError(draft);
@@ -59,7 +62,7 @@ async function uploadTarget(deps: Pick<AppDeps, 'db'>, key: string): Promise<Upl
  * from the new, verified bytes) or the draft is consumed first (and the PUT is refused untouched).
  * On SQLite the transactions run one after the other, which gives the same order.
  */
-async function whileDraftOpen(deps: Pick<AppDeps, 'db'>, upload: UploadsTable, fn: (tx: Db) => Promise<void>): Promise<void> {
+async function whileDraftOpen(deps: Pick<Ports, 'db'>, upload: UploadsTable, fn: (tx: Db) => Promise<void>): Promise<void> {
   await deps.db.transaction().execute(async (tx) => {
     if (!(await lockOpenDraft(tx, upload.draft_id, nowIso()))) throw draftStateError(await findDraftById(tx, upload.draft_id));
     await fn(tx);
@@ -67,7 +70,7 @@ async function whileDraftOpen(deps: Pick<AppDeps, 'db'>, upload: UploadsTable, f
 }
 
 /** A verdict on the bytes (mismatch, media limit): the object is deleted and the upload pending again. */
-async function discard(deps: AppDeps, upload: UploadsTable): Promise<void> {
+async function discard(deps: Deps, upload: UploadsTable): Promise<void> {
   await whileDraftOpen(deps, upload, async (tx) => {
     await deps.storage.delete(upload.storage_key);
     await setUploadStatus(tx, upload.id, 'pending', null);
@@ -75,7 +78,7 @@ async function discard(deps: AppDeps, upload: UploadsTable): Promise<void> {
 }
 
 /** PUT of a draft upload, after the URL signature was verified. */
-export async function acceptUpload(deps: AppDeps, key: string, body: Readable, contentLength: number | null): Promise<ReceivedUpload> {
+export async function acceptUpload(deps: Deps, key: string, body: Readable, contentLength: number | null): Promise<ReceivedUpload> {
   const upload = await uploadTarget(deps, key);
   try {
     return await receiveUpload(deps, upload, body, contentLength);
@@ -89,7 +92,7 @@ export async function acceptUpload(deps: AppDeps, key: string, body: Readable, c
  * Nothing stored changes until the new bytes are complete and verified: a client that disconnects
  * mid-way (or a twin PUT that is still running) leaves the earlier state exactly as it was.
  */
-async function receiveUpload(deps: AppDeps, upload: UploadsTable, body: Readable, contentLength: number | null): Promise<ReceivedUpload> {
+async function receiveUpload(deps: Deps, upload: UploadsTable, body: Readable, contentLength: number | null): Promise<ReceivedUpload> {
   const declared = Number(upload.size_bytes);
   if (contentLength !== null && contentLength !== declared) {
     throw mismatch(upload, `The upload is ${contentLength} bytes; ${declared} were declared.`, { reason: 'size', declared_size_bytes: declared, actual_size_bytes: contentLength });
@@ -139,7 +142,7 @@ async function receiveUpload(deps: AppDeps, upload: UploadsTable, body: Readable
  * UPLOAD_MISMATCH); media of the declared kind that breaks a limit is UNSUPPORTED_MEDIA, as for
  * every other way media enters the service.
  */
-async function checkContent(deps: AppDeps, upload: UploadsTable, file: string): Promise<void> {
+async function checkContent(deps: Deps, upload: UploadsTable, file: string): Promise<void> {
   const isImage = upload.field === 'image';
   let actual: { format?: string; container?: string };
   try {

@@ -1,6 +1,5 @@
 import { AppError, invalidRequest } from '../../contracts/errors.js';
 import { isIdOf, newId } from '../../contracts/ids.js';
-import type { AppDeps } from '../../http/deps.js';
 import { isUniqueViolation, nowIso } from '../../infra/db/database.js';
 import type { DraftsTable, UploadsTable, VideosTable } from '../../infra/db/schema.js';
 import type { CharacterSource, MotionSource, RenderInput } from '../renders/render-input.js';
@@ -9,6 +8,10 @@ import { findCharacterForRender, findMotionForRender } from '../renders/renders.
 import { parsePrepareBody, type DraftSpec, type FileField } from './draft-spec.js';
 import { consumeDraft, deleteDrafts, deleteExpiredIdempotencyKeys, expiredOpenDrafts, findDraft, insertDraft, insertIdempotencyKey, uploadsOf } from './drafts.repository.js';
 import { IDEMPOTENCY_TTL_MS, parseIdempotencyKey, replayIdempotent, requestHash } from './idempotency.js';
+import type { Ports } from '../ports/index.js';
+
+/** What this module uses; the composition root (src/main/) passes it. */
+type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'pubsub' | 'queue' | 'storage' | 'tmpDir'>;
 
 /**
  * Drafts: a render declared first (`POST /v1/renders/prepare`), its media PUT straight to storage,
@@ -37,7 +40,7 @@ const SWEEP_BATCH = 20;
  * drafts stay, since their renders read the uploads. `accountId` null sweeps every account. One batch
  * per call; returns how many drafts went.
  */
-async function sweepExpired(deps: Pick<AppDeps, 'db' | 'storage'>, accountId: string | null, nowMs: number): Promise<number> {
+async function sweepExpired(deps: Pick<Ports, 'db' | 'storage'>, accountId: string | null, nowMs: number): Promise<number> {
   const stale = await expiredOpenDrafts(deps.db, accountId, new Date(nowMs - SWEEP_GRACE_MS).toISOString(), SWEEP_BATCH);
   for (const id of stale) await deps.storage.deletePrefix(`drafts/${id}/`);
   await deps.db.transaction().execute((tx) => deleteDrafts(tx, stale));
@@ -49,7 +52,7 @@ async function sweepExpired(deps: Pick<AppDeps, 'db' | 'storage'>, accountId: st
  * The workers' hourly sweep over every account, so drafts of accounts that never come back do not
  * keep their bytes (prepare also sweeps the caller's own, piggybacked on its request).
  */
-export async function sweepAllExpiredDrafts(deps: Pick<AppDeps, 'db' | 'storage'>, nowMs = Date.now()): Promise<number> {
+export async function sweepAllExpiredDrafts(deps: Pick<Ports, 'db' | 'storage'>, nowMs = Date.now()): Promise<number> {
   let total = 0;
   for (;;) {
     const n = await sweepExpired(deps, null, nowMs);
@@ -66,7 +69,7 @@ export function draftUploadKey(draftId: string, field: FileField): string {
  * IDs named in a draft must exist for the account now; readiness is judged when the render is
  * created, since a Character may well finish processing while the client uploads its video.
  */
-async function checkNamedAssets(deps: AppDeps, accountId: string, spec: DraftSpec): Promise<void> {
+async function checkNamedAssets(deps: Deps, accountId: string, spec: DraftSpec): Promise<void> {
   if (spec.character?.kind === 'character') {
     const id = spec.character.id;
     if (!isIdOf('character', id) || !(await findCharacterForRender(deps.db, accountId, id))) {
@@ -81,7 +84,7 @@ async function checkNamedAssets(deps: AppDeps, accountId: string, spec: DraftSpe
   }
 }
 
-export async function prepareDraft(deps: AppDeps, ctx: Pick<RequestCtx, 'accountId'>, body: unknown): Promise<PreparedDraft> {
+export async function prepareDraft(deps: Deps, ctx: Pick<RequestCtx, 'accountId'>, body: unknown): Promise<PreparedDraft> {
   const { spec, declarations } = parsePrepareBody(body, deps.config);
   await checkNamedAssets(deps, ctx.accountId, spec);
   const nowMs = Date.now();
@@ -146,7 +149,7 @@ function draftNotFound(id: string): AppError {
  * The uploads must all be there and still match their declaration; the object's size is checked
  * again here because with presigned storage URLs the PUT never passes through the API.
  */
-async function readyInputs(deps: AppDeps, draft: DraftsTable, now: string): Promise<RenderInput> {
+async function readyInputs(deps: Deps, draft: DraftsTable, now: string): Promise<RenderInput> {
   if (draft.expires_at <= now) {
     throw new AppError('UPLOAD_EXPIRED', 'The draft expired; prepare a new one.', { details: { draft_id: draft.id, expired_at: draft.expires_at } });
   }
@@ -186,7 +189,7 @@ async function readyInputs(deps: AppDeps, draft: DraftsTable, now: string): Prom
  * Same key + other body → IDEMPOTENCY_KEY_REUSED. The draft is consumed, the key recorded and the
  * render created (with its reservation, event and job) in ONE transaction.
  */
-export async function createRenderFromDraft(deps: AppDeps, ctx: RequestCtx, body: unknown, idempotencyKey: string | undefined): Promise<VideosTable> {
+export async function createRenderFromDraft(deps: Deps, ctx: RequestCtx, body: unknown, idempotencyKey: string | undefined): Promise<VideosTable> {
   const key = parseIdempotencyKey(idempotencyKey);
   const { draftId } = parseDraftBody(body);
   const hash = requestHash(body);

@@ -1,7 +1,7 @@
-import type { AppDeps } from '../../http/deps.js';
 import { eventsAfter, renderChannel } from './render-events.js';
 import { recentEventHeads } from './render-stream.repository.js';
 import { isTerminalEvent, toWireEvents, type WireEvent } from './render-stream.service.js';
+import type { Ports } from '../ports/index.js';
 
 /**
  * Live delivery for every open event stream of one process. Kept cheap per idle stream: streams of
@@ -37,7 +37,7 @@ interface Sink {
   nextHeartbeatAt: number;
 }
 
-type HubDeps = Pick<AppDeps, 'db' | 'pubsub' | 'storage' | 'config'>;
+type HubDeps = Pick<Ports, 'db' | 'pubsub' | 'storage' | 'config'>;
 
 /** Events committed this long before a poll are still looked for (commit lag, clock skew). */
 const POLL_LOOKBACK_MS = 5_000;

@@ -1,10 +1,10 @@
 import { AppError } from '../../contracts/errors.js';
 import { isIdOf } from '../../contracts/ids.js';
-import type { AppDeps } from '../../http/deps.js';
 import { findRender } from '../renders/renders.repository.js';
 import { findRenderById } from '../renders/render-state.repository.js';
 import { presentError, signedOutputUrls } from '../videos/videos.presenter.js';
 import { eventsAfter, findEvent, latestEvent, type RenderEventRow } from './render-events.js';
+import type { Ports } from '../ports/index.js';
 
 /**
  * The render event stream of spec section 6, independent of HTTP: what a new connection is sent
@@ -32,7 +32,7 @@ export interface WireEvent {
   data: RenderEventData;
 }
 
-type StreamDeps = Pick<AppDeps, 'db' | 'storage' | 'config'>;
+type StreamDeps = Pick<Ports, 'db' | 'storage' | 'config'>;
 
 const TERMINAL = new Set(['ready', 'failed', 'cancelled']);
 

@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { AppError } from '../../contracts/errors.js';
 import type { ImageInfo, VideoInfo } from '../../engine/types.js';
-import type { AppDeps } from '../../http/deps.js';
 import { imageDecodeFailure } from '../../infra/media/image-integrity.js';
+import type { Ports } from '../ports/index.js';
 
 /**
  * Media checked at the door (DECISIONS "Media limits"). The type comes from the file's content via
@@ -11,7 +11,7 @@ import { imageDecodeFailure } from '../../infra/media/image-integrity.js';
  * measured value and the limit in `details`. These functions never delete the file: the caller owns
  * it and removes it on refusal, so nothing is left on disk.
  */
-export type MediaCheckDeps = Pick<AppDeps, 'engine' | 'config'>;
+export type MediaCheckDeps = Pick<Ports, 'engine' | 'config'>;
 
 function unsupported(message: string, details: Record<string, unknown>, cause?: unknown): AppError {
   return new AppError('UNSUPPORTED_MEDIA', message, { details, cause });

@@ -1,6 +1,5 @@
 import { AppError, invalidRequest } from '../../contracts/errors.js';
 import { isIdOf, newId } from '../../contracts/ids.js';
-import type { AppDeps } from '../../http/deps.js';
 import { isUniqueViolation, nowIso, type Db } from '../../infra/db/database.js';
 import type { MotionsTable } from '../../infra/db/schema.js';
 import type { RequestCtx } from '../characters/characters.service.js';
@@ -9,6 +8,10 @@ import { checkVideoFile } from '../media/media-check.js';
 import { parseMotionForm, type MotionInput } from './motions.input.js';
 import * as repo from './motions.repository.js';
 import { assetNotFound, MOTION_FAMILY, taskIdConflict as sharedTaskIdConflict } from '../assets/asset-errors.js';
+import type { Ports } from '../ports/index.js';
+
+/** What this module uses; the composition root (src/main/) passes it. */
+type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'queue' | 'storage'>;
 
 /**
  * Motions: creation from a driving video or a template, reads, a cursor list, soft delete and
@@ -25,7 +28,7 @@ export function motionNotFound(id: string): AppError {
 
 const taskIdConflict = (taskId: string) => sharedTaskIdConflict(MOTION_FAMILY, taskId);
 
-export async function getMotion(deps: Pick<AppDeps, 'db'>, accountId: string, id: string): Promise<MotionsTable> {
+export async function getMotion(deps: Pick<Ports, 'db'>, accountId: string, id: string): Promise<MotionsTable> {
   if (!isIdOf('motion', id)) throw motionNotFound(id);
   const row = await repo.findOwned(deps.db, accountId, id);
   if (!row) throw motionNotFound(id);
@@ -38,12 +41,12 @@ export interface TemplateView {
   duration_s: number;
 }
 
-export function listTemplates(deps: Pick<AppDeps, 'engine'>): TemplateView[] {
+export function listTemplates(deps: Pick<Ports, 'engine'>): TemplateView[] {
   return deps.engine.listTemplates().map((t) => ({ id: t.id, name: t.name, duration_s: t.durationS }));
 }
 
 /** Inserts the row and its `motion.extract` job in one transaction, then wakes the workers. */
-async function insertWithJob(deps: Pick<AppDeps, 'db' | 'queue' | 'config'>, row: MotionsTable): Promise<MotionsTable> {
+async function insertWithJob(deps: Pick<Ports, 'db' | 'queue' | 'config'>, row: MotionsTable): Promise<MotionsTable> {
   try {
     await deps.db.transaction().execute(async (tx: Db) => {
       if (row.task_id !== null && (await repo.findByTaskId(tx, row.account_id, row.task_id))) throw taskIdConflict(row.task_id);
@@ -63,7 +66,7 @@ async function insertWithJob(deps: Pick<AppDeps, 'db' | 'queue' | 'config'>, row
  * Creates a queued Motion from a received form. The caller owns the form's temp files and removes
  * them afterwards; on refusal nothing of this Motion remains in storage or in the database.
  */
-export async function createMotion(deps: AppDeps, ctx: RequestCtx, form: { fields: Fields; files: Record<string, FormFile> }): Promise<MotionsTable> {
+export async function createMotion(deps: Deps, ctx: RequestCtx, form: { fields: Fields; files: Record<string, FormFile> }): Promise<MotionsTable> {
   const sent = withoutEmpty(form);
   const input = parseMotionForm(sent.fields, sent.files, deps.config);
   // Probed at the door, so renders can estimate their cost from a Motion before it is processed.
@@ -80,7 +83,7 @@ export async function createMotion(deps: AppDeps, ctx: RequestCtx, form: { field
 }
 
 /** Imports a template (JSON `{template_id, name?}`): a queued Motion whose worker writes the template's assets. */
-export async function importMotion(deps: AppDeps, ctx: RequestCtx, body: { template_id: string; name?: string }): Promise<MotionsTable> {
+export async function importMotion(deps: Deps, ctx: RequestCtx, body: { template_id: string; name?: string }): Promise<MotionsTable> {
   const template = deps.engine.listTemplates().find((t) => t.id === body.template_id);
   if (!template) {
     throw new AppError('MOTION_TEMPLATE_NOT_FOUND', `No motion template ${body.template_id.slice(0, 80)}; GET /v1/motions/templates lists them.`, {
@@ -163,7 +166,7 @@ export interface MotionPage {
   hasMore: boolean;
 }
 
-export async function listMotions(deps: Pick<AppDeps, 'db'>, accountId: string, query: { limit?: number; cursor?: string }): Promise<MotionPage> {
+export async function listMotions(deps: Pick<Ports, 'db'>, accountId: string, query: { limit?: number; cursor?: string }): Promise<MotionPage> {
   const limit = query.limit ?? MOTIONS_PAGE_DEFAULT;
   if (!Number.isInteger(limit) || limit < 1 || limit > MOTIONS_PAGE_MAX) {
     throw invalidRequest(`The query parameter limit must be an integer from 1 to ${MOTIONS_PAGE_MAX}.`, { field: 'limit' });
@@ -177,7 +180,7 @@ export async function listMotions(deps: Pick<AppDeps, 'db'>, accountId: string, 
 }
 
 /** Offset paging over every active Motion, newest first (Legacy `GET /api/scenes`; limits as Characters). */
-export async function listMotionsByOffset(deps: Pick<AppDeps, 'db'>, accountId: string, q: { limit?: number; offset?: number }): Promise<MotionsTable[]> {
+export async function listMotionsByOffset(deps: Pick<Ports, 'db'>, accountId: string, q: { limit?: number; offset?: number }): Promise<MotionsTable[]> {
   const limit = q.limit ?? 50;
   const offset = q.offset ?? 0;
   if (!Number.isInteger(limit) || limit < 1 || limit > MOTIONS_PAGE_MAX) {
@@ -188,7 +191,7 @@ export async function listMotionsByOffset(deps: Pick<AppDeps, 'db'>, accountId: 
 }
 
 /** Soft delete; stored assets stay so renders that used the Motion keep working (DECISIONS "Motions"). */
-export async function deleteMotion(deps: Pick<AppDeps, 'db' | 'queue'>, accountId: string, id: string): Promise<{ id: string; status: 'deleted' }> {
+export async function deleteMotion(deps: Pick<Ports, 'db' | 'queue'>, accountId: string, id: string): Promise<{ id: string; status: 'deleted' }> {
   if (!isIdOf('motion', id)) throw motionNotFound(id);
   const n = await repo.softDelete(deps.db, accountId, id, nowIso());
   if (n === 0) throw motionNotFound(id);
@@ -207,7 +210,7 @@ export interface MotionExport {
  * A Motion created with type=render has none (409 EXTRACTION_UNAVAILABLE); while the glb
  * extraction is not ready: 409 EXTRACTION_UNAVAILABLE; when it failed: 422 EXTRACTION_FAILED.
  */
-export async function exportMotion(deps: Pick<AppDeps, 'db' | 'storage' | 'config'>, accountId: string, id: string, downloadType: string): Promise<MotionExport> {
+export async function exportMotion(deps: Pick<Ports, 'db' | 'storage' | 'config'>, accountId: string, id: string, downloadType: string): Promise<MotionExport> {
   const row = await getMotion(deps, accountId, id);
   if (downloadType !== 'glb' && downloadType !== 'fbx') {
     throw invalidRequest('The query parameter download_type must be glb or fbx.', { field: 'download_type' });

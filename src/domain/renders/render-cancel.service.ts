@@ -1,9 +1,9 @@
 import { AppError } from '../../contracts/errors.js';
 import { isIdOf } from '../../contracts/ids.js';
-import type { AppDeps } from '../../http/deps.js';
 import { findRenderById } from './render-state.repository.js';
 import { isTerminalRender, transitionRender } from './renders.state.js';
 import type { VideosTable } from '../../infra/db/schema.js';
+import type { Ports } from '../ports/index.js';
 
 /**
  * Operator cancellation (`npm run admin -- render cancel ID`; clients cannot cancel, spec 3.1).
@@ -12,7 +12,7 @@ import type { VideosTable } from '../../infra/db/schema.js';
  * process at once, one elsewhere at its next heartbeat. Anything that worker still tries to write is
  * refused by the state machine, so the order cannot produce a cancelled-then-ready render.
  */
-export async function cancelRender(deps: Pick<AppDeps, 'db' | 'pubsub' | 'queue' | 'storage'>, id: string): Promise<{ id: string; status: 'cancelled'; previous_status: string }> {
+export async function cancelRender(deps: Pick<Ports, 'db' | 'pubsub' | 'queue' | 'storage'>, id: string): Promise<{ id: string; status: 'cancelled'; previous_status: string }> {
   const row = isIdOf('render', id) ? await findRenderById(deps.db, id) : undefined;
   if (!row) throw new AppError('RENDER_NOT_FOUND', `No render ${id} exists.`, { details: { render_id: id } });
   if (isTerminalRender(row.status)) throw notCancellable(id, row.status);
@@ -36,7 +36,7 @@ export async function cancelRender(deps: Pick<AppDeps, 'db' | 'pubsub' | 'queue'
  * returned: the outcome is whichever commit came first, never both.
  */
 export async function cancelOwnedRender(
-  deps: Pick<AppDeps, 'db' | 'pubsub' | 'queue' | 'storage'>,
+  deps: Pick<Ports, 'db' | 'pubsub' | 'queue' | 'storage'>,
   accountId: string,
   id: string,
 ): Promise<{ row: VideosTable; cancelled: boolean }> {
@@ -66,7 +66,7 @@ export function renderOutputKeys(id: string): { videoKey: string; alphaKey: stri
  * second, superseded run of the same job writes the same keys); a processing one keeps them too
  * (its retry overwrites them, and its final failure comes back here).
  */
-export async function discardOutputsUnlessReady(deps: Pick<AppDeps, 'db' | 'storage'>, id: string): Promise<boolean> {
+export async function discardOutputsUnlessReady(deps: Pick<Ports, 'db' | 'storage'>, id: string): Promise<boolean> {
   const row = await findRenderById(deps.db, id);
   if (!row || (row.status !== 'failed' && row.status !== 'cancelled')) return false;
   const { videoKey, alphaKey } = renderOutputKeys(id);

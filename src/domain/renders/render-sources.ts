@@ -2,11 +2,11 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppError, internalError } from '../../contracts/errors.js';
 import { isIdOf, ulid } from '../../contracts/ids.js';
-import type { AppDeps } from '../../http/deps.js';
 import { checkUrlAtDoor } from '../../infra/net/safe-fetch.js';
 import { checkImageFile, checkVideoFile } from '../media/media-check.js';
 import type { CharacterSource, MotionSource, RenderInput, StoredCharacterSource, StoredMotionSource } from './render-input.js';
 import * as repo from './renders.repository.js';
+import type { Ports } from '../ports/index.js';
 
 /**
  * Turns the sources of a render request into what the `videos` row records, enforcing spec 4.1 and
@@ -32,7 +32,7 @@ export type PendingMotion =
 /** Templates tried in order for the built-in default motion; otherwise the engine's first one. */
 const PREFERRED_DEFAULT_TEMPLATES = ['tpl_wave', 'tpl_idle'];
 
-type Deps = Pick<AppDeps, 'db' | 'engine' | 'config' | 'storage' | 'tmpDir'>;
+type Deps = Pick<Ports, 'db' | 'engine' | 'config' | 'storage' | 'tmpDir'>;
 
 export async function checkCharacterId(deps: Deps, accountId: string, id: string, isDefault = false): Promise<{ kind: 'character'; id: string }> {
   const extra = isDefault ? { project_default: true } : {};
@@ -67,12 +67,12 @@ export async function checkMotionId(deps: Deps, accountId: string, id: string, i
   return { kind: 'motion', id, durationMs };
 }
 
-function templateDurationMs(deps: Pick<AppDeps, 'engine'>, id: string): number | null {
+function templateDurationMs(deps: Pick<Ports, 'engine'>, id: string): number | null {
   const t = deps.engine.listTemplates().find((x) => x.id === id);
   return t ? Math.round(t.durationS * 1000) : null;
 }
 
-export function builtinTemplate(deps: Pick<AppDeps, 'engine'>): { kind: 'template'; id: string; durationMs: number } {
+export function builtinTemplate(deps: Pick<Ports, 'engine'>): { kind: 'template'; id: string; durationMs: number } {
   const all = deps.engine.listTemplates();
   const pick = PREFERRED_DEFAULT_TEMPLATES.map((id) => all.find((t) => t.id === id)).find((t) => t !== undefined) ?? all[0];
   if (!pick) throw internalError('No built-in motion template is available for the default render.', false);

@@ -1,7 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { AppError } from '../../contracts/errors.js';
 import { isIdOf, newId } from '../../contracts/ids.js';
-import type { AppDeps } from '../../http/deps.js';
 import { nowIso, type Db } from '../../infra/db/database.js';
 import type { VideosTable } from '../../infra/db/schema.js';
 import { reserve } from '../billing/billing.service.js';
@@ -10,6 +9,10 @@ import { formatBgColor, parseRenderForm, type RenderForm, type RenderInput } fro
 import { cheapCharacter, cheapMotion, defaultSources, probeSources, resolveInputShape, type PendingCharacter, type PendingMotion } from './render-sources.js';
 import * as repo from './renders.repository.js';
 import { findRenderById } from './render-state.repository.js';
+import type { Ports } from '../ports/index.js';
+
+/** What this module uses; the composition root (src/main/) passes it. */
+type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'pubsub' | 'queue' | 'storage' | 'tmpDir'>;
 
 export type { RenderInput, CharacterSource, MotionSource } from './render-input.js';
 
@@ -52,7 +55,7 @@ function inputKey(renderId: string, which: 'image' | 'video'): string {
  * A URL motion's duration is unknown until it is fetched: nothing is reserved here and the worker
  * reserves `ceil(measured seconds)` before rendering (docs/api-decisions.md, "Renders and Videos").
  */
-export async function createRender(deps: AppDeps, ctx: RenderContext, input: RenderInput, opts: CreateRenderOptions = {}): Promise<VideosTable> {
+export async function createRender(deps: Deps, ctx: RenderContext, input: RenderInput, opts: CreateRenderOptions = {}): Promise<VideosTable> {
   const localFiles = [input.character, input.motion].flatMap((s) => (s?.kind === 'file' ? [s.path] : []));
   const family = opts.family ?? 'render';
   const renderId = newId(family);
@@ -127,7 +130,7 @@ export async function createRender(deps: AppDeps, ctx: RenderContext, input: Ren
 }
 
 /** POST /v1/renders with a multipart body: the direct form (spec 4.1). */
-export async function createRenderFromForm(deps: AppDeps, ctx: RenderContext, form: RenderForm, opts: CreateRenderOptions = {}): Promise<VideosTable> {
+export async function createRenderFromForm(deps: Deps, ctx: RenderContext, form: RenderForm, opts: CreateRenderOptions = {}): Promise<VideosTable> {
   let input: RenderInput;
   try {
     input = parseRenderForm(form);
@@ -139,7 +142,7 @@ export async function createRenderFromForm(deps: AppDeps, ctx: RenderContext, fo
 }
 
 /** POST /v1/renders without a body (the README's first curl line): the project defaults. */
-export async function createDefaultRender(deps: AppDeps, ctx: RenderContext): Promise<VideosTable> {
+export async function createDefaultRender(deps: Deps, ctx: RenderContext): Promise<VideosTable> {
   return createRender(deps, ctx, { character: null, motion: null, backgroundMode: 'original', bgColor: null });
 }
 
@@ -148,14 +151,14 @@ export async function createDefaultRender(deps: AppDeps, ctx: RenderContext): Pr
  * missing one). Without one, any render: the Legacy status URL is polled without a credential and its
  * 80 random bits are the capability (DECISIONS "Legacy interface"); the caller decides when that is allowed.
  */
-export async function findRenderRow(deps: Pick<AppDeps, 'db'>, accountId: string | null, id: string): Promise<VideosTable> {
+export async function findRenderRow(deps: Pick<Ports, 'db'>, accountId: string | null, id: string): Promise<VideosTable> {
   const row = !isIdOf('render', id) ? undefined : accountId === null ? await findRenderById(deps.db, id) : await repo.findRender(deps.db, accountId, id);
   if (!row) throw new AppError('RENDER_NOT_FOUND', `No render ${id} exists for this account.`, { details: { render_id: id } });
   return row;
 }
 
 /** GET /v1/renders/{id}/download: a fresh signed URL of the finished video. */
-export async function renderDownloadUrl(deps: AppDeps, accountId: string, id: string): Promise<string> {
+export async function renderDownloadUrl(deps: Deps, accountId: string, id: string): Promise<string> {
   const row = isIdOf('render', id) ? await repo.findRender(deps.db, accountId, id) : undefined;
   if (!row) throw new AppError('RENDER_NOT_FOUND', `No render ${id} exists for this account.`, { details: { render_id: id } });
   if (row.status !== 'ready' || !row.video_key) {

@@ -1,10 +1,10 @@
 import { ERROR_CATALOGUE, type ErrorCode } from '../../contracts/errors.js';
 import { nowIso } from '../../infra/db/database.js';
 import type { VideosTable } from '../../infra/db/schema.js';
-import type { AppDeps } from '../../http/deps.js';
 import { release, reserve, settle } from '../billing/billing.service.js';
 import { announceRenderEvent, appendRenderEvent, type RenderEventType } from '../events/render-events.js';
 import * as repo from './render-state.repository.js';
+import type { Ports } from '../ports/index.js';
 
 /**
  * The one place that writes a Render's status (spec 3.1). Each change runs in one transaction that
@@ -37,7 +37,7 @@ export type RenderChange =
   | { to: 'failed'; error: RenderFailure }
   | { to: 'cancelled' };
 
-type Deps = Pick<AppDeps, 'db' | 'pubsub'>;
+type Deps = Pick<Ports, 'db' | 'pubsub'>;
 
 export function isTerminalRender(status: VideosTable['status']): boolean {
   return status === 'ready' || status === 'failed' || status === 'cancelled';

@@ -1,7 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { AppError } from '../../contracts/errors.js';
 import { newId } from '../../contracts/ids.js';
-import type { AppDeps } from '../../http/deps.js';
 import { checkUrlAtDoor } from '../../infra/net/safe-fetch.js';
 import { nowIso } from '../../infra/db/database.js';
 import type { VideosTable } from '../../infra/db/schema.js';
@@ -12,6 +11,7 @@ import { checkImageFile } from '../media/media-check.js';
 import { createRender, type RenderContext } from '../renders/renders.service.js';
 import * as repo from '../renders/renders.repository.js';
 import { parseVideoRequest, type H3Request, type ImageSource, type RawVideoRequest } from './video-request.js';
+import type { Ports } from '../ports/index.js';
 
 /**
  * POST /v1/videos. Character animation (`anim_`) is a render composited into the driving scene:
@@ -19,7 +19,7 @@ import { parseVideoRequest, type H3Request, type ImageSource, type RawVideoReque
  * H3 (`vid_`) reserves its price, records the validated request and enqueues `video.generate`.
  * Uploaded files are owned by this call and removed whatever the outcome.
  */
-type Deps = Pick<AppDeps, 'db' | 'storage' | 'config' | 'engine' | 'pubsub' | 'queue' | 'tmpDir'>;
+type Deps = Pick<Ports, 'db' | 'storage' | 'config' | 'engine' | 'pubsub' | 'queue' | 'tmpDir'>;
 
 /** Where an H3 video's input frames are kept (beside a render's inputs, same layout). */
 export function h3InputKey(id: string, which: 'first_frame' | 'last_frame'): string {
@@ -50,7 +50,7 @@ export async function createVideo(deps: Deps, ctx: RenderContext, raw: RawVideoR
   try {
     const req = parseVideoRequest(raw);
     if (req.mode === 'animate') {
-      return await createRender(deps as AppDeps, ctx, { character: req.character, motion: req.motion, backgroundMode: 'original', bgColor: null }, {
+      return await createRender(deps as Deps, ctx, { character: req.character, motion: req.motion, backgroundMode: 'original', bgColor: null }, {
         family: 'animation',
         params: { prompt: req.prompt, watermark: req.watermark, model: req.model },
         seed: req.seed,

@@ -1,6 +1,6 @@
 import { ERROR_CATALOGUE, type ErrorCode } from '../../contracts/errors.js';
-import type { AppDeps } from '../../http/deps.js';
 import type { VideosTable } from '../../infra/db/schema.js';
+import type { Ports } from '../ports/index.js';
 
 /**
  * The Render object of spec 2.3, shared by render creation, Get Video and List Videos (the latter
@@ -32,7 +32,7 @@ export interface RenderObject {
   enhanced_prompt?: string;
 }
 
-type PresentDeps = Pick<AppDeps, 'storage' | 'config'>;
+type PresentDeps = Pick<Ports, 'storage' | 'config'>;
 
 export async function signedOutputUrls(deps: PresentDeps, row: Pick<VideosTable, 'status' | 'video_key' | 'alpha_key'>): Promise<{ video_url: string | null; alpha_url: string | null }> {
   if (row.status !== 'ready') return { video_url: null, alpha_url: null };

@@ -1,16 +1,16 @@
 import { AppError, invalidRequest } from '../../contracts/errors.js';
 import { videoFamily } from '../../contracts/ids.js';
-import type { AppDeps } from '../../http/deps.js';
 import type { AssetStatus } from '../../infra/db/schema.js';
 import { presentVideo, type RenderObject } from './videos.presenter.js';
 import * as repo from './videos.repository.js';
+import type { Ports } from '../ports/index.js';
 
 /** The unified Videos read resource (spec 4.2): one object shape for render_, vid_ and anim_ IDs. */
 
 export const VIDEO_STATUSES: readonly AssetStatus[] = ['queued', 'processing', 'ready', 'failed', 'cancelled'];
 export const LIST_LIMIT = { min: 1, max: 100, default: 20 } as const;
 
-type Deps = Pick<AppDeps, 'db' | 'storage' | 'config'>;
+type Deps = Pick<Ports, 'db' | 'storage' | 'config'>;
 
 export async function getVideo(deps: Deps, accountId: string, id: string): Promise<RenderObject> {
   const row = videoFamily(id) ? await repo.findVideo(deps.db, accountId, id) : undefined;

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import type { ServiceSet } from '../../domain/services.js';
+import type { HttpSettings } from '../settings.js';
 import { Type } from '@sinclair/typebox';
-import { createCharacter, deleteCharacter, getCharacter, listCharactersPage, CHARACTERS_PAGE } from '../../domain/characters/characters.service.js';
-import type { AppDeps } from '../deps.js';
+import { CHARACTERS_PAGE } from '../../domain/characters/characters.service.js';
 import { readMediaForm } from '../multipart.js';
 import { principal } from '../plugins/auth.js';
 import { requestCtx } from '../routes/characters.routes.js';
@@ -41,7 +42,7 @@ const preprocessForm = {
   },
 };
 
-export async function legacyCharactersRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+export async function legacyCharactersRoutes(app: FastifyInstance, { characters }: Pick<ServiceSet, 'characters'>, settings: HttpSettings): Promise<void> {
   app.post(
     '/characters/preprocess',
     {
@@ -54,15 +55,15 @@ export async function legacyCharactersRoutes(app: FastifyInstance, deps: AppDeps
     async (request) => {
       const form = await readMediaForm(
         request,
-        { files: { image: { maxBytes: deps.config.limits.imageBytes }, ref_image: { maxBytes: deps.config.limits.imageBytes } }, fields: ['image_url', 'ref_image_url', 'name', 'model'] },
-        deps.tmpDir,
+        { files: { image: { maxBytes: settings.config.limits.imageBytes }, ref_image: { maxBytes: settings.config.limits.imageBytes } }, fields: ['image_url', 'ref_image_url', 'name', 'model'] },
+        settings.tmpDir,
       );
       try {
         oneOf(form, IMAGE_SOURCES, 'character image');
         const model = form.fields.model ?? '';
         const v1Form = renameForm(form, CHARACTER_FIELDS);
         const names = { image: spellingUsed(form, ['image', 'ref_image']), image_url: spellingUsed(form, ['image_url', 'ref_image_url']) };
-        const row = await inLegacyTerms(names, () => createCharacter(deps, requestCtx(request), v1Form, { legacyModel: model === '' ? null : model.slice(0, 128) }));
+        const row = await inLegacyTerms(names, () => characters.createCharacter(requestCtx(request), v1Form, { legacyModel: model === '' ? null : model.slice(0, 128) }));
         return presentLegacyCharacter(row);
       } finally {
         await form.cleanup();
@@ -77,7 +78,7 @@ export async function legacyCharactersRoutes(app: FastifyInstance, deps: AppDeps
       config: { legacy: { successor: '/v1/characters' }, openapi: { summary: 'Characters, newest first, by offset (Legacy; V1: GET /v1/characters)', tags, deprecated: true } },
     },
     async (request) => {
-      const rows = await listCharactersPage(deps, principal(request).accountId, request.query);
+      const rows = await characters.listCharactersPage(principal(request).accountId, request.query);
       return { characters: rows.map(presentLegacyCharacter), total: rows.length };
     },
   );
@@ -88,7 +89,7 @@ export async function legacyCharactersRoutes(app: FastifyInstance, deps: AppDeps
       schema: { params: IdParams, response: { 200: LegacyCharacterSchema } },
       config: { legacy: { successor: '/v1/characters/{character_id}' }, openapi: { summary: 'One Character (Legacy)', tags, deprecated: true } },
     },
-    async (request) => presentLegacyCharacter(await getCharacter(deps, principal(request).accountId, request.params.character_id)),
+    async (request) => presentLegacyCharacter(await characters.getCharacter(principal(request).accountId, request.params.character_id)),
   );
 
   app.delete<{ Params: { character_id: string } }>(
@@ -98,7 +99,7 @@ export async function legacyCharactersRoutes(app: FastifyInstance, deps: AppDeps
       config: { legacy: { successor: '/v1/characters/{character_id}' }, openapi: { summary: 'Soft-delete a Character; renders that used it keep working (Legacy)', tags, deprecated: true } },
     },
     async (request) => {
-      await deleteCharacter(deps, principal(request).accountId, request.params.character_id);
+      await characters.deleteCharacter(principal(request).accountId, request.params.character_id);
       return { success: true as const };
     },
   );

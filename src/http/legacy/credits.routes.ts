@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import type { ServiceSet } from '../../domain/services.js';
 import { Type } from '@sinclair/typebox';
-import { balanceOf } from '../../domain/billing/billing.service.js';
-import type { AppDeps } from '../deps.js';
 import { principal } from '../plugins/auth.js';
 
 const LegacyCredits = Type.Object({
@@ -11,7 +10,7 @@ const LegacyCredits = Type.Object({
   updated_at: Type.String({ format: 'date-time' }),
 });
 
-export async function legacyCreditsRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+export async function legacyCreditsRoutes(app: FastifyInstance, { credits }: Pick<ServiceSet, 'credits'>): Promise<void> {
   app.get(
     '/credits',
     {
@@ -19,7 +18,7 @@ export async function legacyCreditsRoutes(app: FastifyInstance, deps: AppDeps): 
       config: { legacy: { successor: '/v1/credits' }, openapi: { summary: 'Balance of the calling account (Legacy; V1: GET /v1/credits)', tags: ['legacy'], deprecated: true } },
     },
     async (request) => {
-      const b = await balanceOf(deps.db, principal(request).accountId);
+      const b = await credits.balanceOf(principal(request).accountId);
       return { credits: b.balance, ...b };
     },
   );

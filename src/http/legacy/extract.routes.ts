@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ServiceSet } from '../../domain/services.js';
+import type { HttpSettings } from '../settings.js';
 import { Type } from '@sinclair/typebox';
 import { invalidRequest } from '../../contracts/errors.js';
-import { createCharacter, exportCharacter, getCharacter } from '../../domain/characters/characters.service.js';
-import { createMotion, exportMotion, getMotion } from '../../domain/motions/motions.service.js';
-import type { AppDeps } from '../deps.js';
 import { readMediaForm, type ReceivedForm } from '../multipart.js';
 import { principal } from '../plugins/auth.js';
 import { requestCtx } from '../routes/characters.routes.js';
@@ -60,9 +59,9 @@ async function readExtractForm(request: FastifyRequest, files: Record<string, { 
   return { fields: out, files: {}, cleanup: async () => {} };
 }
 
-export async function legacyExtractRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
-  const image = { maxBytes: deps.config.limits.imageBytes };
-  const video = { maxBytes: deps.config.legacy.videoBytes };
+export async function legacyExtractRoutes(app: FastifyInstance, { characters, motions }: Pick<ServiceSet, 'characters' | 'motions'>, settings: HttpSettings): Promise<void> {
+  const image = { maxBytes: settings.config.limits.imageBytes };
+  const video = { maxBytes: settings.config.legacy.videoBytes };
 
   app.post(
     '/extract/static-bin',
@@ -89,21 +88,21 @@ export async function legacyExtractRoutes(app: FastifyInstance, deps: AppDeps): 
       },
     },
     async (request) => {
-      const form = await readExtractForm(request, { image, ref_image: image }, ['character_id', 'image_url', 'ref_image_url', 'name', 'render_thumbnail', 'task_id', 'model', 'fp'], deps.tmpDir);
+      const form = await readExtractForm(request, { image, ref_image: image }, ['character_id', 'image_url', 'ref_image_url', 'name', 'render_thumbnail', 'task_id', 'model', 'fp'], settings.tmpDir);
       try {
         const accountId = principal(request).accountId;
         const which = oneOf(form, ['character_id', ...IMAGE_SOURCES], 'character or image');
         if (which === 'character_id') {
           const id = form.fields.character_id;
-          const exp = await exportCharacter(deps, accountId, id, 'vsplat');
-          const row = await getCharacter(deps, accountId, id);
+          const exp = await characters.exportCharacter(accountId, id, 'vsplat');
+          const row = await characters.getCharacter(accountId, id);
           return { character_id: id, status: legacyAssetStatus(row.status), bin_url: exp.vsplat_url, vsplat_url: exp.vsplat_url, thumbnail_url: exp.thumbnail_url };
         }
         const v1 = renameForm(form, { image: 'image', ref_image: 'image', image_url: 'image_url', ref_image_url: 'image_url', name: 'name', render_thumbnail: 'render_thumbnail', task_id: 'task_id' });
         v1.fields.type = 'vsplat';
         const model = isSent(form, 'model') ? form.fields.model.slice(0, 128) : null;
         const names = { image: spellingUsed(form, ['image', 'ref_image']), image_url: spellingUsed(form, ['image_url', 'ref_image_url']) };
-        const row = await inLegacyTerms(names, () => createCharacter(deps, requestCtx(request), v1, { legacyModel: model }));
+        const row = await inLegacyTerms(names, () => characters.createCharacter(requestCtx(request), v1, { legacyModel: model }));
         return { job_id: row.id, character_id: row.id, status: legacyAssetStatus(row.status), message: 'Extraction started; POST again with character_id once the character is ready.', poll_url: `/api/characters/${row.id}` };
       } finally {
         await form.cleanup();
@@ -138,15 +137,15 @@ export async function legacyExtractRoutes(app: FastifyInstance, deps: AppDeps): 
         request,
         { driving_video: video, video },
         ['scene_id', 'driving_video_url', 'video_url', 'name', 'enable_smoothing', 'target_fps', 'task_id'],
-        deps.tmpDir,
+        settings.tmpDir,
       );
       try {
         const accountId = principal(request).accountId;
         const which = oneOf(form, ['scene_id', ...VIDEO_SOURCES], 'scene or driving video');
         if (which === 'scene_id') {
           const id = form.fields.scene_id;
-          const exp = await exportMotion(deps, accountId, id, 'fbx');
-          const row = await getMotion(deps, accountId, id);
+          const exp = await motions.exportMotion(accountId, id, 'fbx');
+          const row = await motions.getMotion(accountId, id);
           return { scene_id: id, status: legacyAssetStatus(row.status), fbx_url: exp.metahuman_url, metahuman_url: exp.metahuman_url, mixamo_url: exp.mixamo_url };
         }
         const v1 = renameForm(form, {
@@ -155,7 +154,7 @@ export async function legacyExtractRoutes(app: FastifyInstance, deps: AppDeps): 
         });
         v1.fields.type = 'glb';
         const names = { video: spellingUsed(form, ['driving_video', 'video']), video_url: spellingUsed(form, ['driving_video_url', 'video_url']) };
-        const row = await inLegacyTerms(names, () => createMotion(deps, requestCtx(request), v1));
+        const row = await inLegacyTerms(names, () => motions.createMotion(requestCtx(request), v1));
         return { job_id: row.id, scene_id: row.id, status: legacyAssetStatus(row.status), message: 'Extraction started; POST again with scene_id once the scene is ready.', poll_url: `/api/scenes/${row.id}` };
       } finally {
         await form.cleanup();

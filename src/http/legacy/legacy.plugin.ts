@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../contracts/errors.js';
 import type { RateLimitStore } from '../../infra/ratelimit/rate-limiter.js';
-import type { AppDeps } from '../deps.js';
+import type { Services } from '../../domain/services.js';
+import type { HttpSettings } from '../settings.js';
 import { registerAuth } from '../plugins/auth.js';
 import { toAppError } from '../plugins/error-handler.js';
 import { registerRateLimit } from '../plugins/rate-limit.js';
@@ -26,17 +27,6 @@ declare module 'fastify' {
   }
 }
 
-/**
- * The services as the Legacy routes use them: the same services and data, with the Legacy limits on
- * direct driving-video uploads (spec 8: 10 minutes, 100 MB) in place of V1's.
- */
-export function legacyDeps(deps: AppDeps): AppDeps {
-  const l = deps.config.legacy;
-  const config = Object.freeze({ ...deps.config, limits: Object.freeze({ ...deps.config.limits, videoBytes: l.videoBytes, videoMaxMs: l.videoMaxMs }) });
-  // Everything but `config` is read through to the one set of dependencies (not a copy of it).
-  return Object.create(deps, { config: { value: config, enumerable: true } }) as AppDeps;
-}
-
 function successorOf(request: FastifyRequest, publicUrl: string): string {
   const cfg = request.routeOptions.config.legacy;
   const params = (request.params ?? {}) as Record<string, string>;
@@ -49,16 +39,16 @@ function successorOf(request: FastifyRequest, publicUrl: string): string {
  * scope with the same API keys and rate limits as /v1, `Deprecation` and `Link` headers on every
  * answer, and errors in the Legacy shape. Routes translate names and call the V1 services.
  */
-export async function legacyPlugin(scope: FastifyInstance, deps: AppDeps, rateLimitStore?: RateLimitStore): Promise<void> {
+export async function legacyPlugin(scope: FastifyInstance, services: Services, settings: HttpSettings, rateLimitStore?: RateLimitStore): Promise<void> {
   scope.addHook('onRequest', async (request, reply) => {
     reply.header('Deprecation', 'true');
-    reply.header('Link', successorOf(request, deps.config.publicUrl));
+    reply.header('Link', successorOf(request, settings.config.publicUrl));
   });
-  registerAuth(scope, deps.db, { allowAnonymous: (request) => deps.config.legacy.openStatus && request.routeOptions.config.legacy?.open === true });
-  registerRateLimit(scope, deps, rateLimitStore);
+  registerAuth(scope, services.accounts, { allowAnonymous: (request) => settings.config.legacy.openStatus && request.routeOptions.config.legacy?.open === true });
+  registerRateLimit(scope, settings, rateLimitStore);
 
   scope.setErrorHandler((err, request, reply) => {
-    const appError = toAppError(err, deps.config.limits);
+    const appError = toAppError(err, settings.config.limits);
     if (appError.status >= 500) request.log.error({ err }, 'request failed');
     return sendLegacyError(request, reply, appError);
   });
@@ -67,10 +57,11 @@ export async function legacyPlugin(scope: FastifyInstance, deps: AppDeps, rateLi
     return sendLegacyError(request, reply, new AppError('INVALID_REQUEST', `No route ${request.method} ${path}.`, { status: 404, details: { method: request.method, path } }));
   });
 
-  const ldeps = legacyDeps(deps);
-  await legacyRenderRoutes(scope, ldeps);
-  await legacyCharactersRoutes(scope, ldeps);
-  await legacyScenesRoutes(scope, ldeps);
-  await legacyCreditsRoutes(scope, ldeps);
-  await legacyExtractRoutes(scope, ldeps);
+  // The services built with the Legacy upload limits (src/main/wire.ts, `legacyConfig`).
+  const legacy = services.legacy;
+  await legacyRenderRoutes(scope, legacy, settings);
+  await legacyCharactersRoutes(scope, legacy, settings);
+  await legacyScenesRoutes(scope, legacy, settings);
+  await legacyCreditsRoutes(scope, legacy);
+  await legacyExtractRoutes(scope, legacy, settings);
 }

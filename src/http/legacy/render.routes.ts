@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ServiceSet, VideosService } from '../../domain/services.js';
+import type { HttpSettings } from '../settings.js';
 import { Type } from '@sinclair/typebox';
-import { createRenderFromForm, findRenderRow } from '../../domain/renders/renders.service.js';
-import { cancelOwnedRender } from '../../domain/renders/render-cancel.service.js';
-import { presentError, signedOutputUrls } from '../../domain/videos/videos.presenter.js';
+import { presentError } from '../../domain/videos/videos.presenter.js';
 import type { VideosTable } from '../../infra/db/schema.js';
-import type { AppDeps } from '../deps.js';
 import { readMediaForm } from '../multipart.js';
 import { optionalPrincipal, principal } from '../plugins/auth.js';
 import { inLegacyTerms, legacyCodeOf } from './legacy-errors.js';
@@ -65,8 +64,8 @@ function jobPath(id: string): string {
 }
 
 /** The Legacy job: the V1 Render object renamed (spec 9.1), error fields at the top level. */
-export async function presentLegacyJob(deps: AppDeps, row: VideosTable): Promise<Record<string, unknown>> {
-  const urls = await signedOutputUrls(deps, row);
+export async function presentLegacyJob(videos: VideosService, row: VideosTable): Promise<Record<string, unknown>> {
+  const urls = await videos.signedOutputUrls(row);
   const err = row.status === 'failed' ? presentError(row) : null;
   return {
     job_id: row.id,
@@ -89,7 +88,7 @@ function ctxOf(request: FastifyRequest) {
   return { accountId: principal(request).accountId, requestId: request.id, serviceSource: request.serviceSource };
 }
 
-export async function legacyRenderRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+export async function legacyRenderRoutes(app: FastifyInstance, { renders, videos }: Pick<ServiceSet, 'renders' | 'videos'>, settings: HttpSettings): Promise<void> {
   app.post(
     '/render',
     {
@@ -102,8 +101,8 @@ export async function legacyRenderRoutes(app: FastifyInstance, deps: AppDeps): P
     async (request) => {
       const form = await readMediaForm(
         request,
-        { files: { ref_image: { maxBytes: deps.config.limits.imageBytes }, driving_video: { maxBytes: deps.config.legacy.videoBytes } }, fields: RENDER_TEXT_FIELDS },
-        deps.tmpDir,
+        { files: { ref_image: { maxBytes: settings.config.limits.imageBytes }, driving_video: { maxBytes: settings.config.legacy.videoBytes } }, fields: RENDER_TEXT_FIELDS },
+        settings.tmpDir,
       );
       try {
         // Legacy has no project-default render: both families are required parameters.
@@ -111,7 +110,7 @@ export async function legacyRenderRoutes(app: FastifyInstance, deps: AppDeps): P
         oneOf(form, ['driving_video', 'driving_video_url', 'scene_id'], 'scene source');
         const model = form.fields.model ?? '';
         const v1Form = renameForm(form, RENDER_FIELDS);
-        const row = await inLegacyTerms(V1_NAMES, () => createRenderFromForm(deps, ctxOf(request), v1Form, model === '' ? {} : { params: { legacy_model: model.slice(0, 128) } }));
+        const row = await inLegacyTerms(V1_NAMES, () => renders.createRenderFromForm(ctxOf(request), v1Form, model === '' ? {} : { params: { legacy_model: model.slice(0, 128) } }));
         return { job_id: row.id, status: legacyRenderStatus(row.status), mode: renderMode(row), enqueued_at: row.created_at, poll_url: jobPath(row.id), status_url: jobPath(row.id) };
       } finally {
         await form.cleanup();
@@ -135,7 +134,7 @@ export async function legacyRenderRoutes(app: FastifyInstance, deps: AppDeps): P
     },
     async (request) => {
       const who = optionalPrincipal(request);
-      return presentLegacyJob(deps, await findRenderRow(deps, who === null ? null : who.accountId, request.params.job_id));
+      return presentLegacyJob(videos, await renders.findRenderRow(who === null ? null : who.accountId, request.params.job_id));
     },
   );
 
@@ -149,8 +148,8 @@ export async function legacyRenderRoutes(app: FastifyInstance, deps: AppDeps): P
       },
     },
     async (request) => {
-      const { row, cancelled } = await cancelOwnedRender(deps, principal(request).accountId, request.params.job_id);
-      return { ...(await presentLegacyJob(deps, row)), cancelled };
+      const { row, cancelled } = await renders.cancelOwnedRender(principal(request).accountId, request.params.job_id);
+      return { ...(await presentLegacyJob(videos, row)), cancelled };
     },
   );
 }

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import type { ServiceSet } from '../../domain/services.js';
+import type { HttpSettings } from '../settings.js';
 import { Type } from '@sinclair/typebox';
 import { invalidRequest } from '../../contracts/errors.js';
-import { createMotion, deleteMotion, getMotion, importMotion, listMotionsByOffset } from '../../domain/motions/motions.service.js';
 import type { MotionsTable } from '../../infra/db/schema.js';
-import type { AppDeps } from '../deps.js';
 import { readMediaForm } from '../multipart.js';
 import { principal } from '../plugins/auth.js';
 import { requestCtx } from '../routes/characters.routes.js';
@@ -40,7 +40,7 @@ function started(row: MotionsTable, message: string) {
   return { scene_id: row.id, job_id: row.id, status: legacyAssetStatus(row.status), message, name: row.name, created_at: row.created_at };
 }
 
-export async function legacyScenesRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+export async function legacyScenesRoutes(app: FastifyInstance, { motions }: Pick<ServiceSet, 'motions'>, settings: HttpSettings): Promise<void> {
   app.post(
     '/scenes',
     {
@@ -65,12 +65,12 @@ export async function legacyScenesRoutes(app: FastifyInstance, deps: AppDeps): P
       },
     },
     async (request) => {
-      const file = { maxBytes: deps.config.legacy.videoBytes };
-      const form = await readMediaForm(request, { files: { driving_video: file, video: file }, fields: ['driving_video_url', 'video_url', 'name'] }, deps.tmpDir);
+      const file = { maxBytes: settings.config.legacy.videoBytes };
+      const form = await readMediaForm(request, { files: { driving_video: file, video: file }, fields: ['driving_video_url', 'video_url', 'name'] }, settings.tmpDir);
       try {
         oneOf(form, VIDEO_SOURCES, 'driving video');
         const v1Form = renameForm(form, SCENE_FIELDS);
-        return started(await inLegacyTerms({ video: spellingUsed(form, ['driving_video', 'video']), video_url: spellingUsed(form, ['driving_video_url', 'video_url']) }, () => createMotion(deps, requestCtx(request), v1Form)), 'Scene processing started.');
+        return started(await inLegacyTerms({ video: spellingUsed(form, ['driving_video', 'video']), video_url: spellingUsed(form, ['driving_video_url', 'video_url']) }, () => motions.createMotion(requestCtx(request), v1Form)), 'Scene processing started.');
       } finally {
         await form.cleanup();
       }
@@ -98,7 +98,7 @@ export async function legacyScenesRoutes(app: FastifyInstance, deps: AppDeps): P
       if (uuid === undefined || uuid === null || uuid === '') throw missingParameter(['template_uuid'], 'template_uuid is required.');
       if (typeof uuid !== 'string') throw invalidRequest('template_uuid must be a string.', { field: 'template_uuid' });
       if (name !== undefined && (typeof name !== 'string' || name.length > 256)) throw invalidRequest('name must be a string of at most 256 characters.', { field: 'name' });
-      return started(await inLegacyTerms({ template_id: 'template_uuid' }, () => importMotion(deps, requestCtx(request), { template_id: uuid, ...(name === undefined ? {} : { name }) })), 'Scene import started.');
+      return started(await inLegacyTerms({ template_id: 'template_uuid' }, () => motions.importMotion(requestCtx(request), { template_id: uuid, ...(name === undefined ? {} : { name }) })), 'Scene import started.');
     },
   );
 
@@ -109,7 +109,7 @@ export async function legacyScenesRoutes(app: FastifyInstance, deps: AppDeps): P
       config: { legacy: { successor: '/v1/motions' }, openapi: { summary: 'Scenes, newest first, by offset (Legacy; V1: GET /v1/motions)', tags, deprecated: true } },
     },
     async (request) => {
-      const rows = await listMotionsByOffset(deps, principal(request).accountId, request.query);
+      const rows = await motions.listMotionsByOffset(principal(request).accountId, request.query);
       return { scenes: rows.map(presentLegacyScene), total: rows.length };
     },
   );
@@ -120,7 +120,7 @@ export async function legacyScenesRoutes(app: FastifyInstance, deps: AppDeps): P
       schema: { params: IdParams, response: { 200: LegacySceneSchema } },
       config: { legacy: { successor: '/v1/motions/{scene_id}' }, openapi: { summary: 'One scene (Legacy; V1: GET /v1/motions/{motion_id})', tags, deprecated: true } },
     },
-    async (request) => presentLegacyScene(await getMotion(deps, principal(request).accountId, request.params.scene_id)),
+    async (request) => presentLegacyScene(await motions.getMotion(principal(request).accountId, request.params.scene_id)),
   );
 
   app.delete<{ Params: { scene_id: string } }>(
@@ -133,7 +133,7 @@ export async function legacyScenesRoutes(app: FastifyInstance, deps: AppDeps): P
       },
     },
     async (request) => {
-      await deleteMotion(deps, principal(request).accountId, request.params.scene_id);
+      await motions.deleteMotion(principal(request).accountId, request.params.scene_id);
       return { success: true as const };
     },
   );

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../contracts/errors.js';
-import { authenticate, type Principal } from '../../domain/accounts/accounts.service.js';
-import type { Db } from '../../infra/db/database.js';
+import type { Principal } from '../../domain/accounts/accounts.service.js';
+import type { AccountsService } from '../../domain/services.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -14,16 +14,16 @@ declare module 'fastify' {
  * UNAUTHENTICATED. Anything present but unusable (another scheme, an empty or malformed token, an
  * unknown or revoked key): INVALID_CREDENTIAL. Both carry WWW-Authenticate.
  */
-export function registerAuth(scope: FastifyInstance, db: Db, opts: { allowAnonymous?: (request: FastifyRequest) => boolean } = {}): void {
+export function registerAuth(scope: FastifyInstance, accounts: AccountsService, opts: { allowAnonymous?: (request: FastifyRequest) => boolean } = {}): void {
   scope.decorateRequest('principal', null);
   scope.addHook('onRequest', async (request) => {
     // A route that may be read without a credential (the Legacy status URL) still checks one that is sent.
     if (request.headers.authorization === undefined && opts.allowAnonymous?.(request)) return;
-    request.principal = await principalOf(request, db);
+    request.principal = await principalOf(request, accounts);
   });
 }
 
-async function principalOf(request: FastifyRequest, db: Db): Promise<Principal> {
+async function principalOf(request: FastifyRequest, accounts: AccountsService): Promise<Principal> {
   const header = request.headers.authorization;
   if (header === undefined) {
     throw new AppError('UNAUTHENTICATED', 'Send your API key as "Authorization: Bearer <API_KEY>".', {
@@ -36,7 +36,7 @@ async function principalOf(request: FastifyRequest, db: Db): Promise<Principal> 
       headers: { 'WWW-Authenticate': 'Bearer realm="marionette", error="invalid_request"' },
     });
   }
-  return authenticate(db, m[1]);
+  return accounts.authenticate(m[1]);
 }
 
 /** The caller's account, or null on a route read without a credential (see `allowAnonymous`). */

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../contracts/errors.js';
 import { MemoryRateLimitStore } from '../../infra/ratelimit/memory-rate-limit-store.js';
 import type { BucketRule, RateLimitStore } from '../../infra/ratelimit/rate-limiter.js';
-import type { AppDeps } from '../deps.js';
+import type { HttpSettings } from '../settings.js';
 import { principal } from './auth.js';
 
 /**
@@ -12,8 +12,8 @@ import { principal } from './auth.js';
  * traffic is refused before it costs a token. Over the limit: 429 RATE_LIMITED with `Retry-After`
  * (whole seconds, at least 1) and the exact wait in `remediation.retry_after_ms`.
  */
-export function registerRateLimit(scope: FastifyInstance, deps: AppDeps, store: RateLimitStore = new MemoryRateLimitStore()): void {
-  const limits = deps.config.rateLimits;
+export function registerRateLimit(scope: FastifyInstance, settings: Pick<HttpSettings, 'config'>, store: RateLimitStore = new MemoryRateLimitStore()): void {
+  const limits = settings.config.rateLimits;
   if (!limits.enabled) return;
   const create: BucketRule = { ratePerSecond: limits.createPerSecond, burst: limits.createBurst };
   const read: BucketRule = { ratePerSecond: limits.readPerSecond, burst: limits.readPerSecond };

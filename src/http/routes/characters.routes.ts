@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Services } from '../../domain/services.js';
+import type { HttpSettings } from '../settings.js';
 import { Type } from '@sinclair/typebox';
 import { CHARACTER_TYPES, JOINT_SETS, characterFormSpec } from '../../domain/characters/characters.input.js';
 import { presentCharacter } from '../../domain/characters/characters.presenter.js';
-import { createCharacter, deleteCharacter, exportCharacter, getCharacter, listCharacters, type RequestCtx } from '../../domain/characters/characters.service.js';
-import type { AppDeps } from '../deps.js';
+import { type RequestCtx } from '../../domain/characters/characters.service.js';
 import { readMediaForm } from '../multipart.js';
 import { principal } from '../plugins/auth.js';
 
@@ -55,14 +56,14 @@ const characterForm = {
 const IdParams = Type.Object({ character_id: Type.String({ minLength: 1 }) });
 const tags = ['characters'];
 
-export async function charactersRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+export async function charactersRoutes(app: FastifyInstance, { characters }: Pick<Services, 'characters'>, settings: HttpSettings): Promise<void> {
   app.post(
     '/characters',
     { schema: { response: { 200: AssetSchema } }, config: { openapi: { summary: 'Create a Character from one image', tags, multipart: characterForm } } },
     async (request) => {
-      const form = await readMediaForm(request, characterFormSpec(deps.config.limits), deps.tmpDir);
+      const form = await readMediaForm(request, characterFormSpec(settings.config.limits), settings.tmpDir);
       try {
-        return presentCharacter(await createCharacter(deps, requestCtx(request), form), { list: false });
+        return presentCharacter(await characters.createCharacter(requestCtx(request), form), { list: false });
       } finally {
         await form.cleanup();
       }
@@ -76,19 +77,19 @@ export async function charactersRoutes(app: FastifyInstance, deps: AppDeps): Pro
       schema: { querystring: Type.Object({}, { additionalProperties: false }), response: { 200: Type.Object({ items: Type.Array(AssetSchema) }) } },
       config: { openapi: { summary: 'The 100 most recent active Characters, newest first', tags } },
     },
-    async (request) => ({ items: (await listCharacters(deps, principal(request).accountId)).map((r) => presentCharacter(r, { list: true })) }),
+    async (request) => ({ items: (await characters.listCharacters(principal(request).accountId)).map((r) => presentCharacter(r, { list: true })) }),
   );
 
   app.get<{ Params: { character_id: string } }>(
     '/characters/:character_id',
     { schema: { params: IdParams, response: { 200: AssetSchema } }, config: { openapi: { summary: 'One Character', tags } } },
-    async (request) => presentCharacter(await getCharacter(deps, principal(request).accountId, request.params.character_id), { list: false }),
+    async (request) => presentCharacter(await characters.getCharacter(principal(request).accountId, request.params.character_id), { list: false }),
   );
 
   app.delete<{ Params: { character_id: string } }>(
     '/characters/:character_id',
     { schema: { params: IdParams, response: { 200: DeletedSchema } }, config: { openapi: { summary: 'Delete a Character', tags } } },
-    async (request) => deleteCharacter(deps, principal(request).accountId, request.params.character_id),
+    async (request) => characters.deleteCharacter(principal(request).accountId, request.params.character_id),
   );
 
   app.get<{ Params: { character_id: string }; Querystring: { download_type?: string } }>(
@@ -101,6 +102,6 @@ export async function charactersRoutes(app: FastifyInstance, deps: AppDeps): Pro
       },
       config: { openapi: { summary: 'Export URLs of a Character (vsplat, thumbnail)', tags } },
     },
-    async (request) => exportCharacter(deps, principal(request).accountId, request.params.character_id, request.query.download_type),
+    async (request) => characters.exportCharacter(principal(request).accountId, request.params.character_id, request.query.download_type),
   );
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../domain/services.js';
 import { Type } from '@sinclair/typebox';
-import type { AppDeps } from '../deps.js';
 import { principal } from '../plugins/auth.js';
 import { balanceOf } from '../../domain/billing/billing.service.js';
 
@@ -10,8 +10,8 @@ export const CreditsSchema = Type.Object({
   updated_at: Type.String({ format: 'date-time' }),
 });
 
-export async function creditsRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+export async function creditsRoutes(app: FastifyInstance, { credits }: Pick<Services, 'credits'>): Promise<void> {
   app.get('/credits', { schema: { response: { 200: CreditsSchema } }, config: { openapi: { summary: 'Balance of the calling account', tags: ['credits'] } } }, async (request) =>
-    balanceOf(deps.db, principal(request).accountId),
+    credits.balanceOf(principal(request).accountId),
   );
 }

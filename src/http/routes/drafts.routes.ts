@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../domain/services.js';
 import { Type } from '@sinclair/typebox';
-import type { AppDeps } from '../deps.js';
 import { principal } from '../plugins/auth.js';
-import { prepareDraft } from '../../domain/drafts/drafts.service.js';
 import { IMAGE_TYPES, VIDEO_TYPES } from '../../domain/drafts/draft-spec.js';
 import { BACKGROUND_MODES } from '../../domain/renders/render-input.js';
 
@@ -45,13 +44,13 @@ export const PreparedDraftSchema = Type.Object({
   ),
 });
 
-export async function draftsRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+export async function draftsRoutes(app: FastifyInstance, { drafts }: Pick<Services, 'drafts'>): Promise<void> {
   app.post(
     '/renders/prepare',
     {
       schema: { body: PrepareBodySchema, response: { 200: PreparedDraftSchema } },
       config: { openapi: { summary: 'Declare a render and get upload URLs for its media (then POST /v1/renders {draft_id})', tags: ['renders'] } },
     },
-    async (request) => prepareDraft(deps, { accountId: principal(request).accountId }, request.body),
+    async (request) => drafts.prepareDraft({ accountId: principal(request).accountId }, request.body),
   );
 }

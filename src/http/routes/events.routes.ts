@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../domain/services.js';
+import type { HttpSettings } from '../settings.js';
 import { Type, type Static } from '@sinclair/typebox';
-import type { AppDeps } from '../deps.js';
 import { principal } from '../plugins/auth.js';
-import { RenderStreamHub } from '../../domain/events/render-stream.hub.js';
-import { HEARTBEAT_FRAME, openRenderStream, sseFrame } from '../../domain/events/render-stream.service.js';
+import { HEARTBEAT_FRAME, sseFrame } from '../../domain/events/render-stream.service.js';
 
 const Params = Type.Object({ render_id: Type.String({ minLength: 1, description: 'Full render ID (render_...)' }) });
 
@@ -12,8 +12,8 @@ const Params = Type.Object({ render_id: Type.String({ minLength: 1, description:
  * the ID) is decided before the first byte, so errors are ordinary JSON envelopes; after that the
  * connection is handed to the stream hub, which delivers stored events and heartbeats.
  */
-export async function eventsRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
-  const hub = new RenderStreamHub(deps, { heartbeatMs: deps.config.events.heartbeatMs, pollMs: deps.config.workers.pollMs });
+export async function eventsRoutes(app: FastifyInstance, { streams }: Pick<Services, 'streams'>, settings: HttpSettings): Promise<void> {
+  const hub = streams.hub({ heartbeatMs: settings.config.events.heartbeatMs, pollMs: settings.config.workers.pollMs });
   // preClose, not onClose: open streams would keep the server from closing at all.
   app.addHook('preClose', async () => hub.close());
 
@@ -32,7 +32,7 @@ export async function eventsRoutes(app: FastifyInstance, deps: AppDeps): Promise
     },
     async (request, reply) => {
       const lastEventId = request.headers['last-event-id'];
-      const opening = await openRenderStream(deps, principal(request).accountId, request.params.render_id, typeof lastEventId === 'string' ? lastEventId : undefined);
+      const opening = await streams.openRenderStream(principal(request).accountId, request.params.render_id, typeof lastEventId === 'string' ? lastEventId : undefined);
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {

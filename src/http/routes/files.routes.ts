@@ -1,27 +1,26 @@
 import type { FastifyInstance } from 'fastify';
+import type { FilesService, Services } from '../../domain/services.js';
 import type { Readable } from 'node:stream';
 import { AppError } from '../../contracts/errors.js';
-import { acceptUpload } from '../../domain/drafts/draft-uploads.service.js';
-import type { AppDeps } from '../deps.js';
 
 /**
  * Signed object reads for disk storage (`GET /files/<key>?expires&sig`). The signature is the
  * credential, so these URLs work without an Authorization header, as output URLs must. Supports
  * single byte ranges so players can seek. Draft uploads arrive as signed PUTs on the same paths.
  */
-export async function filesRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
-  await app.register(async (scope) => uploadRoute(scope, deps));
+export async function filesRoutes(app: FastifyInstance, { files }: Pick<Services, 'files'>): Promise<void> {
+  await app.register(async (scope) => uploadRoute(scope, files));
   app.get<{ Params: { '*': string }; Querystring: { expires?: string; sig?: string; name?: string } }>('/files/*', async (request, reply) => {
     const key = objectKey(request.params['*']);
     const exp = Number(request.query.expires);
     const sig = request.query.sig ?? '';
-    const verdict = Number.isInteger(exp) ? deps.signer.verify('GET', key, exp, sig) : 'invalid';
+    const verdict = Number.isInteger(exp) ? files.verify('GET', key, exp, sig) : 'invalid';
     if (verdict !== 'ok') {
       throw new AppError('FORBIDDEN', verdict === 'expired' ? 'This URL has expired; read the resource again for a fresh one.' : 'Invalid URL signature.', {
         details: { reason: verdict },
       });
     }
-    const st = await deps.storage.stat(key);
+    const st = await files.stat(key);
     if (!st) throw new AppError('INVALID_REQUEST', 'No such object.', { status: 404 });
     const type = key.endsWith('.mp4') ? 'video/mp4' : key.endsWith('.png') ? 'image/png' : key.endsWith('.json') ? 'application/json' : key.endsWith('.glb') ? 'model/gltf-binary' : 'application/octet-stream';
     reply.header('Accept-Ranges', 'bytes').header('Cache-Control', 'private, max-age=3600').type(type);
@@ -36,10 +35,10 @@ export async function filesRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       }
       end = Math.min(end, st.size - 1);
       reply.code(206).header('Content-Range', `bytes ${start}-${end}/${st.size}`).header('Content-Length', String(end - start + 1));
-      return reply.send(deps.storage.read(key, { start, end }));
+      return reply.send(files.read(key, { start, end }));
     }
     reply.header('Content-Length', String(st.size));
-    return reply.send(deps.storage.read(key));
+    return reply.send(files.read(key));
   });
 }
 
@@ -58,7 +57,7 @@ function objectKey(raw: string): string {
  * through, so Fastify never buffers a (possibly 200 MB) body and no size limit but the declared
  * one applies.
  */
-async function uploadRoute(scope: FastifyInstance, deps: AppDeps): Promise<void> {
+async function uploadRoute(scope: FastifyInstance, files: FilesService): Promise<void> {
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser('*', { bodyLimit: Number.MAX_SAFE_INTEGER }, (_request, payload, done) => done(null, payload));
   // A refusal sent before the body was read (bad signature, wrong size...) closes the connection
@@ -69,13 +68,13 @@ async function uploadRoute(scope: FastifyInstance, deps: AppDeps): Promise<void>
   scope.put<{ Params: { '*': string }; Querystring: { expires?: string; sig?: string } }>('/files/*', { bodyLimit: Number.MAX_SAFE_INTEGER }, async (request) => {
     const key = objectKey(request.params['*']);
     const exp = Number(request.query.expires);
-    const verdict = Number.isInteger(exp) ? deps.signer.verify('PUT', key, exp, request.query.sig ?? '') : 'invalid';
+    const verdict = Number.isInteger(exp) ? files.verify('PUT', key, exp, request.query.sig ?? '') : 'invalid';
     if (verdict === 'expired') {
       throw new AppError('UPLOAD_EXPIRED', 'This upload URL has expired; prepare a new draft.', { details: { expired_at: new Date(exp * 1000).toISOString() } });
     }
     if (verdict !== 'ok') throw new AppError('FORBIDDEN', 'Invalid upload URL signature.', { details: { reason: verdict } });
     const length = request.headers['content-length'];
     const body = (request.body as Readable | undefined) ?? request.raw;
-    return acceptUpload(deps, key, body, length === undefined ? null : Number(length));
+    return files.acceptUpload(key, body, length === undefined ? null : Number(length));
   });
 }

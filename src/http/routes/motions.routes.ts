@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../domain/services.js';
+import type { HttpSettings } from '../settings.js';
 import { Type } from '@sinclair/typebox';
 import { JOINT_SETS } from '../../domain/characters/characters.input.js';
 import { MOTION_TYPES, motionFormSpec } from '../../domain/motions/motions.input.js';
 import { presentMotion } from '../../domain/motions/motions.presenter.js';
-import { MOTIONS_PAGE_DEFAULT, MOTIONS_PAGE_MAX, createMotion, deleteMotion, exportMotion, getMotion, importMotion, listMotions, listTemplates } from '../../domain/motions/motions.service.js';
-import type { AppDeps } from '../deps.js';
+import { MOTIONS_PAGE_DEFAULT, MOTIONS_PAGE_MAX } from '../../domain/motions/motions.service.js';
 import { principal } from '../plugins/auth.js';
 import { AssetSchema, DeletedSchema, requestCtx } from './characters.routes.js';
 import { readMediaForm } from '../multipart.js';
@@ -33,14 +34,14 @@ const motionForm = {
 const IdParams = Type.Object({ motion_id: Type.String({ minLength: 1 }) });
 const tags = ['motions'];
 
-export async function motionsRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+export async function motionsRoutes(app: FastifyInstance, { motions }: Pick<Services, 'motions'>, settings: HttpSettings): Promise<void> {
   app.post(
     '/motions',
     { schema: { response: { 200: AssetSchema } }, config: { openapi: { summary: 'Create a Motion from a driving video', tags, multipart: motionForm } } },
     async (request) => {
-      const form = await readMediaForm(request, motionFormSpec(deps.config.limits), deps.tmpDir);
+      const form = await readMediaForm(request, motionFormSpec(settings.config.limits), settings.tmpDir);
       try {
-        return presentMotion(await createMotion(deps, requestCtx(request), form), { list: false });
+        return presentMotion(await motions.createMotion(requestCtx(request), form), { list: false });
       } finally {
         await form.cleanup();
       }
@@ -56,7 +57,7 @@ export async function motionsRoutes(app: FastifyInstance, deps: AppDeps): Promis
       },
       config: { openapi: { summary: 'Import a Motion from a service template', tags } },
     },
-    async (request) => presentMotion(await importMotion(deps, requestCtx(request), request.body), { list: false }),
+    async (request) => presentMotion(await motions.importMotion(requestCtx(request), request.body), { list: false }),
   );
 
   app.get(
@@ -65,7 +66,7 @@ export async function motionsRoutes(app: FastifyInstance, deps: AppDeps): Promis
       schema: { response: { 200: Type.Object({ items: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), duration_s: Type.Number() })) }) } },
       config: { openapi: { summary: 'Motion templates that ship with the service', tags } },
     },
-    async () => ({ items: listTemplates(deps) }),
+    async () => ({ items: motions.listTemplates() }),
   );
 
   app.get<{ Querystring: { limit?: number; cursor?: string } }>(
@@ -84,7 +85,7 @@ export async function motionsRoutes(app: FastifyInstance, deps: AppDeps): Promis
       config: { openapi: { summary: 'Motions of the account, newest first (cursor pages)', tags } },
     },
     async (request) => {
-      const page = await listMotions(deps, principal(request).accountId, request.query);
+      const page = await motions.listMotions(principal(request).accountId, request.query);
       return { items: page.rows.map((r) => presentMotion(r, { list: true })), next_cursor: page.nextCursor, has_more: page.hasMore };
     },
   );
@@ -92,13 +93,13 @@ export async function motionsRoutes(app: FastifyInstance, deps: AppDeps): Promis
   app.get<{ Params: { motion_id: string } }>(
     '/motions/:motion_id',
     { schema: { params: IdParams, response: { 200: AssetSchema } }, config: { openapi: { summary: 'One Motion', tags } } },
-    async (request) => presentMotion(await getMotion(deps, principal(request).accountId, request.params.motion_id), { list: false }),
+    async (request) => presentMotion(await motions.getMotion(principal(request).accountId, request.params.motion_id), { list: false }),
   );
 
   app.delete<{ Params: { motion_id: string } }>(
     '/motions/:motion_id',
     { schema: { params: IdParams, response: { 200: DeletedSchema } }, config: { openapi: { summary: 'Delete a Motion', tags } } },
-    async (request) => deleteMotion(deps, principal(request).accountId, request.params.motion_id),
+    async (request) => motions.deleteMotion(principal(request).accountId, request.params.motion_id),
   );
 
   app.get<{ Params: { motion_id: string }; Querystring: { download_type: string } }>(
@@ -111,6 +112,6 @@ export async function motionsRoutes(app: FastifyInstance, deps: AppDeps): Promis
       },
       config: { openapi: { summary: 'Export URLs of a Motion (MetaHuman and Mixamo rigs)', tags } },
     },
-    async (request) => exportMotion(deps, principal(request).accountId, request.params.motion_id, request.query.download_type),
+    async (request) => motions.exportMotion(principal(request).accountId, request.params.motion_id, request.query.download_type),
   );
 }

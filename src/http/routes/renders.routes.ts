@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../domain/services.js';
+import type { HttpSettings } from '../settings.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { AppError } from '../../contracts/errors.js';
-import type { AppDeps } from '../deps.js';
 import { readMediaForm } from '../multipart.js';
 import { principal } from '../plugins/auth.js';
-import { createDefaultRender, createRenderFromForm, renderDownloadUrl, type RenderContext } from '../../domain/renders/renders.service.js';
-import { createRenderFromDraft } from '../../domain/drafts/drafts.service.js';
-import { presentVideo } from '../../domain/videos/videos.presenter.js';
+import type { RenderContext } from '../../domain/renders/renders.service.js';
 import { RenderCreatedSchema } from '../../domain/videos/videos.schemas.js';
 import { BACKGROUND_MODES, TEXT_FIELDS } from '../../domain/renders/render-input.js';
 
@@ -43,7 +42,7 @@ function retired(allow: string, path: string): AppError {
   });
 }
 
-export async function rendersRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+export async function rendersRoutes(app: FastifyInstance, { drafts, renders, videos }: Pick<Services, 'drafts' | 'renders' | 'videos'>, settings: HttpSettings): Promise<void> {
   const ctxOf = (request: { id: string; serviceSource: string | null }, accountId: string): RenderContext => ({
     accountId,
     requestId: request.id,
@@ -69,11 +68,11 @@ export async function rendersRoutes(app: FastifyInstance, deps: AppDeps): Promis
       if (request.isMultipart()) {
         const form = await readMediaForm(
           request,
-          { files: { image: { maxBytes: deps.config.limits.imageBytes }, motion_video: { maxBytes: deps.config.limits.videoBytes } }, fields: TEXT_FIELDS },
-          deps.tmpDir,
+          { files: { image: { maxBytes: settings.config.limits.imageBytes }, motion_video: { maxBytes: settings.config.limits.videoBytes } }, fields: TEXT_FIELDS },
+          settings.tmpDir,
         );
         try {
-          return await presentVideo(deps, await createRenderFromForm(deps, ctx, form), { links: true });
+          return await videos.presentVideo(await renders.createRenderFromForm(ctx, form), { links: true });
         } finally {
           await form.cleanup();
         }
@@ -86,10 +85,10 @@ export async function rendersRoutes(app: FastifyInstance, deps: AppDeps): Promis
           });
         }
         const key = request.headers['idempotency-key'];
-        const row = await createRenderFromDraft(deps, ctx, request.body, typeof key === 'string' ? key : undefined);
-        return reply.code(202).send(await presentVideo(deps, row, { links: true }));
+        const row = await drafts.createRenderFromDraft(ctx, request.body, typeof key === 'string' ? key : undefined);
+        return reply.code(202).send(await videos.presentVideo(row, { links: true }));
       }
-      return presentVideo(deps, await createDefaultRender(deps, ctx), { links: true });
+      return videos.presentVideo(await renders.createDefaultRender(ctx), { links: true });
     },
   );
 
@@ -112,7 +111,7 @@ export async function rendersRoutes(app: FastifyInstance, deps: AppDeps): Promis
       config: { openapi: { summary: 'Redirect (302) to the finished video; 409 before ready', tags: ['renders'], responses: { '302': 'Location: a fresh signed URL of the video.' } } },
     },
     async (request, reply) => {
-      const url = await renderDownloadUrl(deps, principal(request).accountId, request.params.render_id);
+      const url = await renders.renderDownloadUrl(principal(request).accountId, request.params.render_id);
       return reply.code(302).header('Location', url).header('Cache-Control', 'no-store').send();
     },
   );

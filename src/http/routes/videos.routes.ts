@@ -1,13 +1,11 @@
 import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../domain/services.js';
+import type { HttpSettings } from '../settings.js';
 import type { Static } from '@sinclair/typebox';
-import type { AppDeps } from '../deps.js';
 import { principal } from '../plugins/auth.js';
-import { getVideo, listVideos } from '../../domain/videos/videos.service.js';
 import { VideoIdParamsSchema, VideoListQuerySchema, VideoPageSchema, VideoSchema } from '../../domain/videos/videos.schemas.js';
 import { AppError, invalidRequest } from '../../contracts/errors.js';
 import { readMediaForm } from '../multipart.js';
-import { presentVideo } from '../../domain/videos/videos.presenter.js';
-import { createVideo } from '../../domain/videos/video-create.service.js';
 import { ASPECT_RATIOS, DURATION, PROMPT_MAX, SEED_MAX, TAGS, VIDEO_FILE_FIELDS, VIDEO_TEXT_FIELDS } from '../../domain/videos/video-request.js';
 import { H3_RESOLUTIONS } from '../../domain/billing/prices.js';
 
@@ -41,14 +39,14 @@ const videoForm = {
   },
 };
 
-export async function videosRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+export async function videosRoutes(app: FastifyInstance, { videos }: Pick<Services, 'videos'>, settings: HttpSettings): Promise<void> {
   app.get<{ Querystring: Static<typeof VideoListQuerySchema> }>(
     '/videos',
     {
       schema: { querystring: VideoListQuerySchema, response: { 200: VideoPageSchema } },
       config: { openapi: { summary: 'List videos (renders, H3 and character-animation), newest first', tags: ['videos'] } },
     },
-    async (request) => listVideos(deps, principal(request).accountId, request.query),
+    async (request) => videos.listVideos(principal(request).accountId, request.query),
   );
 
   app.post(
@@ -67,7 +65,7 @@ export async function videosRoutes(app: FastifyInstance, deps: AppDeps): Promise
     async (request) => {
       const ctx = { accountId: principal(request).accountId, requestId: request.id, serviceSource: request.serviceSource };
       if (request.isMultipart()) {
-        const l = deps.config.limits;
+        const l = settings.config.limits;
         const form = await readMediaForm(
           request,
           {
@@ -75,11 +73,11 @@ export async function videosRoutes(app: FastifyInstance, deps: AppDeps): Promise
             fields: VIDEO_TEXT_FIELDS.filter((f) => !(VIDEO_FILE_FIELDS as readonly string[]).includes(f)),
             repeatable: ['target_tags'],
           },
-          deps.tmpDir,
+          settings.tmpDir,
         );
         try {
           const values: Record<string, unknown> = { ...form.fields, ...form.lists };
-          return await presentVideo(deps, await createVideo(deps, ctx, { values, files: form.files }), { links: false });
+          return await videos.presentVideo(await videos.createVideo(ctx, { values, files: form.files }), { links: false });
         } finally {
           await form.cleanup();
         }
@@ -92,7 +90,7 @@ export async function videosRoutes(app: FastifyInstance, deps: AppDeps): Promise
       }
       const body = request.body;
       if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalidRequest('The JSON body must be an object.', {});
-      return presentVideo(deps, await createVideo(deps, ctx, { values: body as Record<string, unknown>, files: {} }), { links: false });
+      return videos.presentVideo(await videos.createVideo(ctx, { values: body as Record<string, unknown>, files: {} }), { links: false });
     },
   );
 
@@ -102,6 +100,6 @@ export async function videosRoutes(app: FastifyInstance, deps: AppDeps): Promise
       schema: { params: VideoIdParamsSchema, response: { 200: VideoSchema } },
       config: { openapi: { summary: 'Get a video or render by ID (render_, vid_, anim_); poll every 3-5 s until terminal', tags: ['videos'] } },
     },
-    async (request) => getVideo(deps, principal(request).accountId, request.params.video_id),
+    async (request) => videos.getVideo(principal(request).accountId, request.params.video_id),
   );
 }

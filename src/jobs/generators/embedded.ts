@@ -1,16 +1,16 @@
 import { join } from 'node:path';
-import type { AppDeps } from '../../http/deps.js';
 import type { GenerationRequest, GenerationResult, VideoGenerator } from '../../domain/ports/video-generator.js';
 import { EngineError, type CharacterAssets } from '../../engine/types.js';
 import { internalError } from '../../contracts/errors.js';
 import { builtinCharacter } from '../handlers/render-run.handler.js';
+import type { Ports } from '../../domain/ports/index.js';
 
 /**
  * The default generator: the engine's embedded CPU generator. The subject is the first frame's
  * figure when one can be cut out and rigged; otherwise (no first frame, or a frame without a figure,
  * such as a landscape) the built-in character, with the first frame as the setting.
  */
-export function embeddedGenerator(deps: Pick<AppDeps, 'engine' | 'storage'>): VideoGenerator {
+export function embeddedGenerator(deps: Pick<Ports, 'engine' | 'storage'>): VideoGenerator {
   return {
     name: 'embedded',
     async generate(req: GenerationRequest): Promise<GenerationResult> {

@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import type { AppDeps } from '../../http/deps.js';
 import type { CharactersTable } from '../../infra/db/schema.js';
 import { checkImageFile } from '../../domain/media/media-check.js';
 import { transitionCharacter } from '../../domain/characters/characters.state.js';
@@ -7,6 +6,10 @@ import { CHARACTER_ASSET_FILES, characterAssetsKey, fetchInput, uploadAssets, wi
 import { ProgressReporter } from '../progress-reporter.js';
 import type { JobContext, JobHandler } from '../../domain/ports/job-queue.js';
 import { characterById } from './job-resources.repository.js';
+import type { Ports } from '../../domain/ports/index.js';
+
+/** What this module uses; the composition root (src/main/) passes it. */
+type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'pubsub' | 'storage' | 'tmpDir'>;
 
 /**
  * `character.process`: source image → engine analysis (mask, pose, rig, texture) → assets stored
@@ -16,7 +19,7 @@ import { characterById } from './job-resources.repository.js';
  */
 export const EXTRACTION_NOT_AVAILABLE = '3D extraction is not available on this server yet.';
 
-export function characterProcessHandler(deps: AppDeps): JobHandler {
+export function characterProcessHandler(deps: Deps): JobHandler {
   return {
     async run(job: JobContext) {
       const row = await characterById(deps.db, job.resourceId);
@@ -50,7 +53,7 @@ export function characterProcessHandler(deps: AppDeps): JobHandler {
   };
 }
 
-async function obtainSourceImage(deps: AppDeps, row: CharactersTable, dest: string, signal: AbortSignal): Promise<void> {
+async function obtainSourceImage(deps: Deps, row: CharactersTable, dest: string, signal: AbortSignal): Promise<void> {
   if (row.source_kind === 'upload' && row.source_key) {
     await deps.storage.getFile(row.source_key, dest);
   } else if (row.source_kind === 'url' && row.source_url) {

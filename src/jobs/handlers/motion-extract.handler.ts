@@ -1,6 +1,5 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AppDeps } from '../../http/deps.js';
 import type { MotionsTable } from '../../infra/db/schema.js';
 import type { MotionAssets } from '../../engine/types.js';
 import { checkVideoFile } from '../../domain/media/media-check.js';
@@ -9,13 +8,17 @@ import { MOTION_ASSET_FILES, fetchInput, motionAssetsKey, uploadAssets, withWork
 import { ProgressReporter } from '../progress-reporter.js';
 import type { JobContext, JobHandler } from '../../domain/ports/job-queue.js';
 import { motionById } from './job-resources.repository.js';
+import type { Ports } from '../../domain/ports/index.js';
+
+/** What this module uses; the composition root (src/main/) passes it. */
+type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'pubsub' | 'storage' | 'tmpDir'>;
 
 /**
  * `motion.extract`: driving video (or a shipped template) → pose track, normalised source video,
  * background plate and audio under motions/<id>/assets/ → 2D part ready with its duration; then,
  * for `glb`/`all`, the 3D animation exports beside them → Motion ready.
  */
-export function motionExtractHandler(deps: AppDeps): JobHandler {
+export function motionExtractHandler(deps: Deps): JobHandler {
   return {
     async run(job: JobContext) {
       const row = await motionById(deps.db, job.resourceId);
@@ -40,7 +43,7 @@ export function motionExtractHandler(deps: AppDeps): JobHandler {
  * skeletons. It takes well under a second per minute of video, so it runs in the same job; a
  * failure here fails only the `glb` part (the Motion's status says failed, its sub-object which part).
  */
-async function extractGlb(deps: AppDeps, row: MotionsTable, assets: MotionAssets, outDir: string): Promise<void> {
+async function extractGlb(deps: Deps, row: MotionsTable, assets: MotionAssets, outDir: string): Promise<void> {
   await transitionMotion(deps.db, row.id, { to: 'glb', status: 'processing' });
   let files: string[];
   try {
@@ -55,7 +58,7 @@ async function extractGlb(deps: AppDeps, row: MotionsTable, assets: MotionAssets
   await transitionMotion(deps.db, row.id, { to: 'glb', status: 'ready' });
 }
 
-async function produceMotion(deps: AppDeps, row: MotionsTable, dir: string, outDir: string, signal: AbortSignal): Promise<MotionAssets> {
+async function produceMotion(deps: Deps, row: MotionsTable, dir: string, outDir: string, signal: AbortSignal): Promise<MotionAssets> {
   if (row.source_kind === 'template' && row.template_id) return deps.engine.writeTemplateMotion(row.template_id, outDir);
   const video = join(dir, 'source-video');
   if (row.source_kind === 'upload' && row.source_key) {

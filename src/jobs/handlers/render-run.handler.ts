@@ -1,6 +1,5 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AppDeps } from '../../http/deps.js';
 import type { VideosTable } from '../../infra/db/schema.js';
 import type { BackgroundSpec, CharacterAssets, EngineStage, MotionAssets } from '../../engine/types.js';
 import type { StoredCharacterSource, StoredMotionSource } from '../../domain/renders/render-input.js';
@@ -23,6 +22,10 @@ import { ProgressReporter } from '../progress-reporter.js';
 import type { JobContext, JobHandler } from '../../domain/ports/job-queue.js';
 import { characterById, motionById, renderById } from './job-resources.repository.js';
 import { discardOutputsUnlessReady, renderOutputKeys } from '../../domain/renders/render-cancel.service.js';
+import type { Ports } from '../../domain/ports/index.js';
+
+/** What this module uses; the composition root (src/main/) passes it. */
+type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'pubsub' | 'storage' | 'tmpDir'>;
 
 /**
  * `render.run`: resolve the character and the motion (stored assets, or one-time inputs analysed
@@ -30,7 +33,7 @@ import { discardOutputsUnlessReady, renderOutputKeys } from '../../domain/render
  * measured duration). Every state change goes through transitionRender, which ignores a render
  * that is already terminal, so a cancelled render stays cancelled whatever this job does next.
  */
-export function renderRunHandler(deps: AppDeps): JobHandler {
+export function renderRunHandler(deps: Deps): JobHandler {
   return {
     async run(job: JobContext) {
       const row = await renderById(deps.db, job.resourceId);
@@ -53,7 +56,7 @@ export function renderRunHandler(deps: AppDeps): JobHandler {
 /** Share of the bar for preparation (analysing one-time inputs); the render itself gets the rest. */
 const PREP_SHARE = 40;
 
-async function renderIn(deps: AppDeps, row: VideosTable, dir: string, signal: AbortSignal): Promise<void> {
+async function renderIn(deps: Deps, row: VideosTable, dir: string, signal: AbortSignal): Promise<void> {
   const charSrc = JSON.parse(row.character_source) as StoredCharacterSource;
   const motSrc = JSON.parse(row.motion_source) as StoredMotionSource;
   const progress = new ProgressReporter<EngineStage>((stage, p) => transitionRender(deps, row.id, { to: 'progress', stage, progress: p }));
@@ -121,7 +124,7 @@ function backgroundOf(row: VideosTable): BackgroundSpec {
 type PrepProgress = () => (percent: number) => void;
 
 /** The shipped character: analysed once per installation and reused from storage. */
-export async function builtinCharacter(deps: Pick<AppDeps, 'storage' | 'engine'>, dir: string, signal: AbortSignal): Promise<CharacterAssets> {
+export async function builtinCharacter(deps: Pick<Ports, 'storage' | 'engine'>, dir: string, signal: AbortSignal): Promise<CharacterAssets> {
   const assetsDir = join(dir, 'assets');
   if (await downloadAssets(deps.storage, BUILTIN_CHARACTER_KEY, assetsDir, CHARACTER_ASSET_FILES)) return deps.engine.loadCharacter(assetsDir);
   const image = join(dir, 'builtin-image.png');
@@ -132,7 +135,7 @@ export async function builtinCharacter(deps: Pick<AppDeps, 'storage' | 'engine'>
   return assets;
 }
 
-async function resolveCharacter(deps: AppDeps, src: StoredCharacterSource, dir: string, signal: AbortSignal, prep: PrepProgress): Promise<CharacterAssets> {
+async function resolveCharacter(deps: Deps, src: StoredCharacterSource, dir: string, signal: AbortSignal, prep: PrepProgress): Promise<CharacterAssets> {
   const assetsDir = join(dir, 'assets');
   if (src.kind === 'character') {
     const c = await characterById(deps.db, src.id);
@@ -151,7 +154,7 @@ async function resolveCharacter(deps: AppDeps, src: StoredCharacterSource, dir: 
   return deps.engine.analyzeCharacter({ imageFile: image, outDir: assetsDir, thumbnail: false, signal, onProgress: prep() });
 }
 
-async function resolveMotion(deps: AppDeps, row: VideosTable, src: StoredMotionSource, dir: string, signal: AbortSignal, prep: PrepProgress): Promise<MotionAssets> {
+async function resolveMotion(deps: Deps, row: VideosTable, src: StoredMotionSource, dir: string, signal: AbortSignal, prep: PrepProgress): Promise<MotionAssets> {
   const assetsDir = join(dir, 'assets');
   if (src.kind === 'motion') {
     const m = await motionById(deps.db, src.id);

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import type { AppDeps } from '../../http/deps.js';
 import type { VideosTable } from '../../infra/db/schema.js';
 import type { VideoGenerator } from '../../domain/ports/video-generator.js';
 import type { H3Params, StoredFrame } from '../../domain/videos/video-create.service.js';
@@ -11,6 +10,10 @@ import { fetchInput, withWorkDir } from '../asset-transfer.js';
 import { ProgressReporter } from '../progress-reporter.js';
 import type { JobContext, JobHandler } from '../../domain/ports/job-queue.js';
 import { renderById } from './job-resources.repository.js';
+import type { Ports } from '../../domain/ports/index.js';
+
+/** What this module uses; the composition root (src/main/) passes it. */
+type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'generator' | 'pubsub' | 'storage' | 'tmpDir'>;
 
 /**
  * `video.generate` (H3 mode of POST /v1/videos): fetch the frames, run the configured generator,
@@ -18,7 +21,7 @@ import { renderById } from './job-resources.repository.js';
  * release it. State changes go through transitionRender, like renders, so a cancelled or failed
  * video stays so whatever this job does next.
  */
-export function videoGenerateHandler(deps: AppDeps & { generator: VideoGenerator }): JobHandler {
+export function videoGenerateHandler(deps: Deps & { generator: VideoGenerator }): JobHandler {
   return {
     async run(job: JobContext) {
       const row = await renderById(deps.db, job.resourceId);
@@ -36,7 +39,7 @@ export function videoGenerateHandler(deps: AppDeps & { generator: VideoGenerator
   };
 }
 
-async function frameFile(deps: AppDeps, src: StoredFrame, file: string, signal: AbortSignal): Promise<string | null> {
+async function frameFile(deps: Deps, src: StoredFrame, file: string, signal: AbortSignal): Promise<string | null> {
   if (!src) return null;
   if (src.kind === 'stored') await deps.storage.getFile(src.key, file);
   else await fetchInput(deps, src.url, file, 'image', signal);
@@ -44,7 +47,7 @@ async function frameFile(deps: AppDeps, src: StoredFrame, file: string, signal: 
   return file;
 }
 
-async function generateIn(deps: AppDeps & { generator: VideoGenerator }, row: VideosTable, dir: string, signal: AbortSignal): Promise<void> {
+async function generateIn(deps: Deps & { generator: VideoGenerator }, row: VideosTable, dir: string, signal: AbortSignal): Promise<void> {
   const p = JSON.parse(row.params_json ?? '{}') as H3Params;
   const progress = new ProgressReporter<'analyzing' | 'rendering' | 'finishing'>((stage, pct) => transitionRender(deps, row.id, { to: 'progress', stage, progress: pct }));
   await mkdir(join(dir, 'inputs'), { recursive: true });

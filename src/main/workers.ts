@@ -1,10 +1,13 @@
-import type { AppDeps } from '../http/deps.js';
-import { removeOrphanWorkDirs } from './asset-transfer.js';
-import { characterProcessHandler } from './handlers/character-process.handler.js';
-import { motionExtractHandler } from './handlers/motion-extract.handler.js';
-import { renderRunHandler } from './handlers/render-run.handler.js';
-import { videoGenerateHandler } from './handlers/video-generate.handler.js';
-import { startMaintenance } from './maintenance.js';
+import { removeOrphanWorkDirs } from '../jobs/asset-transfer.js';
+import { characterProcessHandler } from '../jobs/handlers/character-process.handler.js';
+import { motionExtractHandler } from '../jobs/handlers/motion-extract.handler.js';
+import { renderRunHandler } from '../jobs/handlers/render-run.handler.js';
+import { videoGenerateHandler } from '../jobs/handlers/video-generate.handler.js';
+import { startMaintenance } from '../jobs/maintenance.js';
+import type { Ports } from '../domain/ports/index.js';
+
+/** What this module uses; the composition root (src/main/) passes it. */
+type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'generator' | 'pubsub' | 'queue' | 'storage' | 'tmpDir'>;
 
 /**
  * Starts the job handlers (`character.process`, `motion.extract`, `render.run`) on the queue.
@@ -12,7 +15,7 @@ import { startMaintenance } from './maintenance.js';
  * share one database. Work dirs left by a killed process are removed first; old event history and
  * expired drafts are purged hourly.
  */
-export async function startWorkers(deps: AppDeps): Promise<void> {
+export async function startWorkers(deps: Deps): Promise<void> {
   await removeOrphanWorkDirs(deps);
   if (deps.config.workers.warmUp) {
     // In the background: the first job waits for the models anyway, the process start does not.
