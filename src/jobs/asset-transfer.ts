@@ -16,13 +16,6 @@ import type { Ports } from '../domain/ports/index.js';
 export const CHARACTER_ASSET_FILES = ['character.json', 'texture.png', 'thumbnail.png'] as const;
 export const MOTION_ASSET_FILES = ['track.json', 'source.mp4', 'plate.png', 'audio.m4a'] as const;
 
-export function characterAssetsKey(id: string): string {
-  return `characters/${id}/assets`;
-}
-export function motionAssetsKey(id: string): string {
-  return `motions/${id}/assets`;
-}
-export const BUILTIN_CHARACTER_KEY = 'builtin/character/assets';
 
 /** Uploads those of `names` that exist in `dir` to `<prefix>/<name>`. Returns what was uploaded. */
 export async function uploadAssets(storage: Storage, dir: string, prefix: string, names: readonly string[]): Promise<string[]> {

@@ -1,6 +1,7 @@
 import { AppError } from '../../contracts/errors.js';
 import type { Db } from '../../infra/db/database.js';
 import * as repo from './billing.repository.js';
+import { milliToCredits } from './prices.js';
 
 /**
  * Credits, kept as integer thousandths ("milli-credits"). Every movement is one append-only ledger
@@ -12,15 +13,6 @@ import * as repo from './billing.repository.js';
  * also writes the resource, so billing and state commit together.
  */
 
-export const MILLI_PER_CREDIT = 1000;
-
-export function creditsToMilli(credits: number): number {
-  return Math.round(credits * MILLI_PER_CREDIT);
-}
-
-export function milliToCredits(milli: number): number {
-  return Math.round(milli) / MILLI_PER_CREDIT;
-}
 
 function insufficient(neededMilli: number, availableMilli: number): AppError {
   return new AppError('INSUFFICIENT_CREDITS', `This needs ${milliToCredits(neededMilli)} credits; the balance is ${milliToCredits(availableMilli)}.`, {

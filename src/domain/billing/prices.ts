@@ -1,10 +1,71 @@
-import { MILLI_PER_CREDIT } from './billing.service.js';
+import type { CharactersTable } from '../../infra/db/schema.js';
 
 /**
- * Prices of generated videos (DECISIONS "Videos"), in milli-credits. `quality` never changes a price.
- * - H3 (`vid_`): ceil(duration_s) credits per clip at 480p-2k, five times that at 4k; reserved at
- *   creation and settled at exactly that amount when ready.
- * - Character animation (`anim_`): ceil(driving seconds) credits, settled at that amount.
+ * The price table: every billable thing, its price and the rule that turns a price into a
+ * reservation, in one place (interface-v1 section 1 "Pricing" and DECISIONS "Credits", "Videos",
+ * "3D outputs"). Amounts are kept as integer thousandths of a credit ("milli-credits"); 1 credit =
+ * $0.01. A new billable thing adds a row here; services never spell a price or a rounding rule.
+ */
+export const MILLI_PER_CREDIT = 1000;
+
+export function creditsToMilli(credits: number): number {
+  return Math.round(credits * MILLI_PER_CREDIT);
+}
+
+export function milliToCredits(milli: number): number {
+  return Math.round(milli) / MILLI_PER_CREDIT;
+}
+
+/**
+ * The reservation rule for anything priced per second: whole credits for every started second
+ * (`ceil(seconds)`), so a reservation always covers the settled amount of a per-second price.
+ */
+export function perStartedSecondMilli(durationMs: number, creditsPerSecond = 1): number {
+  return Math.ceil(durationMs / 1000) * creditsPerSecond * MILLI_PER_CREDIT;
+}
+
+/** Renders (`render_`): 1 credit per second of finished video (one character per render). */
+export const RENDER_CREDITS_PER_SECOND = 1;
+
+/** What a render reserves at creation for an estimated duration (or the worker, once a URL motion is measured). */
+export function renderReservationMilli(estimatedMs: number): number {
+  return perStartedSecondMilli(estimatedMs, RENDER_CREDITS_PER_SECOND);
+}
+
+/** What a finished render costs: its measured duration, to the thousandth of a credit. */
+export function renderPriceMilli(durationMs: number): number {
+  return Math.round((durationMs * RENDER_CREDITS_PER_SECOND * MILLI_PER_CREDIT) / 1000);
+}
+
+/**
+ * Characters: flat prices in credits, charged when the Character is accepted and refunded if its
+ * processing fails. `vsplat` (3D Gaussian splat) is 25 credits, 30 with `enhance` (which replaces
+ * the 25); `enhance` has no effect on `render`; `all` pays both.
+ */
+export const CHARACTER_PRICES = {
+  render: 1,
+  vsplat: 25,
+  vsplatEnhanced: 30,
+} as const;
+
+/** A Character's price in credits. */
+export function characterPrice(type: CharactersTable['type'], enhance: boolean): number {
+  const vsplat = enhance ? CHARACTER_PRICES.vsplatEnhanced : CHARACTER_PRICES.vsplat;
+  if (type === 'render') return CHARACTER_PRICES.render;
+  if (type === 'vsplat') return vsplat;
+  return CHARACTER_PRICES.render + vsplat;
+}
+
+export function characterPriceMilli(type: CharactersTable['type'], enhance: boolean): number {
+  return creditsToMilli(characterPrice(type, enhance));
+}
+
+/** Motions (including their 3D `glb` animation) cost nothing. */
+export const MOTION_PRICE_MILLI = 0;
+
+/**
+ * H3 generated videos (`vid_`): `ceil(duration_s)` credits per clip at 480p-2k, five times that at
+ * 4k; reserved at creation and settled at exactly that amount. `quality` never changes a price.
  */
 export const H3_RESOLUTIONS = ['480p', '768p', '1080p', '2k', '4k'] as const;
 export type H3Resolution = (typeof H3_RESOLUTIONS)[number];
@@ -12,9 +73,10 @@ export type H3Resolution = (typeof H3_RESOLUTIONS)[number];
 const H3_CREDITS_PER_SECOND: Record<H3Resolution, number> = { '480p': 1, '768p': 1, '1080p': 1, '2k': 1, '4k': 5 };
 
 export function h3PriceMilli(durationS: number, resolution: H3Resolution): number {
-  return Math.ceil(durationS) * H3_CREDITS_PER_SECOND[resolution] * MILLI_PER_CREDIT;
+  return perStartedSecondMilli(durationS * 1000, H3_CREDITS_PER_SECOND[resolution]);
 }
 
+/** Character-animation videos (`anim_`): `ceil(driving seconds)` credits, reserved and settled at that amount. */
 export function animationPriceMilli(drivingMs: number): number {
-  return Math.ceil(drivingMs / 1000) * MILLI_PER_CREDIT;
+  return perStartedSecondMilli(drivingMs);
 }

@@ -10,8 +10,8 @@ import { boolField, enumField, exactlyOneSource, numberField, optionalStringFiel
  * any media is probed or stored.
  */
 export const CHARACTER_TEXT_FIELDS = ['image_url', 'name', 'type', 'enhance', 'joint_set', 'model_precision', 'filter_low_quality', 'render_thumbnail', 'task_id'] as const;
-export const CHARACTER_TYPES = ['render', 'vsplat', 'all'] as const;
-export const JOINT_SETS = ['body', 'expression', 'full'] as const;
+export { CHARACTER_TYPES, JOINT_SETS } from '../../contracts/enums.js';
+import { CHARACTER_TYPES, JOINT_SETS } from '../../contracts/enums.js';
 export const NAME_MAX = 256;
 export const TASK_ID_MAX = 128;
 

@@ -1,8 +1,10 @@
 import { AppError, invalidRequest } from '../../contracts/errors.js';
+import { storageKeys } from '../storage-keys.js';
 import { isIdOf, newId } from '../../contracts/ids.js';
 import { isUniqueViolation, nowIso } from '../../infra/db/database.js';
 import type { CharactersTable } from '../../infra/db/schema.js';
-import { charge, creditsToMilli } from '../billing/billing.service.js';
+import { charge } from '../billing/billing.service.js';
+import { characterPriceMilli } from '../billing/prices.js';
 import { checkImageFile } from '../media/media-check.js';
 import { parseCharacterForm, type CharacterInput } from './characters.input.js';
 import * as repo from './characters.repository.js';
@@ -21,20 +23,6 @@ export interface RequestCtx {
   accountId: string;
   requestId: string;
   serviceSource: string | null;
-}
-
-/** The spec's price table, in credits. `enhance` replaces the vsplat price; it has no effect on `render`. */
-export const CHARACTER_PRICES = {
-  render: 1,
-  vsplat: 25,
-  vsplatEnhanced: 30,
-} as const;
-
-export function characterPrice(type: CharactersTable['type'], enhance: boolean): number {
-  const vsplat = enhance ? CHARACTER_PRICES.vsplatEnhanced : CHARACTER_PRICES.vsplat;
-  if (type === 'render') return CHARACTER_PRICES.render;
-  if (type === 'vsplat') return vsplat;
-  return CHARACTER_PRICES.render + vsplat;
 }
 
 export const CHARACTERS_LIST_MAX = 100;
@@ -97,7 +85,7 @@ export async function createCharacter(
   const input = parseCharacterForm(sent.fields, sent.files, deps.config);
   if (input.source.kind === 'file') await checkImageFile(deps, input.source.path);
   const id = newId('character');
-  const sourceKey = `characters/${id}/source`;
+  const sourceKey = storageKeys.characterSource(id);
   if (input.source.kind === 'file') await deps.storage.putFile(sourceKey, input.source.path);
   let row: CharactersTable;
   try {
@@ -110,7 +98,7 @@ export async function createCharacter(
       return row;
     });
   } catch (e) {
-    if (input.source.kind === 'file') await deps.storage.deletePrefix(`characters/${id}/`);
+    if (input.source.kind === 'file') await deps.storage.deletePrefix(storageKeys.characterPrefix(id));
     // Two concurrent creations with one task_id: the unique index refuses the second.
     if (input.taskId !== null && isUniqueViolation(e)) throw taskIdConflict(input.taskId);
     throw e;
@@ -140,7 +128,7 @@ function newRow(id: string, ctx: RequestCtx, input: CharacterInput, sourceKey: s
     source_url: input.source.kind === 'url' ? input.source.url : null,
     assets_key: null,
     failure_json: null,
-    charge_milli: creditsToMilli(characterPrice(input.type, input.enhance)),
+    charge_milli: characterPriceMilli(input.type, input.enhance),
     request_id: ctx.requestId,
     service_source: ctx.serviceSource,
     created_at: now,
@@ -192,7 +180,7 @@ export async function exportCharacter(deps: Pick<Ports, 'db' | 'storage' | 'conf
     if (row.vsplat_status === 'failed') {
       throw new AppError('EXTRACTION_FAILED', 'The vsplat extraction of this Character failed.', { details: { type: row.type, vsplat_status: row.vsplat_status } });
     }
-    const key = row.assets_key === null ? null : `${row.assets_key}/${VSPLAT_FILE}`;
+    const key = row.assets_key === null ? null : storageKeys.assetFile(row.assets_key, VSPLAT_FILE);
     if (row.vsplat_status !== 'ready' || key === null || !(await deps.storage.stat(key))) {
       throw new AppError('EXTRACTION_UNAVAILABLE', `The vsplat extraction of this Character is not ready (status ${row.vsplat_status ?? 'queued'}).`, {
         details: { type: row.type, vsplat_status: row.vsplat_status },
@@ -203,7 +191,7 @@ export async function exportCharacter(deps: Pick<Ports, 'db' | 'storage' | 'conf
   let thumbnailUrl: string | null = null;
   // The thumbnail comes with the 2D part, so it can exist while a vsplat is still being extracted.
   if (row.render_thumbnail === 1 && row.assets_key !== null) {
-    const key = `${row.assets_key}/${THUMBNAIL_FILE}`;
+    const key = storageKeys.assetFile(row.assets_key, THUMBNAIL_FILE);
     if (await deps.storage.stat(key)) thumbnailUrl = await deps.storage.signedGetUrl(key, deps.config.outputUrlTtlSeconds);
   }
   return { id: row.id, vsplat_url: vsplatUrl, thumbnail_url: thumbnailUrl };

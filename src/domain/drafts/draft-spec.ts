@@ -1,7 +1,8 @@
 import { invalidRequest } from '../../contracts/errors.js';
 import type { Config } from '../../config/config.js';
 import { checkUrlAtDoor } from '../../infra/net/safe-fetch.js';
-import { CHARACTER_FIELDS, MOTION_FIELDS, parseBackground, type BackgroundMode, type Rgb } from '../renders/render-input.js';
+import { CHARACTER_FIELDS, MOTION_FIELDS } from '../renders/render-input.js';
+import { backgroundFields, parseBackground, type BackgroundMode, type Rgb } from '../renders/background.js';
 
 /**
  * The prepare body: the direct form's fields as JSON, where a file field (`image`, `motion_video`)
@@ -120,7 +121,7 @@ export function parsePrepareBody(body: unknown, config: Pick<Config, 'limits' | 
     declarations.motion_video = parseDeclaration('motion_video', body.motion_video, config.limits);
     motion = { kind: 'upload', field: 'motion_video' };
   }
-  return { spec: { character, motion, background_mode: background.backgroundMode, bg_color: background.bgColor }, declarations };
+  return { spec: { character, motion, ...backgroundFields(background) }, declarations };
 }
 
 /** The MIME type the content turned out to be, in the declaration's vocabulary. MP4 and MOV are one ISO-BMFF family. */

@@ -1,4 +1,6 @@
 import { AppError, invalidRequest } from '../../contracts/errors.js';
+import { backgroundOfFields } from '../renders/background.js';
+import { storageKeys } from '../storage-keys.js';
 import { isIdOf, newId } from '../../contracts/ids.js';
 import { isUniqueViolation, nowIso } from '../../infra/db/database.js';
 import type { DraftsTable, UploadsTable, VideosTable } from '../../infra/db/schema.js';
@@ -42,7 +44,7 @@ const SWEEP_BATCH = 20;
  */
 async function sweepExpired(deps: Pick<Ports, 'db' | 'storage'>, accountId: string | null, nowMs: number): Promise<number> {
   const stale = await expiredOpenDrafts(deps.db, accountId, new Date(nowMs - SWEEP_GRACE_MS).toISOString(), SWEEP_BATCH);
-  for (const id of stale) await deps.storage.deletePrefix(`drafts/${id}/`);
+  for (const id of stale) await deps.storage.deletePrefix(storageKeys.draftPrefix(id));
   await deps.db.transaction().execute((tx) => deleteDrafts(tx, stale));
   await deleteExpiredIdempotencyKeys(deps.db, accountId, new Date(nowMs).toISOString());
   return stale.length;
@@ -62,7 +64,7 @@ export async function sweepAllExpiredDrafts(deps: Pick<Ports, 'db' | 'storage'>,
 }
 
 export function draftUploadKey(draftId: string, field: FileField): string {
-  return `drafts/${draftId}/${field}`;
+  return storageKeys.draftUpload(draftId, field);
 }
 
 /**
@@ -180,7 +182,7 @@ async function readyInputs(deps: Deps, draft: DraftsTable, now: string): Promise
   const stored = (field: FileField) => ({ kind: 'stored' as const, key: byField.get(field)!.storage_key });
   const character: CharacterSource | null = spec.character === null ? null : spec.character.kind === 'upload' ? stored('image') : spec.character;
   const motion: MotionSource | null = spec.motion === null ? null : spec.motion.kind === 'upload' ? stored('motion_video') : spec.motion;
-  return { character, motion, backgroundMode: spec.background_mode, bgColor: spec.bg_color };
+  return { character, motion, background: backgroundOfFields(spec) };
 }
 
 /**

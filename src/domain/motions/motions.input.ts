@@ -10,7 +10,8 @@ import { boolField, enumField, exactlyOneSource, integerField, optionalStringFie
  */
 export const MOTION_FILE_FIELDS = ['video', 'motion_video'] as const;
 export const MOTION_TEXT_FIELDS = ['video_url', 'motion_video_url', 'name', 'type', 'enable_smoothing', 'target_fps', 'joint_set', 'task_id'] as const;
-export const MOTION_TYPES = ['render', 'glb', 'all'] as const;
+export { MOTION_TYPES } from '../../contracts/enums.js';
+import { MOTION_TYPES } from '../../contracts/enums.js';
 const SOURCE_FIELDS = ['video', 'motion_video', 'video_url', 'motion_video_url'] as const;
 
 export function motionFormSpec(limits: Config['limits']) {

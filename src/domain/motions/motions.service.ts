@@ -1,4 +1,5 @@
 import { AppError, invalidRequest } from '../../contracts/errors.js';
+import { storageKeys } from '../storage-keys.js';
 import { isIdOf, newId } from '../../contracts/ids.js';
 import { isUniqueViolation, nowIso, type Db } from '../../infra/db/database.js';
 import type { MotionsTable } from '../../infra/db/schema.js';
@@ -72,12 +73,12 @@ export async function createMotion(deps: Deps, ctx: RequestCtx, form: { fields: 
   // Probed at the door, so renders can estimate their cost from a Motion before it is processed.
   const durationMs = input.source.kind === 'file' ? (await checkVideoFile(deps, input.source.path)).durationMs : null;
   const id = newId('motion');
-  const sourceKey = `motions/${id}/source`;
+  const sourceKey = storageKeys.motionSource(id);
   if (input.source.kind === 'file') await deps.storage.putFile(sourceKey, input.source.path);
   try {
     return await insertWithJob(deps, newRow(id, ctx, input, { sourceKey, durationMs }));
   } catch (e) {
-    if (input.source.kind === 'file') await deps.storage.deletePrefix(`motions/${id}/`);
+    if (input.source.kind === 'file') await deps.storage.deletePrefix(storageKeys.motionPrefix(id));
     throw e;
   }
 }
@@ -224,7 +225,7 @@ export async function exportMotion(deps: Pick<Ports, 'db' | 'storage' | 'config'
   if (row.glb_status === 'failed') {
     throw new AppError('EXTRACTION_FAILED', 'The 3D animation extraction of this Motion failed.', { details: { type: row.type, glb_status: row.glb_status } });
   }
-  const keyOf = (base: string) => (row.assets_key === null ? null : `${row.assets_key}/${base}.${downloadType}`);
+  const keyOf = (base: string) => (row.assets_key === null ? null : storageKeys.assetFile(row.assets_key, `${base}.${downloadType}`));
   const metahuman = keyOf(EXPORT_FILES.metahuman);
   if (row.glb_status !== 'ready' || metahuman === null || !(await deps.storage.stat(metahuman))) {
     throw new AppError('EXTRACTION_UNAVAILABLE', `The 3D animation of this Motion is not ready (status ${row.glb_status ?? 'queued'}).`, {

@@ -1,4 +1,5 @@
 import { AppError } from '../../contracts/errors.js';
+import { storageKeys } from '../storage-keys.js';
 import { isIdOf } from '../../contracts/ids.js';
 import { findRenderById } from './render-state.repository.js';
 import { isTerminalRender, transitionRender } from './renders.state.js';
@@ -56,9 +57,7 @@ function notCancellable(id: string, status: string): AppError {
   return new AppError('RENDER_NOT_CANCELLABLE', `Render ${id} is already ${status}.`, { details: { render_id: id, status } });
 }
 
-export function renderOutputKeys(id: string): { videoKey: string; alphaKey: string } {
-  return { videoKey: `renders/${id}/output/video.mp4`, alphaKey: `renders/${id}/output/alpha.mp4` };
-}
+
 
 /**
  * Removes a render's output objects when the render ended without them (cancelled or failed), so a
@@ -69,7 +68,7 @@ export function renderOutputKeys(id: string): { videoKey: string; alphaKey: stri
 export async function discardOutputsUnlessReady(deps: Pick<Ports, 'db' | 'storage'>, id: string): Promise<boolean> {
   const row = await findRenderById(deps.db, id);
   if (!row || (row.status !== 'failed' && row.status !== 'cancelled')) return false;
-  const { videoKey, alphaKey } = renderOutputKeys(id);
+  const { videoKey, alphaKey } = storageKeys.renderOutputs(id);
   await deps.storage.delete(videoKey);
   await deps.storage.delete(alphaKey);
   return true;

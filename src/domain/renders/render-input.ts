@@ -1,5 +1,5 @@
 import { invalidRequest } from '../../contracts/errors.js';
-import type { VideosTable } from '../../infra/db/schema.js';
+import { parseBackground, type Background } from './background.js';
 
 /**
  * What a Render is made from, independent of how it arrived (direct multipart form or a draft).
@@ -18,21 +18,18 @@ export type MotionSource =
   | { kind: 'stored'; key: string; path?: string }
   | { kind: 'url'; url: string };
 
-export type BackgroundMode = VideosTable['background_mode'];
-export type Rgb = [number, number, number];
 
 export interface RenderInput {
   character: CharacterSource | null;
   motion: MotionSource | null;
-  backgroundMode: BackgroundMode;
-  bgColor: Rgb | null;
+  /** Parsed at the door; stored on the row and given to the engine as is. */
+  background: Background;
 }
 
 /** How a source is recorded on the `videos` row (JSON in character_source / motion_source). */
 export type StoredCharacterSource = { kind: 'character'; id: string } | { kind: 'stored'; key: string } | { kind: 'url'; url: string } | { kind: 'builtin' };
 export type StoredMotionSource = { kind: 'motion'; id: string } | { kind: 'stored'; key: string } | { kind: 'url'; url: string } | { kind: 'template'; id: string };
 
-export const BACKGROUND_MODES = ['original', 'solid', 'transparent'] as const;
 
 /** The direct form's fields, per input family, in the order the spec lists them. */
 export const CHARACTER_FIELDS = ['character_id', 'image', 'image_url'] as const;
@@ -57,32 +54,6 @@ function sent(form: RenderForm, field: string): boolean {
     return !(f.size === 0 && f.filename === '');
   }
   return (form.fields[field] ?? '') !== '';
-}
-
-/** Parses `R,G,B` (each 0-255, spaces allowed around the numbers). */
-export function parseBgColor(raw: string): Rgb {
-  const m = /^\s*(\d{1,3})\s*,\s*(\d{1,3})\s*,\s*(\d{1,3})\s*$/.exec(raw);
-  const rgb = m ? ([Number(m[1]), Number(m[2]), Number(m[3])] as Rgb) : null;
-  if (!rgb || rgb.some((c) => c > 255)) {
-    throw invalidRequest('bg_color must be "R,G,B" with each value from 0 to 255, e.g. "0,177,64".', { field: 'bg_color', value: raw });
-  }
-  return rgb;
-}
-
-/** Background rules shared by the direct form and drafts (spec 4.1 and 7.7). */
-export function parseBackground(mode: string | undefined, color: string | undefined): { backgroundMode: BackgroundMode; bgColor: Rgb | null } {
-  const m = mode === undefined || mode === '' ? 'original' : mode;
-  if (!(BACKGROUND_MODES as readonly string[]).includes(m)) {
-    throw invalidRequest(`background_mode must be one of ${BACKGROUND_MODES.join(', ')}.`, { field: 'background_mode', value: m, allowed: [...BACKGROUND_MODES] });
-  }
-  const hasColor = color !== undefined && color !== '';
-  if (m === 'solid' && !hasColor) {
-    throw invalidRequest('bg_color is required when background_mode is solid.', { field: 'bg_color', background_mode: m });
-  }
-  if (m !== 'solid' && hasColor) {
-    throw invalidRequest('bg_color is only accepted with background_mode=solid.', { field: 'bg_color', background_mode: m });
-  }
-  return { backgroundMode: m as BackgroundMode, bgColor: hasColor ? parseBgColor(color) : null };
 }
 
 /**
@@ -111,9 +82,5 @@ export function parseRenderForm(form: RenderForm): RenderInput {
     c === 'character_id' ? { kind: 'character', id: form.fields.character_id } : c === 'image' ? { kind: 'file', path: form.files.image.path } : c === 'image_url' ? { kind: 'url', url: form.fields.image_url } : null;
   const motion: MotionSource | null =
     m === 'motion_id' ? { kind: 'motion', id: form.fields.motion_id } : m === 'motion_video' ? { kind: 'file', path: form.files.motion_video.path } : m === 'motion_video_url' ? { kind: 'url', url: form.fields.motion_video_url } : null;
-  return { character, motion, ...background };
-}
-
-export function formatBgColor(rgb: Rgb | null): string | null {
-  return rgb ? rgb.join(',') : null;
+  return { character, motion, background };
 }

@@ -1,11 +1,14 @@
 import { rm } from 'node:fs/promises';
+import { storageKeys } from '../storage-keys.js';
 import { AppError } from '../../contracts/errors.js';
 import { isIdOf, newId } from '../../contracts/ids.js';
 import { nowIso, type Db } from '../../infra/db/database.js';
 import type { VideosTable } from '../../infra/db/schema.js';
 import { reserve } from '../billing/billing.service.js';
+import { animationPriceMilli, renderReservationMilli } from '../billing/prices.js';
 import { announceRenderEvent, appendRenderEvent } from '../events/render-events.js';
-import { formatBgColor, parseRenderForm, type RenderForm, type RenderInput } from './render-input.js';
+import { ORIGINAL_BACKGROUND, backgroundColumns } from './background.js';
+import { parseRenderForm, type RenderForm, type RenderInput } from './render-input.js';
 import { cheapCharacter, cheapMotion, defaultSources, probeSources, resolveInputShape, type PendingCharacter, type PendingMotion } from './render-sources.js';
 import * as repo from './renders.repository.js';
 import { findRenderById } from './render-state.repository.js';
@@ -36,15 +39,6 @@ export interface CreateRenderOptions {
   seed?: number | null;
 }
 
-/** Whole credits reserved for an estimate: 1 credit per started second (spec pricing table). */
-export function reservationMilli(estimatedMs: number): number {
-  return Math.ceil(estimatedMs / 1000) * 1000;
-}
-
-function inputKey(renderId: string, which: 'image' | 'video'): string {
-  return `renders/${renderId}/inputs/${which}`;
-}
-
 /**
  * Creates a Render: validates its sources, then in ONE transaction inserts the row (queued,
  * progress 0), reserves the estimate, appends the `queued` event and enqueues `render.run`, so a
@@ -72,16 +66,16 @@ export async function createRender(deps: Deps, ctx: RenderContext, input: Render
     const resolved = await probeSources(deps, character, motion);
     stored = true;
     if (resolved.uploads.image) {
-      await deps.storage.putFile(inputKey(renderId, 'image'), resolved.uploads.image);
-      resolved.character = { kind: 'stored', key: inputKey(renderId, 'image') };
+      await deps.storage.putFile(storageKeys.renderInput(renderId, 'image'), resolved.uploads.image);
+      resolved.character = { kind: 'stored', key: storageKeys.renderInput(renderId, 'image') };
     }
     if (resolved.uploads.video) {
-      await deps.storage.putFile(inputKey(renderId, 'video'), resolved.uploads.video);
-      resolved.motion = { kind: 'stored', key: inputKey(renderId, 'video') };
+      await deps.storage.putFile(storageKeys.renderInput(renderId, 'video'), resolved.uploads.video);
+      resolved.motion = { kind: 'stored', key: storageKeys.renderInput(renderId, 'video') };
     }
 
     const now = nowIso();
-    const reservedMilli = resolved.estimatedMs === null ? 0 : reservationMilli(resolved.estimatedMs);
+    const reservedMilli = resolved.estimatedMs === null ? 0 : family === 'animation' ? animationPriceMilli(resolved.estimatedMs) : renderReservationMilli(resolved.estimatedMs);
     const row: VideosTable = {
       id: renderId,
       account_id: ctx.accountId,
@@ -92,8 +86,7 @@ export async function createRender(deps: Deps, ctx: RenderContext, input: Render
       status: 'queued',
       progress: 0,
       stage: null,
-      background_mode: input.backgroundMode,
-      bg_color: formatBgColor(input.bgColor),
+      ...backgroundColumns(input.background),
       character_source: JSON.stringify(resolved.character),
       motion_source: JSON.stringify(resolved.motion),
       video_key: null,
@@ -125,7 +118,7 @@ export async function createRender(deps: Deps, ctx: RenderContext, input: Render
   } finally {
     await Promise.all(localFiles.map((f) => rm(f, { force: true })));
     // Refused after inputs were copied (e.g. INSUFFICIENT_CREDITS): nothing may stay in storage.
-    if (stored) await deps.storage.deletePrefix(`renders/${renderId}/`).catch(() => {});
+    if (stored) await deps.storage.deletePrefix(storageKeys.renderPrefix(renderId)).catch(() => {});
   }
 }
 
@@ -143,7 +136,7 @@ export async function createRenderFromForm(deps: Deps, ctx: RenderContext, form:
 
 /** POST /v1/renders without a body (the README's first curl line): the project defaults. */
 export async function createDefaultRender(deps: Deps, ctx: RenderContext): Promise<VideosTable> {
-  return createRender(deps, ctx, { character: null, motion: null, backgroundMode: 'original', bgColor: null });
+  return createRender(deps, ctx, { character: null, motion: null, background: ORIGINAL_BACKGROUND });
 }
 
 /**

@@ -2,6 +2,7 @@ import { ERROR_CATALOGUE, type ErrorCode } from '../../contracts/errors.js';
 import { nowIso } from '../../infra/db/database.js';
 import type { VideosTable } from '../../infra/db/schema.js';
 import { release, reserve, settle } from '../billing/billing.service.js';
+import { renderPriceMilli, renderReservationMilli } from '../billing/prices.js';
 import { announceRenderEvent, appendRenderEvent, type RenderEventType } from '../events/render-events.js';
 import * as repo from './render-state.repository.js';
 import type { Ports } from '../ports/index.js';
@@ -103,7 +104,7 @@ export async function transitionRender(deps: Deps, id: string, change: RenderCha
     const next = await repo.updateRender(tx, id, plan.patch);
     await appendRenderEvent(tx, next, plan.event);
     if (change.to === 'ready') {
-      await settle(tx, row.account_id, id, change.charge === 'reserved' ? Number(row.reserved_milli) : Math.round(change.durationMs));
+      await settle(tx, row.account_id, id, change.charge === 'reserved' ? Number(row.reserved_milli) : renderPriceMilli(change.durationMs));
     }
     else if (change.to === 'failed' || change.to === 'cancelled') await release(tx, row.account_id, id);
     return next;
@@ -123,7 +124,7 @@ export async function reserveMeasuredDuration(deps: Deps, id: string, durationMs
     const now = nowIso();
     const row = await repo.lockActiveRender(tx, id, now);
     if (!row) return false;
-    const milli = Math.ceil(durationMs / 1000) * 1000;
+    const milli = renderReservationMilli(durationMs);
     await reserve(tx, row.account_id, id, milli);
     if (Number(row.reserved_milli) === 0) await repo.updateRender(tx, id, { estimated_ms: Math.round(durationMs), reserved_milli: milli });
     return true;

@@ -1,4 +1,6 @@
 import { rm } from 'node:fs/promises';
+import { ORIGINAL_BACKGROUND, backgroundColumns } from '../renders/background.js';
+import { storageKeys } from '../storage-keys.js';
 import { AppError } from '../../contracts/errors.js';
 import { newId } from '../../contracts/ids.js';
 import { checkUrlAtDoor } from '../../infra/net/safe-fetch.js';
@@ -22,9 +24,7 @@ import type { Ports } from '../ports/index.js';
 type Deps = Pick<Ports, 'db' | 'storage' | 'config' | 'engine' | 'pubsub' | 'queue' | 'tmpDir'>;
 
 /** Where an H3 video's input frames are kept (beside a render's inputs, same layout). */
-export function h3InputKey(id: string, which: 'first_frame' | 'last_frame'): string {
-  return `renders/${id}/inputs/${which}`;
-}
+
 
 /** How an H3 row records its frames (`params_json`). */
 export type StoredFrame = { kind: 'stored'; key: string } | { kind: 'url'; url: string } | null;
@@ -50,7 +50,7 @@ export async function createVideo(deps: Deps, ctx: RenderContext, raw: RawVideoR
   try {
     const req = parseVideoRequest(raw);
     if (req.mode === 'animate') {
-      return await createRender(deps as Deps, ctx, { character: req.character, motion: req.motion, backgroundMode: 'original', bgColor: null }, {
+      return await createRender(deps as Deps, ctx, { character: req.character, motion: req.motion, background: ORIGINAL_BACKGROUND }, {
         family: 'animation',
         params: { prompt: req.prompt, watermark: req.watermark, model: req.model },
         seed: req.seed,
@@ -81,8 +81,8 @@ async function createH3(deps: Deps, ctx: RenderContext, req: H3Request): Promise
   const stored = async (src: ImageSource | null, which: 'first_frame' | 'last_frame'): Promise<StoredFrame> => {
     if (!src) return null;
     if (src.kind === 'url') return { kind: 'url', url: src.url };
-    await deps.storage.putFile(h3InputKey(id, which), src.path);
-    return { kind: 'stored', key: h3InputKey(id, which) };
+    await deps.storage.putFile(storageKeys.renderInput(id, which), src.path);
+    return { kind: 'stored', key: storageKeys.renderInput(id, which) };
   };
   let committed = false;
   try {
@@ -94,7 +94,7 @@ async function createH3(deps: Deps, ctx: RenderContext, req: H3Request): Promise
     const price = h3PriceMilli(req.durationS, req.resolution);
     const now = nowIso();
     const row: VideosTable = {
-      id, account_id: ctx.accountId, kind: 'h3', status: 'queued', progress: 0, stage: null, background_mode: 'original', bg_color: null,
+      id, account_id: ctx.accountId, kind: 'h3', status: 'queued', progress: 0, stage: null, ...backgroundColumns(ORIGINAL_BACKGROUND),
       character_source: JSON.stringify(params.first_frame ?? { kind: 'builtin' }), motion_source: JSON.stringify({ kind: 'generated' }),
       params_json: JSON.stringify(params), seed: req.seed, enhanced_prompt: null,
       video_key: null, alpha_key: null, estimated_ms: Math.round(req.durationS * 1000), duration_ms: null, reserved_milli: price, error_json: null,
@@ -112,6 +112,6 @@ async function createH3(deps: Deps, ctx: RenderContext, req: H3Request): Promise
     return row;
   } finally {
     // Refused after the frames were copied (e.g. INSUFFICIENT_CREDITS): nothing may stay in storage.
-    if (!committed) await deps.storage.deletePrefix(`renders/${id}/`).catch(() => {});
+    if (!committed) await deps.storage.deletePrefix(storageKeys.renderPrefix(id)).catch(() => {});
   }
 }

@@ -1,3 +1,4 @@
+import { ASSET_STATUSES } from '../../contracts/enums.js';
 import { AppError, invalidRequest } from '../../contracts/errors.js';
 import { videoFamily } from '../../contracts/ids.js';
 import type { AssetStatus } from '../../infra/db/schema.js';
@@ -7,7 +8,7 @@ import type { Ports } from '../ports/index.js';
 
 /** The unified Videos read resource (spec 4.2): one object shape for render_, vid_ and anim_ IDs. */
 
-export const VIDEO_STATUSES: readonly AssetStatus[] = ['queued', 'processing', 'ready', 'failed', 'cancelled'];
+export const VIDEO_STATUSES: readonly AssetStatus[] = ASSET_STATUSES;
 export const LIST_LIMIT = { min: 1, max: 100, default: 20 } as const;
 
 type Deps = Pick<Ports, 'db' | 'storage' | 'config'>;

@@ -1,3 +1,4 @@
+import { ASSET_STATUSES } from '../../contracts/enums.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Services } from '../../domain/services.js';
 import type { HttpSettings } from '../settings.js';
@@ -8,7 +9,7 @@ import { type RequestCtx } from '../../domain/characters/characters.service.js';
 import { readMediaForm } from '../multipart.js';
 import { principal } from '../plugins/auth.js';
 
-const STATUS = Type.Union(['queued', 'processing', 'ready', 'failed', 'cancelled'].map((s) => Type.Literal(s)));
+const STATUS = Type.Union(ASSET_STATUSES.map((s) => Type.Literal(s)));
 
 /** The wire shape shared by Characters and Motions (spec 2.2). */
 export const AssetSchema = Type.Object(

@@ -3,7 +3,7 @@ import type { Services } from '../../domain/services.js';
 import { Type } from '@sinclair/typebox';
 import { principal } from '../plugins/auth.js';
 import { IMAGE_TYPES, VIDEO_TYPES } from '../../domain/drafts/draft-spec.js';
-import { BACKGROUND_MODES } from '../../domain/renders/render-input.js';
+import { BACKGROUND_MODES } from '../../contracts/enums.js';
 
 const declaration = (types: readonly string[], what: string) =>
   Type.Object(

@@ -7,7 +7,8 @@ import { readMediaForm } from '../multipart.js';
 import { principal } from '../plugins/auth.js';
 import type { RenderContext } from '../../domain/renders/renders.service.js';
 import { RenderCreatedSchema } from '../../domain/videos/videos.schemas.js';
-import { BACKGROUND_MODES, TEXT_FIELDS } from '../../domain/renders/render-input.js';
+import { BACKGROUND_MODES } from '../../contracts/enums.js';
+import { TEXT_FIELDS } from '../../domain/renders/render-input.js';
 
 const RenderIdParams = Type.Object({ render_id: Type.String({ minLength: 1, description: 'Full Render ID (render_...).' }) });
 

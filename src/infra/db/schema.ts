@@ -1,3 +1,4 @@
+import type { AssetStatus, BackgroundMode, CharacterType, JointSet, MotionType, RenderStage, VideoKind } from '../../contracts/enums.js';
 /**
  * Table types for Kysely. Conventions shared by both dialects:
  * - timestamps are ISO-8601 UTC strings with milliseconds (`2026-11-22T03:00:00.000Z`), which sort
@@ -49,17 +50,17 @@ export interface LedgerTable {
   created_at: string;
 }
 
-export type AssetStatus = 'queued' | 'processing' | 'ready' | 'failed' | 'cancelled';
+export type { AssetStatus } from '../../contracts/enums.js';
 
 export interface CharactersTable {
   id: string;
   account_id: string;
   name: string;
-  type: 'render' | 'vsplat' | 'all';
+  type: CharacterType;
   status: AssetStatus;
   progress: number | null;
   enhance: number;
-  joint_set: 'body' | 'expression' | 'full';
+  joint_set: JointSet;
   model_precision: number | null;
   filter_low_quality: number;
   render_thumbnail: number;
@@ -88,12 +89,12 @@ export interface MotionsTable {
   id: string;
   account_id: string;
   name: string;
-  type: 'render' | 'glb' | 'all';
+  type: MotionType;
   status: AssetStatus;
   progress: number | null;
   enable_smoothing: number;
   target_fps: number | null;
-  joint_set: 'body' | 'expression' | 'full';
+  joint_set: JointSet;
   task_id: string | null;
   glb_status: AssetStatus | null;
   source_kind: 'upload' | 'url' | 'template';
@@ -115,7 +116,7 @@ export interface MotionsTable {
 export interface VideosTable {
   id: string;
   account_id: string;
-  kind: 'render' | 'h3' | 'animation';
+  kind: VideoKind;
   /** H3 and animation requests: the validated generation parameters (JSON). */
   params_json?: string | null;
   /** H3: the seed used (given or drawn at creation). */
@@ -124,8 +125,8 @@ export interface VideosTable {
   enhanced_prompt?: string | null;
   status: AssetStatus;
   progress: number | null;
-  stage: 'analyzing' | 'rendering' | 'finishing' | null;
-  background_mode: 'original' | 'solid' | 'transparent';
+  stage: RenderStage | null;
+  background_mode: BackgroundMode;
   bg_color: string | null;
   /** JSON: where the character comes from ({kind:'character',id} | {kind:'upload',key} | {kind:'url',url} | {kind:'builtin'}). */
   character_source: string;

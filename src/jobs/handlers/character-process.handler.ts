@@ -1,8 +1,9 @@
 import { join } from 'node:path';
+import { storageKeys } from '../../domain/storage-keys.js';
 import type { CharactersTable } from '../../infra/db/schema.js';
 import { checkImageFile } from '../../domain/media/media-check.js';
 import { transitionCharacter } from '../../domain/characters/characters.state.js';
-import { CHARACTER_ASSET_FILES, characterAssetsKey, fetchInput, uploadAssets, withWorkDir } from '../asset-transfer.js';
+import { CHARACTER_ASSET_FILES, fetchInput, uploadAssets, withWorkDir } from '../asset-transfer.js';
 import { ProgressReporter } from '../progress-reporter.js';
 import type { JobContext, JobHandler } from '../../domain/ports/job-queue.js';
 import { characterById } from './job-resources.repository.js';
@@ -38,8 +39,8 @@ export function characterProcessHandler(deps: Deps): JobHandler {
           onProgress: (p) => progress.report('analyzing', p * 0.95),
         });
         await progress.flush();
-        await uploadAssets(deps.storage, assets.dir ?? outDir, characterAssetsKey(row.id), CHARACTER_ASSET_FILES);
-        await transitionCharacter(deps.db, row.id, { to: 'ready', assetsKey: characterAssetsKey(row.id) });
+        await uploadAssets(deps.storage, assets.dir ?? outDir, storageKeys.characterAssets(row.id), CHARACTER_ASSET_FILES);
+        await transitionCharacter(deps.db, row.id, { to: 'ready', assetsKey: storageKeys.characterAssets(row.id) });
         // The vsplat extractor is not built yet: a Character that asked for one fails on that part
         // (its sub-object says so) and its charge is refunded, instead of waiting forever.
         if (row.type !== 'render') {

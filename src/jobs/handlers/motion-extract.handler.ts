@@ -1,10 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { storageKeys } from '../../domain/storage-keys.js';
 import type { MotionsTable } from '../../infra/db/schema.js';
 import type { MotionAssets } from '../../engine/types.js';
 import { checkVideoFile } from '../../domain/media/media-check.js';
 import { transitionMotion } from '../../domain/motions/motions.state.js';
-import { MOTION_ASSET_FILES, fetchInput, motionAssetsKey, uploadAssets, withWorkDir } from '../asset-transfer.js';
+import { MOTION_ASSET_FILES, fetchInput, uploadAssets, withWorkDir } from '../asset-transfer.js';
 import { ProgressReporter } from '../progress-reporter.js';
 import type { JobContext, JobHandler } from '../../domain/ports/job-queue.js';
 import { motionById } from './job-resources.repository.js';
@@ -27,8 +28,8 @@ export function motionExtractHandler(deps: Deps): JobHandler {
       await withWorkDir(deps.tmpDir, job, async (dir) => {
         const outDir = join(dir, 'assets');
         const assets = await produceMotion(deps, row, dir, outDir, job.signal);
-        await uploadAssets(deps.storage, assets.dir ?? outDir, motionAssetsKey(row.id), MOTION_ASSET_FILES);
-        await transitionMotion(deps.db, row.id, { to: 'ready', assetsKey: motionAssetsKey(row.id), durationMs: assets.track.durationMs });
+        await uploadAssets(deps.storage, assets.dir ?? outDir, storageKeys.motionAssets(row.id), MOTION_ASSET_FILES);
+        await transitionMotion(deps.db, row.id, { to: 'ready', assetsKey: storageKeys.motionAssets(row.id), durationMs: assets.track.durationMs });
         if (row.type !== 'render') await extractGlb(deps, row, assets, join(dir, 'three-d'));
       });
     },
@@ -54,7 +55,7 @@ async function extractGlb(deps: Deps, row: MotionsTable, assets: MotionAssets, o
     await transitionMotion(deps.db, row.id, { to: 'failed', part: 'glb', reason });
     return;
   }
-  await uploadAssets(deps.storage, outDir, motionAssetsKey(row.id), files);
+  await uploadAssets(deps.storage, outDir, storageKeys.motionAssets(row.id), files);
   await transitionMotion(deps.db, row.id, { to: 'glb', status: 'ready' });
 }
 

@@ -1,19 +1,18 @@
 import { mkdir } from 'node:fs/promises';
+import { backgroundOfRow } from '../../domain/renders/background.js';
+import { storageKeys } from '../../domain/storage-keys.js';
 import { join } from 'node:path';
 import type { VideosTable } from '../../infra/db/schema.js';
-import type { BackgroundSpec, CharacterAssets, EngineStage, MotionAssets } from '../../engine/types.js';
+import type { CharacterAssets, EngineStage, MotionAssets } from '../../engine/types.js';
 import type { StoredCharacterSource, StoredMotionSource } from '../../domain/renders/render-input.js';
 import { checkImageFile, checkVideoFile } from '../../domain/media/media-check.js';
 import { isTerminalRender, reserveMeasuredDuration, transitionRender } from '../../domain/renders/renders.state.js';
 import {
-  BUILTIN_CHARACTER_KEY,
   CHARACTER_ASSET_FILES,
   MOTION_ASSET_FILES,
-  characterAssetsKey,
   downloadAssets,
   fetchInput,
   missingAsset,
-  motionAssetsKey,
   resolveIn,
   uploadAssets,
   withWorkDir,
@@ -21,7 +20,7 @@ import {
 import { ProgressReporter } from '../progress-reporter.js';
 import type { JobContext, JobHandler } from '../../domain/ports/job-queue.js';
 import { characterById, motionById, renderById } from './job-resources.repository.js';
-import { discardOutputsUnlessReady, renderOutputKeys } from '../../domain/renders/render-cancel.service.js';
+import { discardOutputsUnlessReady } from '../../domain/renders/render-cancel.service.js';
 import type { Ports } from '../../domain/ports/index.js';
 
 /** What this module uses; the composition root (src/main/) passes it. */
@@ -78,7 +77,7 @@ async function renderIn(deps: Deps, row: VideosTable, dir: string, signal: Abort
   const result = await deps.engine.render({
     character,
     motion,
-    background: backgroundOf(row),
+    background: backgroundOfRow(row),
     ...(animation ? { scene: { seed: Number(row.seed ?? 0), watermark: params.watermark === true } } : {}),
     outDir,
     signal,
@@ -87,7 +86,7 @@ async function renderIn(deps: Deps, row: VideosTable, dir: string, signal: Abort
   progress.report('finishing', 99);
   await progress.flush();
 
-  const keys = renderOutputKeys(row.id);
+  const keys = storageKeys.renderOutputs(row.id);
   const alphaKey = result.alphaFile ? keys.alphaKey : null;
   try {
     // Cancelled (or superseded) while the engine finished: nothing to upload.
@@ -113,25 +112,17 @@ function needsExtraction(s: StoredMotionSource): boolean {
   return s.kind === 'stored' || s.kind === 'url';
 }
 
-function backgroundOf(row: VideosTable): BackgroundSpec {
-  if (row.background_mode === 'solid') {
-    const [r, g, b] = (row.bg_color ?? '0,0,0').split(',').map((n) => Number(n.trim()));
-    return { mode: 'solid', color: [r, g, b] };
-  }
-  return { mode: row.background_mode };
-}
-
 type PrepProgress = () => (percent: number) => void;
 
 /** The shipped character: analysed once per installation and reused from storage. */
 export async function builtinCharacter(deps: Pick<Ports, 'storage' | 'engine'>, dir: string, signal: AbortSignal): Promise<CharacterAssets> {
   const assetsDir = join(dir, 'assets');
-  if (await downloadAssets(deps.storage, BUILTIN_CHARACTER_KEY, assetsDir, CHARACTER_ASSET_FILES)) return deps.engine.loadCharacter(assetsDir);
+  if (await downloadAssets(deps.storage, storageKeys.builtinCharacterAssets, assetsDir, CHARACTER_ASSET_FILES)) return deps.engine.loadCharacter(assetsDir);
   const image = join(dir, 'builtin-image.png');
   await mkdir(dir, { recursive: true });
   await deps.engine.writeDefaultCharacterImage(image);
   const assets = await deps.engine.analyzeCharacter({ imageFile: image, outDir: assetsDir, thumbnail: false, signal });
-  await uploadAssets(deps.storage, assets.dir ?? assetsDir, BUILTIN_CHARACTER_KEY, CHARACTER_ASSET_FILES);
+  await uploadAssets(deps.storage, assets.dir ?? assetsDir, storageKeys.builtinCharacterAssets, CHARACTER_ASSET_FILES);
   return assets;
 }
 
@@ -139,7 +130,7 @@ async function resolveCharacter(deps: Deps, src: StoredCharacterSource, dir: str
   const assetsDir = join(dir, 'assets');
   if (src.kind === 'character') {
     const c = await characterById(deps.db, src.id);
-    const prefix = c?.assets_key ?? characterAssetsKey(src.id);
+    const prefix = c?.assets_key ?? storageKeys.characterAssets(src.id);
     if (!(await downloadAssets(deps.storage, prefix, assetsDir, CHARACTER_ASSET_FILES))) throw missingAsset('INVALID_CHARACTER', src.id);
     return deps.engine.loadCharacter(assetsDir);
   }
@@ -158,7 +149,7 @@ async function resolveMotion(deps: Deps, row: VideosTable, src: StoredMotionSour
   const assetsDir = join(dir, 'assets');
   if (src.kind === 'motion') {
     const m = await motionById(deps.db, src.id);
-    const prefix = m?.assets_key ?? motionAssetsKey(src.id);
+    const prefix = m?.assets_key ?? storageKeys.motionAssets(src.id);
     if (!(await downloadAssets(deps.storage, prefix, assetsDir, MOTION_ASSET_FILES))) throw missingAsset('INVALID_MOTION', src.id);
     return deps.engine.loadMotion(assetsDir);
   }

@@ -1,11 +1,12 @@
 import { join } from 'node:path';
+import { storageKeys } from '../../domain/storage-keys.js';
 import { mkdir } from 'node:fs/promises';
 import type { VideosTable } from '../../infra/db/schema.js';
 import type { VideoGenerator } from '../../domain/ports/video-generator.js';
 import type { H3Params, StoredFrame } from '../../domain/videos/video-create.service.js';
 import { checkImageFile } from '../../domain/media/media-check.js';
 import { isTerminalRender, transitionRender } from '../../domain/renders/renders.state.js';
-import { discardOutputsUnlessReady, renderOutputKeys } from '../../domain/renders/render-cancel.service.js';
+import { discardOutputsUnlessReady } from '../../domain/renders/render-cancel.service.js';
 import { fetchInput, withWorkDir } from '../asset-transfer.js';
 import { ProgressReporter } from '../progress-reporter.js';
 import type { JobContext, JobHandler } from '../../domain/ports/job-queue.js';
@@ -61,7 +62,7 @@ async function generateIn(deps: Deps & { generator: VideoGenerator }, row: Video
   });
   progress.report('finishing', 99);
   await progress.flush();
-  const { videoKey } = renderOutputKeys(row.id);
+  const { videoKey } = storageKeys.renderOutputs(row.id);
   try {
     signal.throwIfAborted();
     await deps.storage.putFile(videoKey, result.videoFile);

@@ -1,0 +1,26 @@
+/**
+ * Every enumeration of the interface, declared once. Request/response schemas, input parsing and the
+ * database row types (src/infra/db/schema.ts) all derive from these lists, so adding a value is a
+ * one-line change here (plus a migration when a database CHECK constraint names the values).
+ */
+export const ASSET_STATUSES = ['queued', 'processing', 'ready', 'failed', 'cancelled'] as const;
+export type AssetStatus = (typeof ASSET_STATUSES)[number];
+
+export const BACKGROUND_MODES = ['original', 'solid', 'transparent'] as const;
+export type BackgroundMode = (typeof BACKGROUND_MODES)[number];
+
+export const CHARACTER_TYPES = ['render', 'vsplat', 'all'] as const;
+export type CharacterType = (typeof CHARACTER_TYPES)[number];
+
+export const MOTION_TYPES = ['render', 'glb', 'all'] as const;
+export type MotionType = (typeof MOTION_TYPES)[number];
+
+export const JOINT_SETS = ['body', 'expression', 'full'] as const;
+export type JointSet = (typeof JOINT_SETS)[number];
+
+/** Rows of the `videos` table: renders (`render_`), character-animation videos (`anim_`) and H3 videos (`vid_`). */
+export const VIDEO_KINDS = ['render', 'h3', 'animation'] as const;
+export type VideoKind = (typeof VIDEO_KINDS)[number];
+
+export const RENDER_STAGES = ['analyzing', 'rendering', 'finishing'] as const;
+export type RenderStage = (typeof RENDER_STAGES)[number];
