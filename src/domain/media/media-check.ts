@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { AppError } from '../../contracts/errors.js';
-import type { ImageInfo, VideoInfo } from '../../engine/types.js';
+import type { ImageInfo, VideoInfo } from '../ports/engine.js';
 import { imageDecodeFailure } from '../../infra/media/image-integrity.js';
 import type { Ports } from '../ports/index.js';
 

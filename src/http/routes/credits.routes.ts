@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../domain/services.js';
 import { Type } from '@sinclair/typebox';
 import { principal } from '../plugins/auth.js';
-import { balanceOf } from '../../domain/billing/billing.service.js';
 
 export const CreditsSchema = Type.Object({
   balance: Type.Number({ description: 'Credits that can still be spent (open reservations already taken out). 1 credit = $0.01.' }),
