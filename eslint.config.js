@@ -71,6 +71,19 @@ export default tseslint.config(
     },
   },
   {
+    // Below HTTP, errors carry codes; the status comes from the error catalogue (src/contracts/errors.ts).
+    files: ['src/domain/**/*.ts', 'src/jobs/**/*.ts', 'src/infra/**/*.ts', 'src/engine/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='AppError'] ObjectExpression > Property[key.name='status'][value.type='Literal']",
+          message: 'The HTTP status comes from the error catalogue: name a situation (ERROR_SITUATIONS in src/contracts/errors.ts), not a number.',
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', exports: 'writable', module: 'writable' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },

@@ -46,6 +46,18 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
+/**
+ * Situations in which a code answers with another HTTP status than its catalogue default
+ * (DECISIONS.md): the domain names the situation, the catalogue owns the status, so no layer below
+ * HTTP picks a number. `conflict`: the resource exists but its state does not allow the operation
+ * (not ready yet, or already terminal), e.g. INVALID_CHARACTER on a Character still processing.
+ */
+export const ERROR_SITUATIONS = {
+  conflict: { status: 409 },
+} as const satisfies Record<string, { status: number }>;
+
+export type ErrorSituation = keyof typeof ERROR_SITUATIONS;
+
 export interface ErrorEnvelope {
   error: {
     code: ErrorCode;
@@ -59,7 +71,9 @@ export interface ErrorEnvelope {
 
 export interface AppErrorOptions {
   details?: Record<string, unknown>;
-  /** Overrides the catalogue's HTTP status where DECISIONS.md names another (e.g. 409 INVALID_CHARACTER). */
+  /** A situation of ERROR_SITUATIONS whose status replaces the code's default (e.g. 409 INVALID_CHARACTER). */
+  situation?: ErrorSituation;
+  /** HTTP-layer only (routes, legacy translation): an explicit status. Domain code names a `situation`. */
   status?: number;
   retryable?: boolean;
   action?: string;
@@ -83,7 +97,7 @@ export class AppError extends Error {
     const spec: ErrorSpec = ERROR_CATALOGUE[code];
     this.name = 'AppError';
     this.code = code;
-    this.status = opts.status ?? spec.status;
+    this.status = opts.status ?? (opts.situation ? ERROR_SITUATIONS[opts.situation].status : spec.status);
     this.retryable = opts.retryable ?? spec.retryable;
     this.action = opts.action ?? spec.action;
     this.details = opts.details ?? {};

@@ -44,7 +44,7 @@ export async function checkCharacterId(deps: Deps, accountId: string, id: string
   }
   if (row.status !== 'ready') {
     throw new AppError('INVALID_CHARACTER', `Character ${id} is ${row.status}; it must be ready before it is used in a render.`, {
-      status: 409,
+      situation: 'conflict',
       action: 'wait_until_ready',
       details: { character_id: id, status: row.status, ...extra },
     });

@@ -156,7 +156,7 @@ export async function renderDownloadUrl(deps: Deps, accountId: string, id: strin
   if (!row) throw new AppError('RENDER_NOT_FOUND', `No render ${id} exists for this account.`, { details: { render_id: id } });
   if (row.status !== 'ready' || !row.video_key) {
     throw new AppError('INVALID_REQUEST', `Render ${id} is ${row.status}; its video can be downloaded once it is ready.`, {
-      status: 409,
+      situation: 'conflict',
       action: row.status === 'queued' || row.status === 'processing' ? 'wait_until_ready' : 'correct_request',
       details: { render_id: id, status: row.status },
     });
