@@ -100,7 +100,9 @@ export function legacyConfig(config: Config): Config {
 
 /** Each service gets the ports it declares (TypeScript checks the narrow types). */
 export function buildServices(deps: Adapters): Services {
-  return { ...buildV1Services(deps), legacy: buildV1Services({ ...deps, config: legacyConfig(deps.config) }) };
+  // Everything but `config` is read through to the one set of adapters (not a copy of it).
+  const legacyDeps = Object.create(deps, { config: { value: legacyConfig(deps.config), enumerable: true } }) as Adapters;
+  return { ...buildV1Services(deps), legacy: buildV1Services(legacyDeps) };
 }
 
 function buildV1Services(deps: Adapters): ServiceSet {
