@@ -15,6 +15,10 @@ export type CharacterType = (typeof CHARACTER_TYPES)[number];
 export const MOTION_TYPES = ['render', 'glb', 'all'] as const;
 export type MotionType = (typeof MOTION_TYPES)[number];
 
+/** Media types a draft may declare for its uploads (the bytes are checked by content). */
+export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
+export const VIDEO_TYPES = ['video/mp4', 'video/quicktime', 'video/webm'] as const;
+
 export const JOINT_SETS = ['body', 'expression', 'full'] as const;
 export type JointSet = (typeof JOINT_SETS)[number];
 

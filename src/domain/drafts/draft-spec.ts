@@ -27,8 +27,8 @@ export interface DraftSpec {
   bg_color: Rgb | null;
 }
 
-export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
-export const VIDEO_TYPES = ['video/mp4', 'video/quicktime', 'video/webm'] as const;
+export { IMAGE_TYPES, VIDEO_TYPES } from '../../contracts/enums.js';
+import { IMAGE_TYPES, VIDEO_TYPES } from '../../contracts/enums.js';
 
 const KNOWN_FIELDS = new Set<string>([...CHARACTER_FIELDS, ...MOTION_FIELDS, 'background_mode', 'bg_color']);
 const SHA256_RE = /^[0-9a-f]{64}$/;

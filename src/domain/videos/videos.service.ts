@@ -9,7 +9,8 @@ import type { Ports } from '../ports/index.js';
 /** The unified Videos read resource (spec 4.2): one object shape for render_, vid_ and anim_ IDs. */
 
 export const VIDEO_STATUSES: readonly AssetStatus[] = ASSET_STATUSES;
-export const LIST_LIMIT = { min: 1, max: 100, default: 20 } as const;
+export { LIST_LIMIT } from '../../contracts/schemas/videos.js';
+import { LIST_LIMIT } from '../../contracts/schemas/videos.js';
 
 type Deps = Pick<Ports, 'db' | 'storage' | 'config'>;
 

@@ -6,7 +6,7 @@ import { AppError } from '../../contracts/errors.js';
 import { readMediaForm } from '../multipart.js';
 import { principal } from '../plugins/auth.js';
 import type { RenderContext } from '../../domain/renders/renders.service.js';
-import { RenderCreatedSchema } from '../../domain/videos/videos.schemas.js';
+import { RenderCreatedSchema } from '../../contracts/schemas/videos.js';
 import { BACKGROUND_MODES } from '../../contracts/enums.js';
 import { TEXT_FIELDS } from '../../domain/renders/render-input.js';
 

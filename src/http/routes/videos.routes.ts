@@ -3,7 +3,7 @@ import type { Services } from '../../domain/services.js';
 import type { HttpSettings } from '../settings.js';
 import type { Static } from '@sinclair/typebox';
 import { principal } from '../plugins/auth.js';
-import { VideoIdParamsSchema, VideoListQuerySchema, VideoPageSchema, VideoSchema } from '../../domain/videos/videos.schemas.js';
+import { VideoIdParamsSchema, VideoListQuerySchema, VideoPageSchema, VideoSchema } from '../../contracts/schemas/videos.js';
 import { AppError, invalidRequest } from '../../contracts/errors.js';
 import { readMediaForm } from '../multipart.js';
 import { ASPECT_RATIOS, DURATION, PROMPT_MAX, SEED_MAX, TAGS, VIDEO_FILE_FIELDS, VIDEO_TEXT_FIELDS } from '../../domain/videos/video-request.js';

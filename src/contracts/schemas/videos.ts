@@ -1,9 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { ERROR_CATALOGUE } from '../../contracts/errors.js';
-import { LIST_LIMIT, VIDEO_STATUSES } from './videos.service.js';
+import { ERROR_CATALOGUE } from '../errors.js';
+import { ASSET_STATUSES } from '../enums.js';
+
+/** Page sizes of GET /v1/videos. */
+export const LIST_LIMIT = { min: 1, max: 100, default: 20 } as const;
+export const VIDEO_STATUSES = ASSET_STATUSES;
 
 /**
- * Wire schemas of the Render object (spec 2.3) and the Videos list: Fastify serializes responses
+ * Wire schemas (the single source for validation, serialization and OpenAPI) of the Render object (spec 2.3) and the Videos list: Fastify serializes responses
  * with them and OpenAPI is generated from them, so the documentation cannot drift from the replies.
  */
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
