@@ -129,7 +129,7 @@ describe('marionette CLI', { skip: !hasSharedMedia() && NO_MEDIA_REASON }, () =>
     assert.equal(dl.stderr, '', '--json prints no progress');
   });
 
-  test('motions (templates, import, list, get, export), characters, credits, export and videos generate --prompt', async () => {
+  test('motions (templates, import, list, get, export), characters, credits, export and videos generate --prompt to a saved file', async () => {
     const templates = JSON.parse((await runCli(['motions', 'templates', '--json'], { env })).stdout);
     assert.ok(templates.items.some((t: { id: string }) => t.id === 'tpl_clap'));
     const imp = await runCli(['motions', 'import', 'tpl_clap', '--name', 'clap', '--wait', '--json'], { env });
@@ -148,9 +148,15 @@ describe('marionette CLI', { skip: !hasSharedMedia() && NO_MEDIA_REASON }, () =>
     const credits = JSON.parse((await runCli(['credits', '--json'], { env })).stdout);
     assert.equal(typeof credits.balance, 'number');
 
-    const gen = await runCli(['videos', 'generate', '--prompt', 'a puppet waves on a beach', '--duration', '3', '--resolution', '480p', '--no-wait', '--json'], { env });
+    const queued = await runCli(['videos', 'generate', '--prompt', 'a puppet waves on a beach', '--duration', '3', '--resolution', '480p', '--no-wait', '--json'], { env });
+    assert.equal(queued.code, 0, queued.stderr);
+    assert.match(JSON.parse(queued.stdout).id, /^vid_/);
+    const out = join(dir, 'h3.mp4');
+    const gen = await runCli(['videos', 'generate', '--prompt', 'a puppet jumps in a forest', '--duration', '3', '--resolution', '480p', '-o', out], { env, timeoutMs: 600_000 });
     assert.equal(gen.code, 0, gen.stderr);
-    assert.match(JSON.parse(gen.stdout).id, /^vid_/);
+    assert.match(gen.stdout, /^vid_\w+ ready: saved .*h3\.mp4/m);
+    assert.match(gen.stderr, /^render: 100% ready$/m);
+    assert.ok((await ffprobe(out)).frames > 30);
     const noPrompt = await runCli(['videos', 'generate'], { env });
     assert.equal(noPrompt.code, 2);
   });

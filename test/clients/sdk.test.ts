@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { hasSharedMedia, NO_MEDIA_REASON, startService, type TestService } from '../helpers/harness.js';
-import { prepareMedia } from '../e2e/media-prep.js';
+import { ffprobe, prepareMedia } from '../e2e/media-prep.js';
 import {
   AuthenticationError, ConflictError, InvalidRequestError, JobFailedError, Marionette, MarionetteApiError, NotFoundError, RateLimitError,
   type Character, type RenderEvent, type RetryInfo,
@@ -214,13 +214,18 @@ describe('SDK against a live service', { skip: !hasSharedMedia() && NO_MEDIA_REA
     assert.ok(pages.length >= 2, 'two ready videos, one per page');
   });
 
-  test('videos.create queues an H3 generation; waitFor({ throwOnFailure }) and download refuse what is not ready', async () => {
+  test('videos.create: an H3 generation, waited for and downloaded; download refuses what is not ready', async () => {
     const v = await m.videos.create({ prompt: 'a wooden puppet waves on a beach', duration_s: 3, resolution: '480p', seed: 7 });
     assert.match(v.id, /^vid_/);
     assert.equal((await m.videos.get(v.id)).id, v.id);
     const early = await m.videos.download(v.id).then(() => null, (e) => e);
     // Either it is still running (not ready) or, on a fast machine, it finished.
     if (early) assert.ok(early instanceof JobFailedError);
+    const done = await m.waitFor(v.id, { intervalMs: 500, timeoutMs: 300_000, throwOnFailure: true });
+    assert.equal(done.status, 'ready');
+    const out = join(media.dir, 'h3.mp4');
+    assert.ok((await m.videos.downloadTo(v.id, out)) > 1000);
+    assert.ok((await ffprobe(out)).frames > 30);
     const conflict = await m.renders.createFromDraft('draft_missing').then(() => null, (e) => e);
     assert.ok(conflict instanceof MarionetteApiError);
     assert.ok(!(conflict instanceof ConflictError) || conflict.code === 'IDEMPOTENCY_KEY_REUSED');
