@@ -30,6 +30,7 @@ import {
 } from './types.js';
 
 import { motionClips, writeMotion3d } from './three-d/export-motion.js';
+import { writeVsplat, type VsplatInput } from './three-d/export-character.js';
 import type { JointSet } from './three-d/skeletons.js';
 export * from './types.js';
 export { JOINT_SETS, jointCount, type JointSet } from './three-d/skeletons.js';
@@ -87,6 +88,11 @@ export interface Engine {
     videoFile: string; outDir: string; targetFps?: number; smoothing: boolean; signal?: AbortSignal; onProgress?: (percent: number) => void;
   }): Promise<MotionAssets>;
   loadMotion(dir: string): Promise<MotionAssets>;
+  /**
+   * The vsplat of a processed Character (its 2D assets in characterDir): a skinned 3DGS PLY, plus a
+   * thumbnail rendered from the splats when asked. Returns the file names written into outDir.
+   */
+  extractVsplat(input: VsplatInput): Promise<{ files: string[]; count: number }>;
   /** The 3D animation of a processed Motion on both export skeletons (glb + fbx); returns the file names written into outDir. */
   extractMotion3d(input: { track: MotionTrack; outDir: string; jointSet: JointSet; smoothing: boolean }): Promise<string[]>;
   render(input: {
@@ -158,6 +164,9 @@ export function createEngine(opts: { tools: MediaTools; tmpDir?: string }): Engi
     },
 
     extractMotion: (input) => extractMotion({ tools, ...input }),
+    async extractVsplat(input) {
+      return writeVsplat(input);
+    },
     async extractMotion3d(input) {
       return writeMotion3d(motionClips(input.track, { jointSet: input.jointSet, smoothing: input.smoothing }), input.outDir);
     },

@@ -54,6 +54,9 @@ export function scriptedEngine(script: Script = {}): Engine & { calls: Record<st
     async loadCharacter(dir) {
       return character(dir);
     },
+    async extractVsplat() {
+      throw new Error('the scripted engine does not extract splats');
+    },
     async extractMotion3d() {
       throw new Error('the scripted engine does not extract 3D animation');
     },

@@ -1,3 +1,4 @@
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { storageKeys } from '../../domain/storage-keys.js';
 import type { CharactersTable } from '../../infra/db/schema.js';
@@ -16,9 +17,8 @@ type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'pubsub' | 'storage' | 'tmp
  * `character.process`: source image → engine analysis (mask, pose, rig, texture) → assets stored
  * under characters/<id>/assets/ → Character ready. A failure fails the Character, which refunds
  * its charge (characters.state.ts). Re-running after a crash redoes the work and overwrites the
- * same keys.
+ * same keys. For `vsplat`/`all` the 2D part is stored first, then the splat is built from it.
  */
-export const EXTRACTION_NOT_AVAILABLE = '3D extraction is not available on this server yet.';
 
 export function characterProcessHandler(deps: Deps): JobHandler {
   return {
@@ -41,17 +41,41 @@ export function characterProcessHandler(deps: Deps): JobHandler {
         await progress.flush();
         await uploadAssets(deps.storage, assets.dir ?? outDir, storageKeys.characterAssets(row.id), CHARACTER_ASSET_FILES);
         await transitionCharacter(deps.db, row.id, { to: 'ready', assetsKey: storageKeys.characterAssets(row.id) });
-        // The vsplat extractor is not built yet: a Character that asked for one fails on that part
-        // (its sub-object says so) and its charge is refunded, instead of waiting forever.
-        if (row.type !== 'render') {
-          await transitionCharacter(deps.db, row.id, { to: 'failed', part: 'vsplat', reason: EXTRACTION_NOT_AVAILABLE });
-        }
+        if (row.type !== 'render') await extractVsplat(deps, row, assets.dir ?? outDir, join(dir, 'three-d'));
       });
     },
     async fail(job, error) {
       await transitionCharacter(deps.db, job.resourceId, { to: 'failed', reason: JSON.stringify({ code: error.code, message: error.message, details: error.details }) });
     },
   };
+}
+
+/**
+ * The 3D part, after the 2D part is stored: the skinned splat (and, when asked, a thumbnail rendered
+ * from it, replacing the 2D one). A failure fails only the `vsplat` part; the state function
+ * refunds the Character's charge in the same transaction.
+ */
+async function extractVsplat(deps: Deps, row: CharactersTable, characterDir: string, outDir: string): Promise<void> {
+  await transitionCharacter(deps.db, row.id, { to: 'vsplat', status: 'processing' });
+  let files: string[];
+  try {
+    await mkdir(outDir, { recursive: true });
+    ({ files } = await deps.engine.extractVsplat({
+      characterDir,
+      outDir,
+      thumbnail: row.render_thumbnail === 1,
+      jointSet: row.joint_set,
+      precision: row.model_precision ?? undefined,
+      enhance: row.enhance === 1,
+      filterLowQuality: row.filter_low_quality === 1,
+    }));
+  } catch (err) {
+    const reason = JSON.stringify({ code: 'EXTRACTION_FAILED', message: err instanceof Error ? err.message : String(err) });
+    await transitionCharacter(deps.db, row.id, { to: 'failed', part: 'vsplat', reason });
+    return;
+  }
+  await uploadAssets(deps.storage, outDir, storageKeys.characterAssets(row.id), files);
+  await transitionCharacter(deps.db, row.id, { to: 'vsplat', status: 'ready' });
 }
 
 async function obtainSourceImage(deps: Deps, row: CharactersTable, dest: string, signal: AbortSignal): Promise<void> {
