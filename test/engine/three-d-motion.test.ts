@@ -104,6 +104,12 @@ async function checkExports(dir: string, clips: { metahuman: SkeletalClip; mixam
 }
 
 describe('3D motion: skeletons and joint sets', () => {
+  it('docs/engine-3d.md lists every joint of every set and the counts', async () => {
+    const doc = await readFile(new URL('../../docs/engine-3d.md', import.meta.url), 'utf8');
+    for (const j of [...metahumanSkeleton('full').joints, ...mixamoSkeleton().joints]) assert.ok(doc.includes(`\`${j.name}\``), `docs lack ${j.name}`);
+    for (const [set, n] of [['body', 86], ['expression', 119], ['full', 441]] as const) assert.ok(doc.includes(`### ${set} (${n})`));
+  });
+
   it('joint counts are the interface table (2.6): body 86, expression 119, full 441; Mixamo 52', () => {
     assert.deepEqual(JOINT_SETS.map(jointCount), [86, 119, 441]);
     assert.equal(mixamoSkeleton().joints.length, 52);

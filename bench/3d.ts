@@ -1,0 +1,110 @@
+/**
+ * `npm run bench -- 3d`: the 3D outputs on the shared media.
+ * - vsplat of the 1080x1920 photo (from its 2D analysis; target <= 10 s) and of the drawings,
+ *   with front IoU / SSIM against the cut-out;
+ * - glb extraction speed in frames of driving video per second (pose track + 3D, target >= 15),
+ *   and the 3D stage alone;
+ * - exports (both skeletons, glb + fbx) of a 10 s motion (target <= 2 s);
+ * - motion quality on the shared dances: PCK@0.2 by reprojection, bone-length variation, planted-foot slide.
+ * Add `--sheets <dir>` to keep front/side contact sheets of every character.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import sharp from 'sharp';
+import { createEngine } from '../src/engine/index.js';
+import { resolveTools } from '../src/engine/media/ffmpeg.js';
+import { extractMotion } from '../src/engine/motion/extract-motion.js';
+import { buildSplats } from '../src/engine/three-d/splat-build.js';
+import { renderSplats, textureCamera } from '../src/engine/three-d/splat-render.js';
+import { motionClips, writeMotion3d } from '../src/engine/three-d/export-motion.js';
+import { boneLengthVariation, plantedFootSlide, reprojectionPck } from '../src/engine/three-d/motion-quality.js';
+import type { MotionTrack } from '../src/engine/types.js';
+import { lumaOf, ssim } from '../test/helpers/image-metrics.js';
+
+const MEDIA = resolve(import.meta.dirname, '..', '..', 'shared', 'media');
+const IMAGES = ['mimicmotion--demo1.jpg', 'musepose--ref.png', 'animateddrawings--char1-texture.png', 'animateddrawings--char2-texture.png', 'animateddrawings--char3-texture.png', 'animate-x--4.png'];
+const VIDEOS = ['animate-x--dance_1.mp4', 'animate-x--dance_3.mp4', 'liveportrait--s13.mp4'];
+
+function scores(tex: { data: Uint8Array; width: number; height: number }, render: Uint8Array): { iou: number; ssim: number } {
+  const { width: W, height: H, data } = tex;
+  let inter = 0, uni = 0;
+  const a = new Uint8Array(W * H * 3), b = new Uint8Array(W * H * 3);
+  for (let p = 0; p < W * H; p++) {
+    const m = data[p * 4 + 3] >= 128, r = render[p * 4 + 3] >= 128;
+    if (m && r) inter++;
+    if (m || r) uni++;
+    for (let k = 0; k < 3; k++) {
+      a[p * 3 + k] = Math.round((data[p * 4 + k] * data[p * 4 + 3] + 128 * (255 - data[p * 4 + 3])) / 255);
+      b[p * 3 + k] = m ? Math.round((render[p * 4 + k] * render[p * 4 + 3] + 128 * (255 - render[p * 4 + 3])) / 255) : a[p * 3 + k];
+    }
+  }
+  return { iou: inter / uni, ssim: ssim(lumaOf(a, W, H, 3), lumaOf(b, W, H, 3), W, H) };
+}
+
+export async function run(args: string[]): Promise<void> {
+  if (!existsSync(MEDIA)) throw new Error(`shared media not found at ${MEDIA}`);
+  const sheets = args.includes('--sheets') ? args[args.indexOf('--sheets') + 1] : null;
+  const tools = resolveTools(process.env);
+  const engine = createEngine({ tools });
+  const tmp = await mkdtemp(join(tmpdir(), 'marionette-bench-3d-'));
+  try {
+    console.log('| character | texture | splats | vsplat s (build+PLY+thumb) | front IoU | front SSIM |');
+    console.log('|---|---|---|---|---|---|');
+    for (const img of IMAGES) {
+      const dir = join(tmp, img);
+      const assets = await engine.analyzeCharacter({ imageFile: join(MEDIA, 'images', img), outDir: dir, thumbnail: false });
+      const t0 = performance.now();
+      const out = await engine.extractVsplat({ characterDir: dir, outDir: dir, thumbnail: true, jointSet: 'body', enhance: false, filterLowQuality: false });
+      const secs = (performance.now() - t0) / 1000;
+      const { data, info } = await sharp(join(dir, assets.textureFile)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+      const tex = { data, width: info.width, height: info.height };
+      const cloud = buildSplats(tex, assets.analysis, { jointSet: 'body' });
+      const front = renderSplats(cloud, textureCamera(cloud, tex.width, tex.height));
+      const s = scores(tex, front);
+      console.log(`| ${img} | ${tex.width}x${tex.height} | ${out.count} | ${secs.toFixed(2)} | ${s.iou.toFixed(3)} | ${s.ssim.toFixed(3)} |`);
+      if (sheets) {
+        const pad = Math.round(tex.width * 0.3);
+        const side = renderSplats(cloud, { ...textureCamera(cloud, tex.width + 2 * pad, tex.height, 30), cx: cloud.origin.x + pad });
+        const png = (px: Uint8Array, w: number) => sharp(Buffer.from(px), { raw: { width: w, height: tex.height, channels: 4 } }).flatten({ background: '#808080' }).png().toBuffer();
+        const sheet = await sharp({ create: { width: tex.width * 3 + 2 * pad, height: tex.height, channels: 3, background: '#808080' } })
+          .composite([
+            { input: await sharp(join(dir, assets.textureFile)).flatten({ background: '#808080' }).png().toBuffer(), left: 0, top: 0 },
+            { input: await png(front, tex.width), left: tex.width, top: 0 },
+            { input: await png(side, tex.width + 2 * pad), left: tex.width * 2, top: 0 },
+          ]).png().toBuffer();
+        await sharp(sheet).resize({ height: 600 }).png().toFile(join(sheets, `vsplat-${img}.png`));
+      }
+    }
+    console.log('\n| driving video | frames | track fps (2D pose) | 3D stage fps | glb extraction fps (2D+3D) | exports s | PCK@0.2 MetaHuman / Mixamo | bone var | foot slide m |');
+    console.log('|---|---|---|---|---|---|---|---|---|');
+    for (const v of VIDEOS) {
+      const dir = join(tmp, v);
+      const t0 = performance.now();
+      const assets = await extractMotion({ tools, videoFile: join(MEDIA, 'videos', v), outDir: dir, smoothing: true });
+      const t1 = performance.now();
+      const clips = motionClips(assets.track, { jointSet: 'body', smoothing: true });
+      await writeMotion3d(clips, dir);
+      const t2 = performance.now();
+      const n = assets.track.frameCount;
+      const pck = [clips.metahuman, clips.mixamo].map((c) => reprojectionPck(c, assets.track).toFixed(3)).join(' / ');
+      const bone = Math.max(boneLengthVariation(clips.metahuman), boneLengthVariation(clips.mixamo));
+      const slide = Math.max(plantedFootSlide(clips.metahuman), plantedFootSlide(clips.mixamo));
+      console.log(`| ${v} | ${n} | ${(n / ((t1 - t0) / 1000)).toFixed(1)} | ${(n / ((t2 - t1) / 1000)).toFixed(0)} | ${(n / ((t2 - t0) / 1000)).toFixed(1)} | ${((t2 - t1) / 1000).toFixed(2)} | ${pck} | ${bone.toExponential(1)} | ${slide.toFixed(4)} |`);
+    }
+    // A 10 s motion at 30 fps: the first dance's track looped to 300 frames.
+    const base = (await engine.loadMotion(join(tmp, VIDEOS[0]))).track;
+    const frames = Array.from({ length: 300 }, (_, i) => ({ ...base.frames[i % base.frames.length], timeMs: (i * 1000) / 30 }));
+    const long: MotionTrack = { ...base, fps: 30, frameCount: 300, durationMs: 10_000, frames };
+    const dir = join(tmp, 'ten-seconds');
+    await (await import('node:fs/promises')).mkdir(dir, { recursive: true });
+    for (const jointSet of ['body', 'full'] as const) {
+      const t0 = performance.now();
+      await writeMotion3d(motionClips(long, { jointSet, smoothing: true }), dir);
+      console.log(`\n10 s motion (300 frames, ${jointSet}): 3D + four exports in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+    }
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
