@@ -137,6 +137,36 @@ for (const t of await dbTargets()) {
       }
     });
 
+    test('static-bin: a character made from an image gets its splat; the Legacy export answers bin_url, the PLY V1 exports', async () => {
+      // Character analysis and the splat are the real engine's here (the splat is built from the analysis).
+      const real = createEngine({ tools: resolveTools(process.env) });
+      const scripted = { analyzeCharacter: engine.analyzeCharacter, loadCharacter: engine.loadCharacter, extractVsplat: (engine as any).extractVsplat };
+      engine.analyzeCharacter = (input) => real.analyzeCharacter(input);
+      engine.loadCharacter = (dir) => real.loadCharacter(dir);
+      (engine as any).extractVsplat = (input: any) => real.extractVsplat(input);
+      try {
+        const started = await json('/api/extract/static-bin', { method: 'POST', body: await form({ ref_image: { file: IMAGE, name: 'hero.jpg' }, fp: 'fp16', model: 'splat-v1' }) });
+        assert.match(started.character_id, /^char_/, JSON.stringify(started));
+        await until('the character to be ready', async () => {
+          const c = await json(`/api/characters/${started.character_id}`);
+          if (c.status === 'failed') throw new Error(`character failed: ${JSON.stringify(await json(`/v1/characters/${started.character_id}`))}`);
+          return c.status === 'ready';
+        }, 240_000);
+        const exp = await json('/api/extract/static-bin', { method: 'POST', body: await form({ character_id: started.character_id }) });
+        assert.equal(exp.status, 'ready', JSON.stringify(exp));
+        assert.equal(exp.bin_url, exp.vsplat_url);
+        const v1 = await json(`/v1/characters/${started.character_id}/export?download_type=vsplat`);
+        assert.equal(new URL(exp.bin_url).pathname, new URL(v1.vsplat_url).pathname);
+        const bytes = Buffer.from(await (await fetch(exp.bin_url)).arrayBuffer());
+        assert.equal(bytes.subarray(0, 4).toString('latin1'), 'ply\n', 'a PLY file');
+        assert.match(bytes.subarray(0, 400).toString('latin1'), /format binary_little_endian/);
+      } finally {
+        engine.analyzeCharacter = scripted.analyzeCharacter;
+        engine.loadCharacter = scripted.loadCharacter;
+        (engine as any).extractVsplat = scripted.extractVsplat;
+      }
+    });
+
     test('a Legacy cancel racing the worker finishing the render settles exactly once (8 races)', async () => {
       const { character, scene } = await readyCharacterAndScene();
       const acct = { key: svc.apiKey };
