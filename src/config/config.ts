@@ -36,6 +36,8 @@ export interface Config {
     /** Time budget of the decode check of a video at the door (start, middle, end); 0 turns it off. */
     videoDecodeCheckMs: number;
   };
+  /** API-key cache (#14): TTL of a looked-up key; each use still confirms it is not revoked unless `confirmEachUse` is off. */
+  apiKeyCache: { ttlMs: number; confirmEachUse: boolean };
   rateLimits: { createPerSecond: number; createBurst: number; readPerSecond: number; enabled: boolean };
   /** Hosts/CIDRs an operator allows URL inputs to reach although they are not public. */
   urlAllowList: string[];
@@ -174,6 +176,10 @@ export function loadConfig(env: Env, overrides: Partial<Config> = {}): Config {
       videoMaxSide: r.int('MARIONETTE_MAX_VIDEO_SIDE', 4096, 16, 16384),
       urlFetchTimeoutMs: r.int('MARIONETTE_URL_FETCH_TIMEOUT_MS', 30_000, 100, 600_000),
       videoDecodeCheckMs: r.int('MARIONETTE_VIDEO_DECODE_CHECK_MS', 10_000, 0, 600_000),
+    },
+    apiKeyCache: {
+      ttlMs: r.int('MARIONETTE_API_KEY_CACHE_MS', 30_000, 0, 3_600_000),
+      confirmEachUse: r.bool('MARIONETTE_API_KEY_CONFIRM_EACH_USE', true),
     },
     rateLimits: {
       enabled: r.bool('MARIONETTE_RATE_LIMITS', true),

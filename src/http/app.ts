@@ -3,6 +3,7 @@ import multipart from '@fastify/multipart';
 import type { Services } from '../domain/services.js';
 import type { HttpSettings } from './settings.js';
 import { registerAuth } from './plugins/auth.js';
+import { ApiKeyCache } from '../domain/accounts/key-cache.js';
 import { registerErrorHandler, sendError, toAppError } from './plugins/error-handler.js';
 import { genReqId, registerClosingGuard, registerRequestContext } from './plugins/request-context.js';
 import { registerOpenApi } from './openapi.js';
@@ -63,7 +64,8 @@ export async function buildApp(services: Services, settings: HttpSettings, opts:
   // One store: a key's limits hold across both interfaces.
   const rateLimitStore = new MemoryRateLimitStore();
   await app.register(async (v1) => {
-    registerAuth(v1, services.accounts);
+    const { ttlMs, confirmEachUse } = settings.config.apiKeyCache;
+    registerAuth(v1, services.accounts, { cache: new ApiKeyCache({ ttlMs, confirmEachUse }) });
     registerRateLimit(v1, settings, rateLimitStore);
     await charactersRoutes(v1, services, settings);
     await motionsRoutes(v1, services, settings);

@@ -1,5 +1,6 @@
 import type { Db } from '../../infra/db/database.js';
 import type { AccountsTable, ApiKeysTable } from '../../infra/db/schema.js';
+import { compiledOnce } from '../../infra/db/compiled.js';
 
 export async function insertAccount(tx: Db, row: AccountsTable): Promise<void> {
   await tx.insertInto('accounts').values(row).execute();
@@ -23,8 +24,18 @@ export async function insertKey(tx: Db, row: ApiKeysTable): Promise<void> {
   await tx.insertInto('api_keys').values(row).execute();
 }
 
-export async function findKeyByHash(db: Db, hash: string): Promise<ApiKeysTable | undefined> {
-  return db.selectFrom('api_keys').selectAll().where('secret_hash', '=', hash).executeTakeFirst();
+const keyByHash = compiledOnce((db: Db, hash: string) => db.selectFrom('api_keys').select(['id', 'account_id', 'revoked_at']).where('secret_hash', '=', hash));
+
+/** The authentication lookup (hot path: compiled once). */
+export async function findKeyByHash(db: Db, hash: string): Promise<Pick<ApiKeysTable, 'id' | 'account_id' | 'revoked_at'> | undefined> {
+  return (await keyByHash(db, hash))[0];
+}
+
+const revocationState = compiledOnce((db: Db, id: string) => db.selectFrom('api_keys').select('revoked_at').where('id', '=', id));
+
+/** The per-use confirmation of a cached key: undefined when the key no longer exists. */
+export async function keyRevocationState(db: Db, id: string): Promise<{ revoked_at: string | null } | undefined> {
+  return (await revocationState(db, id))[0];
 }
 
 export async function revokeKey(db: Db, id: string, at: string): Promise<number> {

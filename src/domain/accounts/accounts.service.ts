@@ -6,6 +6,7 @@ import { insertBalance } from '../billing/billing.repository.js';
 import { grant } from '../billing/billing.service.js';
 import { creditsToMilli } from '../billing/prices.js';
 import * as repo from './accounts.repository.js';
+import { invalidateApiKey, type ApiKeyCache } from './key-cache.js';
 import { findOwned as findOwnedCharacter } from '../characters/characters.repository.js';
 import { findOwned as findOwnedMotion } from '../motions/motions.repository.js';
 
@@ -68,6 +69,7 @@ export async function revokeKey(db: Db, keyId: string): Promise<{ revoked: boole
   const key = await repo.findKey(db, keyId);
   if (!key) throw new Error(`no key ${keyId}`);
   const n = await repo.revokeKey(db, keyId, nowIso());
+  invalidateApiKey(keyId);
   return { revoked: n > 0 || key.revoked_at !== null };
 }
 
@@ -114,15 +116,29 @@ function usableDefault(kind: string, id: string, accountId: string, status: stri
  * Resolves a bearer token to a principal. Malformed, unknown and revoked keys are all
  * INVALID_CREDENTIAL (a client cannot tell which, by design).
  */
-export async function authenticate(db: Db, token: string): Promise<Principal> {
-  const invalid = () =>
-    new AppError('INVALID_CREDENTIAL', 'The API key is malformed, revoked or unknown.', {
-      headers: { 'WWW-Authenticate': 'Bearer realm="marionette", error="invalid_token"' },
-    });
-  if (!KEY_RE.test(token)) throw invalid();
-  const key = await repo.findKeyByHash(db, hashKey(token));
-  if (!key || key.revoked_at !== null) throw invalid();
-  return { accountId: key.account_id, keyId: key.id };
+export async function authenticate(db: Db, token: string, cache?: ApiKeyCache): Promise<Principal> {
+  if (!KEY_RE.test(token)) throw invalidKey();
+  const hash = hashKey(token);
+  const cached = cache?.get(hash);
+  if (cached) {
+    if (!cache!.confirmEachUse) return { accountId: cached.accountId, keyId: cached.keyId };
+    // Another process may have revoked it: one primary-key read of revoked_at, compiled once.
+    const state = await repo.keyRevocationState(db, cached.keyId);
+    if (state !== undefined && state.revoked_at === null) return { accountId: cached.accountId, keyId: cached.keyId };
+    cache!.invalidate(cached.keyId);
+    throw invalidKey();
+  }
+  const key = await repo.findKeyByHash(db, hash);
+  if (!key || key.revoked_at !== null) throw invalidKey();
+  const principal = { accountId: key.account_id, keyId: key.id };
+  cache?.set(hash, principal);
+  return principal;
+}
+
+function invalidKey(): AppError {
+  return new AppError('INVALID_CREDENTIAL', 'The API key is malformed, revoked or unknown.', {
+    headers: { 'WWW-Authenticate': 'Bearer realm="marionette", error="invalid_token"' },
+  });
 }
 
 export { findAccount, countAccounts } from './accounts.repository.js';

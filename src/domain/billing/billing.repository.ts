@@ -1,6 +1,7 @@
 import { newId } from '../../contracts/ids.js';
 import { nowIso, type Db } from '../../infra/db/database.js';
 import type { LedgerTable } from '../../infra/db/schema.js';
+import { compiledOnce } from '../../infra/db/compiled.js';
 
 /** SQL for balances and the append-only ledger. No rules here: see billing.service.ts. */
 
@@ -48,8 +49,11 @@ export async function insertBalance(tx: Db, accountId: string): Promise<void> {
   await tx.insertInto('balances').values({ account_id: accountId, available_milli: 0, reserved_milli: 0, updated_at: nowIso() }).execute();
 }
 
+const balanceQuery = compiledOnce((db: Db, accountId: string) => db.selectFrom('balances').selectAll().where('account_id', '=', accountId));
+
+/** GET /v1/credits reads this on every call: compiled once per database. */
 export async function getBalance(db: Db, accountId: string) {
-  return db.selectFrom('balances').selectAll().where('account_id', '=', accountId).executeTakeFirst();
+  return (await balanceQuery(db, accountId))[0];
 }
 
 export async function ledgerForAccount(db: Db, accountId: string) {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../contracts/errors.js';
 import type { Principal } from '../../domain/accounts/accounts.service.js';
 import type { AccountsService } from '../../domain/services.js';
+import type { ApiKeyCache } from '../../domain/accounts/key-cache.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -12,31 +13,34 @@ declare module 'fastify' {
 /**
  * Bearer authentication for an encapsulated scope (every /v1 route). No Authorization header:
  * UNAUTHENTICATED. Anything present but unusable (another scheme, an empty or malformed token, an
- * unknown or revoked key): INVALID_CREDENTIAL. Both carry WWW-Authenticate.
+ * unknown or revoked key): INVALID_CREDENTIAL. Both carry WWW-Authenticate. With a cache, a key
+ * seen recently skips the lookup by hash (see domain/accounts/key-cache.ts for revocation).
  */
-export function registerAuth(scope: FastifyInstance, accounts: AccountsService, opts: { allowAnonymous?: (request: FastifyRequest) => boolean } = {}): void {
+export function registerAuth(scope: FastifyInstance, accounts: AccountsService, opts: { allowAnonymous?: (request: FastifyRequest) => boolean; cache?: ApiKeyCache } = {}): void {
   scope.decorateRequest('principal', null);
   scope.addHook('onRequest', async (request) => {
     // A route that may be read without a credential (the Legacy status URL) still checks one that is sent.
     if (request.headers.authorization === undefined && opts.allowAnonymous?.(request)) return;
-    request.principal = await principalOf(request, accounts);
+    request.principal = await principalOf(request, accounts, opts.cache);
   });
 }
 
-async function principalOf(request: FastifyRequest, accounts: AccountsService): Promise<Principal> {
+const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
+
+async function principalOf(request: FastifyRequest, accounts: AccountsService, cache: ApiKeyCache | undefined): Promise<Principal> {
   const header = request.headers.authorization;
   if (header === undefined) {
     throw new AppError('UNAUTHENTICATED', 'Send your API key as "Authorization: Bearer <API_KEY>".', {
       headers: { 'WWW-Authenticate': 'Bearer realm="marionette"' },
     });
   }
-  const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+  const m = BEARER.exec(header);
   if (!m) {
     throw new AppError('INVALID_CREDENTIAL', 'The Authorization header must be "Bearer <API_KEY>".', {
       headers: { 'WWW-Authenticate': 'Bearer realm="marionette", error="invalid_request"' },
     });
   }
-  return accounts.authenticate(m[1]);
+  return accounts.authenticate(m[1], cache);
 }
 
 /** The caller's account, or null on a route read without a credential (see `allowAnonymous`). */

@@ -44,6 +44,25 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/**
+ * Kysely's SQLite driver prepares every query anew; preparing costs more than running a primary-key
+ * lookup. Statements are kept by SQL text (queries are parameterised, so the set of texts is the
+ * set of query shapes) and reused; the map is bounded and simply cleared should it ever fill up.
+ */
+function cacheStatements(database: SQLite.Database, max = 2000): void {
+  const prepare = database.prepare.bind(database);
+  const cache = new Map<string, SQLite.Statement>();
+  database.prepare = ((sqlText: string) => {
+    let stmt = cache.get(sqlText);
+    if (stmt === undefined) {
+      stmt = prepare(sqlText);
+      if (cache.size >= max) cache.clear();
+      cache.set(sqlText, stmt);
+    }
+    return stmt;
+  }) as typeof database.prepare;
+}
+
 function sqliteDialect(file: string): Dialect {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const database = new SQLite(file);
@@ -51,6 +70,7 @@ function sqliteDialect(file: string): Dialect {
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 10000');
   database.pragma('foreign_keys = ON');
+  cacheStatements(database);
   return new ImmediateSqliteDialect({ database });
 }
 

@@ -1,0 +1,32 @@
+import type { CompiledQuery, Compilable } from 'kysely';
+import type { Db } from './database.js';
+
+/**
+ * A query built and compiled once per database, then run with new parameter values: the hot read
+ * paths (authentication, balance, one video) skip Kysely's per-call tree building and SQL
+ * compilation. The builder is called once with sentinel arguments; each compiled parameter that is
+ * a sentinel becomes "argument i" at run time, every other parameter stays a constant.
+ *
+ * Only for queries whose shape does not depend on the argument values (no optional clauses).
+ */
+const SENTINEL = '\u0000marionette-arg-';
+
+export function compiledOnce<A extends readonly (string | number | null)[], R>(
+  build: (db: Db, ...args: { [K in keyof A]: A[K] }) => Compilable<R>,
+): (db: Db, ...args: A) => Promise<R[]> {
+  const cache = new WeakMap<Db, { query: CompiledQuery<R>; slots: (number | null)[] }>();
+  return async (db, ...args) => {
+    let c = cache.get(db);
+    if (!c) {
+      const sentinels = args.map((_, i) => `${SENTINEL}${i}`) as unknown as { [K in keyof A]: A[K] };
+      const query = build(db, ...sentinels).compile();
+      const slots = query.parameters.map((p) => (typeof p === 'string' && p.startsWith(SENTINEL) ? Number(p.slice(SENTINEL.length)) : null));
+      c = { query, slots };
+      cache.set(db, c);
+    }
+    const { query, slots } = c;
+    const parameters = slots.map((s, i) => (s === null ? query.parameters[i] : args[s]));
+    const result = await db.executeQuery<R>({ ...query, parameters });
+    return result.rows;
+  };
+}
