@@ -1,13 +1,16 @@
 /**
- * HTTP read-path load: GET /v1/videos/{id} and GET /v1/credits against a real server process
+ * HTTP read-path load: GET /v1/credits, GET /v1/videos/{id} and GET /v1/videos against a real server process
  * (SQLite, workers off, rate limits off), next to a bare Fastify hello-world measured in the same
- * run on the same machine, each with autocannon from this process.
+ * run on the same machine, each with autocannon from this process. Reports each read's share of the
+ * baseline's requests per second (targets, issue #14: credits >= 50%, the two video reads >= 35%)
+ * and the API process's resident memory (workers off: no model may be loaded).
  *
  *   npm run bench -- http [--seconds 10] [--connections 50] [--db sqlite|postgres]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -23,6 +26,15 @@ interface Row {
   p99: number;
   errors: number;
   non2xx: number;
+}
+
+function serverRssMb(pid: number): number {
+  try {
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+    return Math.round(kb / 1024);
+  } catch {
+    return NaN;
+  }
 }
 
 function startChild(args: string[], env: Record<string, string>): ChildProcess {
@@ -49,6 +61,7 @@ async function load(name: string, url: string, headers: Record<string, string>, 
 
 export async function run(argv: string[]): Promise<void> {
   const { values } = parseArgs({ args: argv, options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, db: { type: 'string', default: 'sqlite' } } });
+  const loadAtStart = loadavg()[0];
   const seconds = Number(values.seconds);
   const connections = Number(values.connections);
   const dataDir = await mkdtemp(join(tmpdir(), 'marionette-bench-http-'));
@@ -87,15 +100,28 @@ export async function run(argv: string[]): Promise<void> {
     rows.push(await load('bare Fastify hello-world', `http://127.0.0.1:${helloPort}/`, {}, seconds, connections));
     rows.push(await load('GET /v1/credits', `${base}/v1/credits`, auth, seconds, connections));
     rows.push(await load('GET /v1/videos/{id}', `${base}/v1/videos/${render.id}`, auth, seconds, connections));
+    rows.push(await load('GET /v1/videos', `${base}/v1/videos`, auth, seconds, connections));
+    // The baseline again at the end: the machine is shared, so its speed is the mean of both runs.
+    const again = await load('bare Fastify hello-world', `http://127.0.0.1:${helloPort}/`, {}, seconds, connections);
+    rows[0] = { ...rows[0], rps: (rows[0].rps + again.rps) / 2, p50: Math.max(rows[0].p50, again.p50), p99: Math.max(rows[0].p99, again.p99) };
+    const rssMb = serverRssMb(children[1].pid!);
+    const targets: Record<string, number> = { 'GET /v1/credits': 0.5, 'GET /v1/videos/{id}': 0.35, 'GET /v1/videos': 0.35 };
 
     const table = [
       `## HTTP read path`,
       '',
       `\`npm run bench -- http --seconds ${seconds} --connections ${connections} --db ${values.db}\` (${machineLine()}; autocannon in the bench process, server in its own process, 2 cores shared).`,
       '',
-      '| endpoint | req/s | p50 ms | p99 ms | errors | non-2xx |',
-      '|---|---:|---:|---:|---:|---:|',
-      ...rows.map((r) => `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} |`),
+      '| endpoint | req/s | share of bare | target | p50 ms | p99 ms | errors | non-2xx |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
+      ...rows.map((r) => {
+        const share = r.rps / rows[0].rps;
+        const target = targets[r.name];
+        const verdict = target === undefined ? '' : `>= ${Math.round(target * 100)}% ${share >= target ? 'met' : '**missed**'}`;
+        return `| ${r.name} | ${Math.round(r.rps)} | ${(share * 100).toFixed(0)}% | ${verdict} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} |`;
+      }),
+      '',
+      `API process (\`MARIONETTE_WORKERS=false\`) resident memory after the load: ${rssMb} MB. 1-min load average ${loadAtStart.toFixed(2)} at start, ${loadavg()[0].toFixed(2)} at the end (${cpus().length} CPUs, shared with other work).`,
     ].join('\n');
     writeSection(`http-${values.db}`, table);
     process.stdout.write(table + '\n');

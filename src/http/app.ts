@@ -3,6 +3,7 @@ import multipart from '@fastify/multipart';
 import type { Services } from '../domain/services.js';
 import type { HttpSettings } from './settings.js';
 import { registerAuth } from './plugins/auth.js';
+import { clientErrorHandler } from './plugins/client-error.js';
 import { ApiKeyCache } from '../domain/accounts/key-cache.js';
 import { registerErrorHandler, sendError, toAppError } from './plugins/error-handler.js';
 import { genReqId, registerClosingGuard, registerRequestContext } from './plugins/request-context.js';
@@ -35,6 +36,8 @@ export async function buildApp(services: Services, settings: HttpSettings, opts:
     return503OnClosing: false,
     // Long enough that an over-long ID reaches its route and gets the family's 404.
     routerOptions: { maxParamLength: 512 },
+    // Errors of the HTTP parser itself (oversized headers/URL, malformed requests): the envelope too.
+    clientErrorHandler,
     // Errors raised before routing (bad percent-encoding, over-long parameters) get the envelope too.
     frameworkErrors: (err, request, reply) => {
       reply.header('X-Request-Id', request.id);

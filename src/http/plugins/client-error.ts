@@ -1,0 +1,32 @@
+import type { Socket } from 'node:net';
+import { STATUS_CODES } from 'node:http';
+import { AppError } from '../../contracts/errors.js';
+import { genReqId } from './request-context.js';
+
+/**
+ * Errors Node's HTTP parser raises before a request exists (headers or URL over the size limit, a
+ * malformed request line, a request timeout) are answered with the error envelope too, under a
+ * generated request ID, and the connection is closed (its framing can no longer be trusted).
+ * Fastify's default answer here is its own `{error, message, statusCode}` body.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  let appError: AppError;
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    appError = new AppError('INVALID_REQUEST', 'The request line and headers exceed the server\'s size limit.', { status: 431, details: { reason: 'headers_too_large' } });
+  } else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    appError = new AppError('INVALID_REQUEST', 'The request was not received in time.', { status: 408, details: { reason: 'request_timeout' } });
+  } else {
+    appError = new AppError('INVALID_REQUEST', 'The request is not valid HTTP.', { details: { reason: 'malformed_http' } });
+  }
+  const requestId = genReqId({ headers: {} });
+  const body = JSON.stringify(appError.toEnvelope(requestId));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status] ?? 'Error'}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
