@@ -9,7 +9,7 @@ import { genReqId } from './request-context.js';
  * generated request ID, and the connection is closed (its framing can no longer be trusted).
  * Fastify's default answer here is its own `{error, message, statusCode}` body.
  */
-export function clientErrorHandler(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
+export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   let appError: AppError;
   if (err.code === 'HPE_HEADER_OVERFLOW') {
