@@ -1,7 +1,7 @@
 import type { Ports } from './ports/index.js';
 import { bindDeps } from './bind.js';
 import { authenticate } from './accounts/accounts.service.js';
-import { balanceOf } from './billing/billing.service.js';
+import { balanceOf, ledgerOf } from './billing/billing.service.js';
 import { createCharacter, deleteCharacter, exportCharacter, getCharacter, listCharacters, listCharactersPage } from './characters/characters.service.js';
 import { createMotion, deleteMotion, exportMotion, getMotion, importMotion, listMotions, listMotionsByOffset, listTemplates } from './motions/motions.service.js';
 import { createDefaultRender, createRenderFromForm, findRenderRow, renderDownloadUrl } from './renders/renders.service.js';
@@ -20,7 +20,7 @@ import { RenderStreamHub } from './events/render-stream.hub.js';
  * from the adapters; routes import their types only. A new feature adds its service here.
  */
 export const accountsService = (db: Ports['db']) => bindDeps(db, { authenticate });
-export const creditsService = (db: Ports['db']) => bindDeps(db, { balanceOf });
+export const creditsService = (db: Ports['db']) => bindDeps(db, { balanceOf, ledgerOf });
 
 export const charactersService = (deps: Pick<Ports, 'config' | 'db' | 'engine' | 'queue' | 'storage'>) =>
   bindDeps(deps, { createCharacter, listCharacters, listCharactersPage, getCharacter, deleteCharacter, exportCharacter });

@@ -59,3 +59,10 @@ export async function getBalance(db: Db, accountId: string) {
 export async function ledgerForAccount(db: Db, accountId: string) {
   return db.selectFrom('ledger').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
 }
+
+/** One page of an account's ledger, newest first; `beforeId` continues after the previous page's last row. */
+export async function ledgerPage(db: Db, accountId: string, beforeId: string | null, limit: number): Promise<LedgerTable[]> {
+  let q = db.selectFrom('ledger').selectAll().where('account_id', '=', accountId);
+  if (beforeId !== null) q = q.where('id', '<', beforeId);
+  return q.orderBy('id', 'desc').limit(limit).execute();
+}

@@ -1,4 +1,6 @@
-import { AppError } from '../../contracts/errors.js';
+import { AppError, invalidRequest } from '../../contracts/errors.js';
+import { isIdOf } from '../../contracts/ids.js';
+import type { LedgerTable } from '../../infra/db/schema.js';
 import type { Db } from '../../infra/db/database.js';
 import * as repo from './billing.repository.js';
 import { milliToCredits } from './prices.js';
@@ -98,4 +100,46 @@ export async function balanceOf(db: Db, accountId: string): Promise<CreditsView>
   const b = await repo.getBalance(db, accountId);
   if (!b) throw new Error(`account ${accountId} has no balance row`);
   return { balance: milliToCredits(b.available_milli), reserved: milliToCredits(b.reserved_milli), updated_at: b.updated_at };
+}
+
+export interface LedgerEntryView {
+  id: string;
+  kind: LedgerTable['kind'];
+  /** The resource the movement belongs to (a render, video, character, motion or grant ID). */
+  resource_id: string;
+  /** Signed change of the spendable balance, in credits. */
+  amount: number;
+  /** Signed change of the reserved credits. */
+  reserved_delta: number;
+  note: string | null;
+  created_at: string;
+}
+
+export interface LedgerPageView {
+  items: LedgerEntryView[];
+  next_cursor: string | null;
+}
+
+/**
+ * The account's ledger, newest first, cursor-paginated like GET /v1/videos (an addition to the
+ * interface, for the console and for reconciling a bill: docs/api-decisions.md).
+ */
+export async function ledgerOf(db: Db, accountId: string, q: { cursor?: string; limit?: number }): Promise<LedgerPageView> {
+  const limit = q.limit ?? 50;
+  let before: string | null = null;
+  if (q.cursor !== undefined) {
+    const decoded = /^[A-Za-z0-9_-]{1,200}$/.test(q.cursor) ? Buffer.from(q.cursor, 'base64url').toString('utf8') : '';
+    if (!isIdOf('ledger', decoded)) throw invalidRequest('The cursor is not valid; pass next_cursor from a previous page unchanged.', { field: 'cursor' });
+    before = decoded;
+  }
+  const rows = await repo.ledgerPage(db, accountId, before, limit + 1);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    items: page.map((r) => ({
+      id: r.id, kind: r.kind, resource_id: r.resource_id, amount: milliToCredits(Number(r.amount_milli)),
+      reserved_delta: milliToCredits(Number(r.reserved_delta_milli)), note: r.note, created_at: r.created_at,
+    })),
+    next_cursor: rows.length > limit && last ? Buffer.from(last.id, 'utf8').toString('base64url') : null,
+  };
 }
