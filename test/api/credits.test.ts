@@ -36,6 +36,47 @@ for (const t of await dbTargets()) {
       assert.deepEqual([anon.status, anon.code], [401, 'UNAUTHENTICATED']);
     });
 
+    test('GET /v1/credits/ledger pages the caller\'s movements newest first, in credits, and only the caller\'s', async () => {
+      const acct = await svc.newAccount(10);
+      // Three movements: the grant, then a reservation and its settlement of a 2.5 s render (3 reserved, 2.5 charged).
+      const motion = await insertMotion(svc, acct.accountId, 2500);
+      const fd = new FormData();
+      fd.append('motion_id', motion);
+      fd.append('image', new Blob([Buffer.from('not read before the worker')], { type: 'image/png' }), 'x.png');
+      const created = await svc.request('/v1/renders', { method: 'POST', key: acct.apiKey, body: fd });
+      const renderId = created.status === 200 ? ((await created.json()) as any).id : null;
+      if (renderId) await svc.wired.deps.db.transaction().execute((tx) => settle(tx, acct.accountId, renderId, 2500));
+      const rows = await ledgerOf(svc, acct.accountId);
+      const seen: any[] = [];
+      let cursor: string | null = null;
+      do {
+        const res = await svc.request(`/v1/credits/ledger?limit=1${cursor ? `&cursor=${cursor}` : ''}`, { key: acct.apiKey });
+        assert.equal(res.status, 200);
+        const page = (await res.json()) as any;
+        assert.ok(page.items.length <= 1);
+        seen.push(...page.items);
+        cursor = page.next_cursor;
+      } while (cursor);
+      assert.equal(seen.length, rows.length, 'every row once');
+      assert.deepEqual(seen.map((e) => e.id), rows.map((r) => r.id).reverse(), 'newest first');
+      for (const e of seen) {
+        const r = rows.find((x) => x.id === e.id)!;
+        assert.equal(e.amount, Number(r.amount_milli) / 1000);
+        assert.equal(e.reserved_delta, Number(r.reserved_delta_milli) / 1000);
+        assert.equal(e.resource_id, r.resource_id);
+        assert.equal(e.kind, r.kind);
+      }
+      assert.equal(seen.at(-1).kind, 'grant');
+      assert.equal(seen.at(-1).amount, 10);
+      // The main account sees none of these.
+      const mine = (await (await svc.request('/v1/credits/ledger?limit=100')).json()) as any;
+      assert.ok(mine.items.every((e: any) => !rows.some((r) => r.id === e.id)));
+      for (const bad of ['limit=0', 'limit=101', 'cursor=%21%21', `cursor=${Buffer.from('render_x').toString('base64url')}`]) {
+        const err = await errorOf(await svc.request(`/v1/credits/ledger?${bad}`));
+        assert.deepEqual([err.status, err.code], [400, 'INVALID_REQUEST'], bad);
+      }
+    });
+
     test('a render reserves ceil(seconds) credits; settlement shows thousandths', async () => {
       const acct = await svc.newAccount(10);
       const motion = await insertMotion(svc, acct.accountId, 2400);

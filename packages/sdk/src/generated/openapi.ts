@@ -266,6 +266,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/credits/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's credit movements, newest first (an addition to the interface) */
+        get: operations["get_v1_credits_ledger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/renders/{render_id}/events": {
         parameters: {
             query?: never;
@@ -1916,6 +1933,60 @@ export interface operations {
                         reserved: number;
                         /** Format: date-time */
                         updated_at: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_v1_credits_ledger: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description led_... (opaque) */
+                            id: string;
+                            /** @description grant: credits added; reserve/settle/release: a render or video holds credits, is charged the final amount, or gives the rest back; charge/refund: flat-price assets. */
+                            kind: "grant" | "charge" | "refund" | "reserve" | "settle" | "release";
+                            /** @description The render, video, character, motion or grant the movement belongs to. */
+                            resource_id: string;
+                            /** @description Signed change of the spendable balance, in credits. */
+                            amount: number;
+                            /** @description Signed change of the reserved credits. */
+                            reserved_delta: number;
+                            note: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        /** @description Pass as cursor for the next page; null on the last page. */
+                        next_cursor: string | null;
                     };
                 };
             };
