@@ -245,7 +245,7 @@ describe(`every OpenAPI route under random input (seed ${SEED})`, () => {
             if (res.status >= 400) {
               assert.match(type, /^application\/json/, `${res.status} without JSON: ${text.slice(0, 200)}`);
               const body = JSON.parse(text);
-              // Parser-level refusals (431 oversized headers/URL) come before routing: always the V1 envelope.
+              // Parser-level refusals (400, reason headers_too_large, for an oversized URL) come before routing: always the V1 envelope.
               if (op.path.startsWith('/api/') && body?.error === undefined) {
                 // The Legacy interface's own envelope (docs/legacy.md): `detail` is a message or {error_code, message, v1_code}.
                 const d = body?.detail;
