@@ -33,7 +33,7 @@ function loadNote(atStart: number): string {
 
 const ROOT = resolve(import.meta.dirname, '..');
 
-async function insertRenders(db: Db, accountId: string, n: number): Promise<string[]> {
+export async function insertRenders(db: Db, accountId: string, n: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i += 500) {
     await db.transaction().execute(async (tx) => {
@@ -53,13 +53,13 @@ async function insertRenders(db: Db, accountId: string, n: number): Promise<stri
   return ids;
 }
 
-interface Stream {
+export interface Stream {
   id: string;
   onEvent: ((type: string, data: any, at: number) => void) | null;
   req: http.ClientRequest;
 }
 
-function openStream(base: string, key: string, renderId: string): Promise<Stream> {
+export function openStream(base: string, key: string, renderId: string): Promise<Stream> {
   return new Promise((resolveStream, reject) => {
     const s: Stream = { id: renderId, onEvent: null, req: null as unknown as http.ClientRequest };
     s.req = http.get(`${base}/v1/renders/${renderId}/events`, { agent: false, headers: { authorization: `Bearer ${key}` } }, (res) => {
@@ -87,7 +87,7 @@ function openStream(base: string, key: string, renderId: string): Promise<Stream
   });
 }
 
-function pct(xs: number[], p: number): number {
+export function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 }
@@ -96,7 +96,7 @@ function pct(xs: number[], p: number): number {
  * Moves each stream's render to processing at a random moment within `spreadMs` (so changes do not
  * phase-lock to the poll); latency = client receipt time - the stored event's occurred_at.
  */
-async function measureLatency(db: Db, pubsub: PubSub, streams: Stream[], changes: number, spreadMs: number): Promise<number[]> {
+export async function measureLatency(db: Db, pubsub: PubSub, streams: Stream[], changes: number, spreadMs: number): Promise<number[]> {
   return Promise.all(
     streams.slice(0, changes).map(async (s) => {
       const got = new Promise<number>((r) => {
@@ -111,11 +111,11 @@ async function measureLatency(db: Db, pubsub: PubSub, streams: Stream[], changes
   );
 }
 
-function rssMb(pid: number): Promise<number> {
+export function rssMb(pid: number): Promise<number> {
   return readFile(`/proc/${pid}/status`, 'utf8').then((t) => Number(/VmRSS:\s+(\d+)/.exec(t)![1]) / 1024);
 }
 
-async function openMany(base: string, key: string, ids: string[]): Promise<Stream[]> {
+export async function openMany(base: string, key: string, ids: string[]): Promise<Stream[]> {
   const out: Stream[] = [];
   for (let i = 0; i < ids.length; i += 200) out.push(...(await Promise.all(ids.slice(i, i + 200).map((id) => openStream(base, key, id)))));
   return out;

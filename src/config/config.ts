@@ -16,12 +16,28 @@ export interface Config {
    * connection's default search path. Lets several installations share one database.
    */
   databaseSchema: string | null;
-  /** `disk` (under dataDir/storage) or `s3` (later). */
-  storage: { driver: 'disk'; root: string };
+  /**
+   * `disk` (under dataDir/storage, URLs served and signed by the API) or `s3` (any S3-compatible
+   * object store; URLs are presigned by the store, nothing but per-job scratch stays on local disk).
+   */
+  storage: { driver: 'disk' | 's3'; root: string; s3: S3Config | null };
+  /**
+   * Redis, when the deployment has one (`MARIONETTE_REDIS_URL`). Each of queue, pub/sub and rate
+   * limits picks its adapter separately; all keys and channels start with `prefix`.
+   */
+  redis: { url: string | null; prefix: string };
+  /** Job queue: `embedded` (claims from the database) or `bullmq` (Redis). */
+  queue: { driver: 'embedded' | 'bullmq'; lockMs: number; stalledIntervalMs: number; relayMs: number };
+  /** Live notifications between processes: `memory` (one process) or `redis` (pub/sub). */
+  pubsub: { driver: 'memory' | 'redis' };
+  /** Where rate-limit buckets live: `memory` (per process) or `redis` (shared by every API process). */
+  rateLimitStore: { driver: 'memory' | 'redis' };
+  /** The `/metrics` endpoint (Prometheus text); off when false. */
+  metrics: boolean;
   /** Secret used to sign output and upload URLs. */
   signingSecret: string;
   /** Whether this process runs workers (`npm start`: yes, unless disabled). */
-  workers: { enabled: boolean; warmUp: boolean; concurrency: number; leaseMs: number; heartbeatMs: number; maxAttempts: number; pollMs: number };
+  workers: { enabled: boolean; warmUp: boolean; concurrency: number; /** `npm run worker`'s health/metrics port (null: none). */ httpPort: number | null; leaseMs: number; heartbeatMs: number; maxAttempts: number; pollMs: number };
   events: { heartbeatMs: number; historyHours: number };
   limits: {
     bodyBytes: number;
@@ -57,6 +73,24 @@ export interface Config {
    * /api have their own limits (spec 8: 10 minutes, 100 MB) instead of the V1 ones.
    */
   legacy: { openStatus: boolean; videoBytes: number; videoMaxMs: number };
+}
+
+export interface S3Config {
+  bucket: string;
+  /** Endpoint URL for non-AWS stores (MinIO, R2, Ceph, s3rver); null for AWS itself. */
+  endpoint: string | null;
+  /** Endpoint put into presigned URLs when clients reach the store by another name than the API does. */
+  publicEndpoint: string | null;
+  region: string;
+  accessKeyId: string | null;
+  secretAccessKey: string | null;
+  forcePathStyle: boolean;
+  /** Prepended to every object key (several installations can share a bucket). */
+  prefix: string;
+  /** Outputs at least this big are sent with multipart upload, in parts of this size. */
+  partBytes: number;
+  /** Creates the bucket at start when missing (development servers). */
+  createBucket: boolean;
 }
 
 export class ConfigError extends Error {
@@ -123,6 +157,30 @@ class Reader {
 
 const MB = 1024 * 1024;
 
+function readS3(r: Reader): S3Config {
+  const bucket = r.str('MARIONETTE_S3_BUCKET', '');
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) r.problems.push(`MARIONETTE_STORAGE=s3 needs MARIONETTE_S3_BUCKET, a valid bucket name (got "${bucket}")`);
+  const endpoint = r.str('MARIONETTE_S3_ENDPOINT', '') || null;
+  const publicEndpoint = r.str('MARIONETTE_S3_PUBLIC_ENDPOINT', '') || null;
+  for (const [name, v] of [['MARIONETTE_S3_ENDPOINT', endpoint], ['MARIONETTE_S3_PUBLIC_ENDPOINT', publicEndpoint]] as const) {
+    if (v !== null && !/^https?:\/\/[^/]+/.test(v)) r.problems.push(`${name} must be an http(s) URL (got "${v}")`);
+  }
+  const prefix = r.str('MARIONETTE_S3_PREFIX', '').replace(/^\/+|\/+$/g, '');
+  return {
+    bucket,
+    endpoint,
+    publicEndpoint,
+    region: r.str('MARIONETTE_S3_REGION', 'us-east-1'),
+    accessKeyId: r.str('MARIONETTE_S3_ACCESS_KEY_ID', '') || null,
+    secretAccessKey: r.str('MARIONETTE_S3_SECRET_ACCESS_KEY', '') || null,
+    forcePathStyle: r.bool('MARIONETTE_S3_FORCE_PATH_STYLE', endpoint !== null),
+    prefix: prefix === '' ? '' : `${prefix}/`,
+    // S3's smallest part is 5 MiB (except the last).
+    partBytes: r.int('MARIONETTE_S3_PART_BYTES', 16 * MB, 5 * MB, 5 * 1024 * MB),
+    createBucket: r.bool('MARIONETTE_S3_CREATE_BUCKET', false),
+  };
+}
+
 export function loadConfig(env: Env, overrides: Partial<Config> = {}): Config {
   const r = new Reader(env);
   const port = r.int('MARIONETTE_PORT', 8080, 0, 65535);
@@ -142,6 +200,21 @@ export function loadConfig(env: Env, overrides: Partial<Config> = {}): Config {
   const signingSecret = r.str('MARIONETTE_SIGNING_SECRET', '');
   if (signingSecret !== '' && signingSecret.length < 16) r.problems.push('MARIONETTE_SIGNING_SECRET must be at least 16 characters');
 
+  const storageDriver = r.oneOf('MARIONETTE_STORAGE', 'disk', ['disk', 's3'] as const);
+  const redisUrl = r.str('MARIONETTE_REDIS_URL', '') || null;
+  if (redisUrl !== null && !/^rediss?:\/\/[^/]/.test(redisUrl)) r.problems.push(`MARIONETTE_REDIS_URL must be a redis:// or rediss:// URL (got "${redisUrl}")`);
+  const redisPrefix = r.str('MARIONETTE_REDIS_PREFIX', 'marionette');
+  if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(redisPrefix)) r.problems.push(`MARIONETTE_REDIS_PREFIX must be 1-64 of A-Z a-z 0-9 _ . : - (got "${redisPrefix}")`);
+  // With a Redis URL, Redis is the default for all three; each can be set back to the embedded one.
+  const withRedis = redisUrl !== null;
+  const queueDriver = r.oneOf('MARIONETTE_QUEUE', withRedis ? 'bullmq' : 'embedded', ['embedded', 'bullmq'] as const);
+  const pubsubDriver = r.oneOf('MARIONETTE_PUBSUB', withRedis ? 'redis' : 'memory', ['memory', 'redis'] as const);
+  const rateDriver = r.oneOf('MARIONETTE_RATE_LIMIT_STORE', withRedis ? 'redis' : 'memory', ['memory', 'redis'] as const);
+  for (const [name, v] of [['MARIONETTE_QUEUE', queueDriver], ['MARIONETTE_PUBSUB', pubsubDriver], ['MARIONETTE_RATE_LIMIT_STORE', rateDriver]] as const) {
+    if ((v === 'bullmq' || v === 'redis') && !withRedis) r.problems.push(`${name}=${v} needs MARIONETTE_REDIS_URL (e.g. redis://127.0.0.1:6379)`);
+  }
+  if (queueDriver === 'bullmq' && pubsubDriver !== 'redis') r.problems.push('MARIONETTE_QUEUE=bullmq needs MARIONETTE_PUBSUB=redis (cancellation reaches workers over it)');
+
   const config: Config = {
     port,
     host,
@@ -149,13 +222,30 @@ export function loadConfig(env: Env, overrides: Partial<Config> = {}): Config {
     dataDir,
     databaseUrl,
     databaseSchema,
-    storage: { driver: r.oneOf('MARIONETTE_STORAGE', 'disk', ['disk'] as const), root: resolve(r.str('MARIONETTE_STORAGE_DIR', resolve(dataDir, 'storage'))) },
+    storage: {
+      driver: storageDriver,
+      root: resolve(r.str('MARIONETTE_STORAGE_DIR', resolve(dataDir, 'storage'))),
+      s3: storageDriver === 's3' ? readS3(r) : null,
+    },
+    redis: { url: redisUrl, prefix: redisPrefix },
+    queue: {
+      driver: queueDriver,
+      // A SIGKILLed worker's lock lapses after lockMs; another worker's stalled check (every
+      // stalledIntervalMs) hands the job on: lockMs + stalledIntervalMs must stay under 10 s.
+      lockMs: r.int('MARIONETTE_QUEUE_LOCK_MS', 6_000, 1_000, 600_000),
+      stalledIntervalMs: r.int('MARIONETTE_QUEUE_STALLED_INTERVAL_MS', 2_000, 500, 600_000),
+      relayMs: r.int('MARIONETTE_QUEUE_RELAY_MS', 2_000, 50, 600_000),
+    },
+    pubsub: { driver: pubsubDriver },
+    rateLimitStore: { driver: rateDriver },
+    metrics: r.bool('MARIONETTE_METRICS', true),
     // Empty means "generate and persist one in the data dir" (done by the entrypoint).
     signingSecret,
     workers: {
       enabled: r.bool('MARIONETTE_WORKERS', true),
       warmUp: r.bool('MARIONETTE_ENGINE_WARMUP', true),
       concurrency: r.int('MARIONETTE_WORKER_CONCURRENCY', 1, 1, 64),
+      httpPort: r.int('MARIONETTE_WORKER_HTTP_PORT', -1, -1, 65535) < 0 ? null : r.int('MARIONETTE_WORKER_HTTP_PORT', -1, -1, 65535),
       leaseMs: r.int('MARIONETTE_JOB_LEASE_MS', 30_000, 1_000, 3_600_000),
       heartbeatMs: r.int('MARIONETTE_JOB_HEARTBEAT_MS', 5_000, 100, 600_000),
       maxAttempts: r.int('MARIONETTE_JOB_MAX_ATTEMPTS', 3, 1, 100),

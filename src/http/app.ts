@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import multipart from '@fastify/multipart';
 import type { Services } from '../domain/services.js';
 import type { HttpSettings } from './settings.js';
+import { healthRoutes } from './routes/health.routes.js';
 import { registerAuth } from './plugins/auth.js';
 import { clientErrorHandler } from './plugins/client-error.js';
 import { ApiKeyCache } from '../domain/accounts/key-cache.js';
@@ -65,7 +66,7 @@ export async function buildApp(services: Services, settings: HttpSettings, opts:
   });
 
   // One store: a key's limits hold across both interfaces.
-  const rateLimitStore = new MemoryRateLimitStore();
+  const rateLimitStore = settings.rateLimitStore ?? new MemoryRateLimitStore();
   await app.register(async (v1) => {
     const { ttlMs, confirmEachUse } = settings.config.apiKeyCache;
     registerAuth(v1, services.accounts, { cache: new ApiKeyCache({ ttlMs, confirmEachUse }) });
@@ -83,5 +84,6 @@ export async function buildApp(services: Services, settings: HttpSettings, opts:
   await app.register(async (legacy) => legacyPlugin(legacy, services, settings, rateLimitStore), { prefix: '/api' });
 
   await filesRoutes(app, services);
+  await healthRoutes(app, settings);
   return app;
 }

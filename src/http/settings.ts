@@ -1,7 +1,15 @@
+import type { RateLimitStore } from '../infra/ratelimit/rate-limiter.js';
+import type { Metrics } from '../infra/metrics/metrics.js';
 import type { Config } from '../config/config.js';
 
 /** The configuration the HTTP layer reads (limits, logging, rate limits, SSE timing) and its upload scratch dir. */
 export interface HttpSettings {
-  config: Pick<Config, 'logLevel' | 'limits' | 'rateLimits' | 'events' | 'workers' | 'legacy' | 'publicUrl' | 'apiKeyCache'>;
+  config: Pick<Config, 'logLevel' | 'limits' | 'rateLimits' | 'events' | 'workers' | 'legacy' | 'publicUrl' | 'apiKeyCache' | 'metrics'>;
   tmpDir: string;
+  /** Shared rate-limit buckets (Redis) when configured; else each API process keeps its own. */
+  rateLimitStore?: RateLimitStore;
+  /** This process's Prometheus registry (`/metrics`). */
+  metrics?: Metrics;
+  /** Readiness checks by dependency name (`/readyz`). */
+  probes?: Record<string, () => Promise<boolean>>;
 }

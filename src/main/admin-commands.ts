@@ -7,6 +7,8 @@ import { cancelRender } from '../domain/renders/render-cancel.service.js';
 import { isAppError } from '../contracts/errors.js';
 import { DiskStorage } from '../infra/storage/disk-storage.js';
 import { UrlSigner } from '../infra/storage/signer.js';
+import { S3Storage } from '../infra/storage/s3-storage.js';
+import { RedisPubSub } from '../infra/pubsub/redis-pubsub.js';
 
 /**
  * Admin commands contributed by features (e.g. `render cancel ID` from the jobs feature). Each takes
@@ -21,7 +23,8 @@ export const adminCommands: Record<string, (db: Db, flags: Record<string, string
   'render cancel': async (db, flags, config) => {
     const id = flags._0;
     if (!id) throw new Error('usage: render cancel RENDER_ID');
-    const pubsub = new InProcessPubSub();
+    // With Redis configured, the cancellation reaches the worker running the render at once.
+    const pubsub = config.pubsub.driver === 'redis' && config.redis.url ? new RedisPubSub(config.redis.url, config.redis.prefix) : new InProcessPubSub();
     const queue = new EmbeddedQueue(db, pubsub, {
       workerId: `admin:${process.pid}:${randomBytes(3).toString('hex')}`,
       leaseMs: config.workers.leaseMs,
@@ -32,7 +35,10 @@ export const adminCommands: Record<string, (db: Db, flags: Record<string, string
     try {
       // Only deletes (outputs a racing worker uploaded) go through this storage: it never signs
       // URLs, so a throwaway secret is enough.
-      const storage = new DiskStorage(config.storage.root, config.publicUrl, new UrlSigner(randomBytes(32).toString('hex')));
+      const storage =
+        config.storage.driver === 's3' && config.storage.s3
+          ? new S3Storage(config.storage.s3)
+          : new DiskStorage(config.storage.root, config.publicUrl, new UrlSigner(randomBytes(32).toString('hex')));
       return await cancelRender({ db, pubsub, queue, storage }, id);
     } catch (e) {
       // The admin CLI prints `error` from the message; keep the public code visible to operators.

@@ -17,6 +17,17 @@ import { createEngine, writeSoundtrack } from '../engine/index.js';
 import { comfyUiGenerator } from '../infra/generators/comfyui.js';
 import { embeddedGenerator } from '../jobs/generators/embedded.js';
 import { resolveTools } from '../engine/media/ffmpeg.js';
+import { RedisPubSub } from '../infra/pubsub/redis-pubsub.js';
+import { BullMqQueue } from '../infra/queue/bullmq-queue.js';
+import { RedisRateLimitStore } from '../infra/ratelimit/redis-rate-limit-store.js';
+import { closeRedis, redisConnection } from '../infra/redis/connection.js';
+import { S3Storage } from '../infra/storage/s3-storage.js';
+import { serviceMetrics, type Metrics } from '../infra/metrics/metrics.js';
+import { queuedCounts } from '../infra/queue/jobs.repository.js';
+import { sql } from 'kysely';
+import type { JobQueue, PubSub, Storage } from '../domain/ports/index.js';
+import type { RateLimitStore } from '../infra/ratelimit/rate-limiter.js';
+import type { Redis } from 'ioredis';
 
 /**
  * The composition root: builds every adapter from the config. Entrypoints (server, worker, admin)
@@ -24,7 +35,14 @@ import { resolveTools } from '../engine/media/ffmpeg.js';
  * what it built; nothing outside src/main (and tests) receives it whole: services, handlers and
  * routes each get the part they declare (see `buildHttpApp` and `startWorkers`).
  */
-export type Adapters = Ports;
+export type Adapters = Ports & {
+  /** Shared rate-limit buckets (Redis) when configured. */
+  rateLimitStore?: RateLimitStore;
+  /** This process's Prometheus registry. */
+  metrics: Metrics;
+  /** Readiness checks (`/readyz`). */
+  probes: Record<string, () => Promise<boolean>>;
+};
 
 export interface Wired {
   deps: Adapters;
@@ -53,17 +71,78 @@ export async function wire(config: Config, opts: { schema?: string } = {}): Prom
   const dbHandle = await openDb({ url: config.databaseUrl, schema });
   await migrate(dbHandle.db, { schema: dbHandle.dialect === 'postgres' ? schema : undefined });
   const signer = new UrlSigner(signingSecret(config));
-  const storage = new DiskStorage(config.storage.root, config.publicUrl, signer);
-  const pubsub = new InProcessPubSub();
+  const closers: (() => Promise<void> | void)[] = [];
+  const probes: Record<string, () => Promise<boolean>> = {
+    database: async () => {
+      await sql`select 1`.execute(dbHandle.db);
+      return true;
+    },
+  };
+
+  let storage: Storage;
+  if (config.storage.driver === 's3' && config.storage.s3) {
+    const s3 = new S3Storage(config.storage.s3);
+    await s3.ensureBucket();
+    storage = s3;
+    probes.storage = () => s3.ping();
+    closers.push(() => s3.close());
+  } else {
+    storage = new DiskStorage(config.storage.root, config.publicUrl, signer);
+  }
+
+  const redisUrl = config.redis.url;
+  const prefix = config.redis.prefix;
+  let pubsub: PubSub;
+  if (config.pubsub.driver === 'redis' && redisUrl) {
+    const bus = new RedisPubSub(redisUrl, prefix);
+    pubsub = bus;
+    probes.redis = () => bus.ping();
+  } else {
+    pubsub = new InProcessPubSub();
+  }
+
+  let rateLimitStore: RateLimitStore | undefined;
+  let rateRedis: Redis | null = null;
+  if (config.rateLimitStore.driver === 'redis' && redisUrl) {
+    rateRedis = redisConnection(redisUrl, { name: `${prefix}:ratelimit`, maxRetriesPerRequest: 0, enableOfflineQueue: false });
+    rateLimitStore = new RedisRateLimitStore(rateRedis, prefix);
+    const conn = rateRedis;
+    closers.push(() => closeRedis(conn));
+  }
+
   const tools = resolveTools({ FFMPEG_PATH: config.tools.ffmpeg, FFPROBE_PATH: config.tools.ffprobe });
   const engine = createEngine({ tools, tmpDir });
-  const queue = new EmbeddedQueue(dbHandle.db, pubsub, {
-    workerId: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
-    leaseMs: config.workers.leaseMs,
-    heartbeatMs: config.workers.heartbeatMs,
-    pollMs: config.workers.pollMs,
-    dialect: dbHandle.dialect,
-  });
+  const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  let queue: JobQueue;
+  const metrics = serviceMetrics();
+  if (config.queue.driver === 'bullmq' && redisUrl) {
+    const bull = new BullMqQueue(dbHandle.db, pubsub, {
+      redisUrl,
+      prefix,
+      workerId,
+      lockMs: config.queue.lockMs,
+      stalledIntervalMs: config.queue.stalledIntervalMs,
+      relayMs: config.queue.relayMs,
+      leaseMs: config.workers.leaseMs,
+      heartbeatMs: config.workers.heartbeatMs,
+    });
+    queue = bull;
+    probes.queue = () => bull.ping();
+    metrics.gauge('marionette_bullmq_jobs', 'Jobs in Redis by BullMQ state.', async () =>
+      Object.entries(await bull.depth()).map(([state, value]) => ({ labels: { state }, value })),
+    );
+  } else {
+    queue = new EmbeddedQueue(dbHandle.db, pubsub, {
+      workerId,
+      leaseMs: config.workers.leaseMs,
+      heartbeatMs: config.workers.heartbeatMs,
+      pollMs: config.workers.pollMs,
+      dialect: dbHandle.dialect,
+    });
+  }
+  metrics.gauge('marionette_queue_depth', 'Jobs in the record (database) that are queued or running, by type and status.', async () =>
+    (await queuedCounts(dbHandle.db)).map((r) => ({ labels: { type: r.type, status: r.status }, value: r.n })),
+  );
   const g = config.generator;
   const generator =
     g.driver === 'comfyui' && g.comfyuiUrl
@@ -72,13 +151,14 @@ export async function wire(config: Config, opts: { schema?: string } = {}): Prom
           soundtrack: (req, durationS, file) => writeSoundtrack({ prompt: req.prompt, tags: req.tags, seed: req.seed, durationS, workDir: req.workDir, signal: req.signal }, file),
         })
       : embeddedGenerator({ engine, storage });
-  const deps: Adapters = { config, db: dbHandle.db, dialect: dbHandle.dialect, storage, signer, pubsub, queue, engine, generator, clock: systemClock, tmpDir };
+  const deps: Adapters = { config, db: dbHandle.db, dialect: dbHandle.dialect, storage, signer, pubsub, queue, engine, generator, clock: systemClock, tmpDir, rateLimitStore, metrics, probes };
   return {
     deps,
     dbHandle,
     async close() {
       await queue.stop();
       await pubsub.close();
+      for (const c of closers) await c();
       await dbHandle.close();
     },
   };
@@ -86,7 +166,7 @@ export async function wire(config: Config, opts: { schema?: string } = {}): Prom
 
 /** The HTTP application: routes receive the services built from the adapters, and the HTTP settings. */
 export function buildHttpApp(deps: Adapters, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
-  return buildApp(buildServices(deps), { config: deps.config, tmpDir: deps.tmpDir }, opts);
+  return buildApp(buildServices(deps), { config: deps.config, tmpDir: deps.tmpDir, rateLimitStore: deps.rateLimitStore, metrics: deps.metrics, probes: deps.probes }, opts);
 }
 
 /**

@@ -1,4 +1,6 @@
 import { loadConfig, ConfigError } from '../config/config.js';
+import Fastify from 'fastify';
+import { healthRoutes } from '../http/routes/health.routes.js';
 import { startWorkers } from './workers.js';
 import { wire } from './wire.js';
 
@@ -7,11 +9,19 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const wired = await wire(config);
   await startWorkers(wired.deps);
-  process.stdout.write(`marionette worker started (database: ${wired.deps.dialect}, concurrency: ${config.workers.concurrency})\n`);
+  // With MARIONETTE_WORKER_HTTP_PORT: /healthz, /readyz and /metrics (job durations, render fps).
+  let ops: ReturnType<typeof Fastify> | null = null;
+  if (config.workers.httpPort !== null) {
+    ops = Fastify({ logger: false });
+    await healthRoutes(ops, { config, metrics: wired.deps.metrics, probes: wired.deps.probes });
+    await ops.listen({ port: config.workers.httpPort, host: config.host });
+  }
+  process.stdout.write(`marionette worker started (database: ${wired.deps.dialect}, queue: ${config.queue.driver}, storage: ${config.storage.driver}, concurrency: ${config.workers.concurrency})\n`);
   let closing = false;
   const shutdown = async () => {
     if (closing) return;
     closing = true;
+    await ops?.close();
     await wired.close();
     process.exit(0);
   };

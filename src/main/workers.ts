@@ -4,10 +4,11 @@ import { motionExtractHandler } from '../jobs/handlers/motion-extract.handler.js
 import { renderRunHandler } from '../jobs/handlers/render-run.handler.js';
 import { videoGenerateHandler } from '../jobs/handlers/video-generate.handler.js';
 import { startMaintenance } from '../jobs/maintenance.js';
-import type { Ports } from '../domain/ports/index.js';
+import type { JobHandler, JobType, Ports } from '../domain/ports/index.js';
+import type { Metrics } from '../infra/metrics/metrics.js';
 
 /** What this module uses; the composition root (src/main/) passes it. */
-type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'generator' | 'pubsub' | 'queue' | 'storage' | 'tmpDir'>;
+type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'generator' | 'pubsub' | 'queue' | 'storage' | 'tmpDir'> & { metrics?: Metrics };
 
 /**
  * Starts the job handlers (`character.process`, `motion.extract`, `render.run`) on the queue.
@@ -23,13 +24,33 @@ export async function startWorkers(deps: Deps): Promise<void> {
   }
   // Unref'd timer: it never keeps a stopping process alive.
   startMaintenance(deps, (msg, e) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg, err: String(e) })}\n`));
-  await deps.queue.start(
-    {
-      'character.process': characterProcessHandler(deps),
-      'motion.extract': motionExtractHandler(deps),
-      'render.run': renderRunHandler(deps),
-      'video.generate': videoGenerateHandler(deps),
-    },
-    { concurrency: deps.config.workers.concurrency },
-  );
+  const handlers: Partial<Record<JobType, JobHandler>> = {
+    'character.process': characterProcessHandler(deps),
+    'motion.extract': motionExtractHandler(deps),
+    'render.run': renderRunHandler(deps),
+    'video.generate': videoGenerateHandler(deps),
+  };
+  await deps.queue.start(deps.metrics ? timed(handlers, deps.metrics) : handlers, { concurrency: deps.config.workers.concurrency });
+}
+
+/** Records each run's duration by type and outcome (`marionette_job_duration_seconds`). */
+function timed(handlers: Partial<Record<JobType, JobHandler>>, metrics: Metrics): Partial<Record<JobType, JobHandler>> {
+  const out: Partial<Record<JobType, JobHandler>> = {};
+  for (const [type, h] of Object.entries(handlers) as [JobType, JobHandler][]) {
+    out[type] = {
+      fail: (job, error) => h.fail(job, error),
+      async run(job) {
+        const t0 = performance.now();
+        let outcome = 'error';
+        try {
+          await h.run(job);
+          outcome = 'ok';
+        } finally {
+          if (job.signal.aborted) outcome = String(job.signal.reason ?? 'aborted');
+          metrics.observe('marionette_job_duration_seconds', { type, outcome }, (performance.now() - t0) / 1000);
+        }
+      },
+    };
+  }
+  return out;
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
@@ -159,4 +159,40 @@ async function checkContent(deps: Deps, upload: UploadsTable, file: string): Pro
   }
   if (isImage) await checkImageFile(deps, file);
   else await checkVideoFile(deps, file);
+}
+
+/**
+ * Checks an upload that went straight to the object store (presigned PUT): the same verdicts as the
+ * API's own upload route (size, sha256 when declared, type by content, media limits), on a copy in
+ * scratch space that is removed afterwards. A missing object leaves the upload pending; a refused
+ * one is deleted and the upload pending again (the client may PUT again while its URL is valid).
+ */
+export async function verifyDirectUpload(deps: Deps, upload: UploadsTable): Promise<void> {
+  const st = await deps.storage.stat(upload.storage_key);
+  if (!st) return;
+  const declared = Number(upload.size_bytes);
+  const local = join(deps.tmpDir, 'uploads', `verify-${ulid()}`);
+  try {
+    if (st.size !== declared) {
+      throw mismatch(upload, `The upload is ${st.size} bytes; ${declared} were declared.`, { reason: 'size', declared_size_bytes: declared, actual_size_bytes: st.size });
+    }
+    await deps.storage.getFile(upload.storage_key, local);
+    const hash = createHash('sha256');
+    await pipeline(createReadStream(local), async function* (src) {
+      for await (const c of src) hash.update(c as Buffer);
+    });
+    const sha256 = hash.digest('hex');
+    if (upload.sha256 && upload.sha256 !== sha256) {
+      throw mismatch(upload, 'The upload does not match the declared sha256.', { reason: 'sha256', declared_sha256: upload.sha256, actual_sha256: sha256 });
+    }
+    await checkContent(deps, upload, local);
+    await whileDraftOpen(deps, upload, async (tx) => {
+      await setUploadStatus(tx, upload.id, 'uploaded', nowIso());
+    });
+  } catch (e) {
+    if (isAppError(e) && (e.code === 'UPLOAD_MISMATCH' || e.code === 'UNSUPPORTED_MEDIA')) await discard(deps, upload);
+    throw e;
+  } finally {
+    await rm(local, { force: true });
+  }
 }

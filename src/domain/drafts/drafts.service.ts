@@ -9,6 +9,7 @@ import { createRender } from '../renders/renders.service.js';
 import { findCharacterForRender, findMotionForRender } from '../renders/renders.repository.js';
 import { parsePrepareBody, type DraftSpec, type FileField } from './draft-spec.js';
 import { consumeDraft, deleteDrafts, deleteExpiredIdempotencyKeys, expiredOpenDrafts, findDraft, insertDraft, insertIdempotencyKey, uploadsOf } from './drafts.repository.js';
+import { verifyDirectUpload } from './draft-uploads.service.js';
 import { IDEMPOTENCY_TTL_MS, parseIdempotencyKey, replayIdempotent, requestHash } from './idempotency.js';
 import type { Ports } from '../ports/index.js';
 
@@ -114,7 +115,7 @@ export async function prepareDraft(deps: Deps, ctx: Pick<RequestCtx, 'accountId'
       expires_at: uploadExpires,
       uploaded_at: null,
     });
-    const signed = await deps.storage.signedPutUrl(key, uploadTtl, d.contentType);
+    const signed = await deps.storage.signedPutUrl(key, uploadTtl, d.contentType, { sizeBytes: d.sizeBytes, sha256: d.sha256 ?? undefined });
     plans.push({ field, method: 'PUT', url: signed.url, headers: signed.headers, expires_at: uploadExpires });
   }
   const draft: DraftsTable = {
@@ -155,7 +156,13 @@ async function readyInputs(deps: Deps, draft: DraftsTable, now: string): Promise
   if (draft.expires_at <= now) {
     throw new AppError('UPLOAD_EXPIRED', 'The draft expired; prepare a new one.', { details: { draft_id: draft.id, expired_at: draft.expires_at } });
   }
-  const uploads = await uploadsOf(deps.db, draft.id);
+  let uploads = await uploadsOf(deps.db, draft.id);
+  // Direct uploads (presigned PUTs to the object store) never passed through the API: their bytes
+  // are checked now, as the API's own upload route checks them on arrival.
+  if (deps.storage.direct && uploads.some((u) => u.status !== 'uploaded' && u.expires_at > now)) {
+    for (const u of uploads) if (u.status !== 'uploaded') await verifyDirectUpload(deps, u);
+    uploads = await uploadsOf(deps.db, draft.id);
+  }
   const byField = new Map(uploads.map((u) => [u.field, u]));
   const missing = uploads.filter((u) => u.status !== 'uploaded');
   const expired = missing.filter((u) => u.expires_at <= now);

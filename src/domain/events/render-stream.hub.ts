@@ -60,11 +60,18 @@ export class RenderStreamHub {
   private pollTimer: NodeJS.Timeout | null = null;
   private polling = false;
   private closed = false;
+  private readonly stopResync: (() => void) | null;
 
   constructor(
     private readonly deps: HubDeps,
     private readonly opts: { heartbeatMs: number; pollMs: number },
-  ) {}
+  ) {
+    // After the bus reconnects, hints sent while it was away are lost: every open stream re-reads
+    // its stored history (from the oldest sequence any of its streams has sent).
+    this.stopResync = deps.pubsub.onResync?.(() => {
+      for (const ch of this.channels.values()) void this.read(ch);
+    }) ?? null;
+  }
 
   /** Number of open streams (for tests and measurements). */
   streamCount(): number {
@@ -105,6 +112,7 @@ export class RenderStreamHub {
   /** Ends every stream (server shutdown: open streams would otherwise hold the server open). */
   async close(): Promise<void> {
     this.closed = true;
+    this.stopResync?.();
     this.stopTimers();
     const all = [...this.channels.values()];
     this.channels.clear();

@@ -9,4 +9,9 @@ export interface PubSub {
   /** Returns an unsubscribe function. */
   subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+  /**
+   * Registers a listener called after the bus reconnected (messages may have been lost while it was
+   * away: consumers re-read stored state). Absent on buses that never disconnect.
+   */
+  onResync?(listener: () => void): () => void;
 }

@@ -14,7 +14,19 @@ export interface PutResult {
   sha256: string;
 }
 
+/** What a presigned PUT must match; stores that can enforce it in the signature do. */
+export interface SignedPutOptions {
+  sizeBytes?: number;
+  /** Hex sha256 of the bytes. */
+  sha256?: string;
+}
+
 export interface Storage {
+  /**
+   * True when clients talk to the store directly (presigned URLs): a draft upload then never passes
+   * through the API and is verified when the draft is used.
+   */
+  readonly direct?: boolean;
   /** Streams `body` into `key`; aborts and removes the partial object past `maxBytes`. */
   putStream(key: string, body: Readable, opts?: { maxBytes?: number }): Promise<PutResult>;
   /** Copies a local file into `key` (the local file is left in place). */
@@ -28,5 +40,5 @@ export interface Storage {
   /** A URL that reads `key` without other credentials until `ttlSeconds` from now. */
   signedGetUrl(key: string, ttlSeconds: number, opts?: { downloadName?: string }): Promise<string>;
   /** A URL that accepts an HTTP PUT of the object's bytes until `ttlSeconds` from now. */
-  signedPutUrl(key: string, ttlSeconds: number, contentType: string): Promise<{ url: string; headers: Record<string, string> }>;
+  signedPutUrl(key: string, ttlSeconds: number, contentType: string, opts?: SignedPutOptions): Promise<{ url: string; headers: Record<string, string> }>;
 }

@@ -46,10 +46,28 @@ export function toAppError(err: unknown, limits: { bodyBytes: number }): AppErro
   if (e instanceof SyntaxError || /multipart|boundary|Unexpected end of form|Malformed part header/i.test(String(e?.message))) {
     return invalidRequest(`Malformed request body: ${e.message}`);
   }
+  if (isDependencyOutage(err)) {
+    return new AppError('SERVICE_BUSY', 'A backing service (database or Redis) is unreachable; retry shortly.', { retryAfterMs: 1000, details: { reason: 'dependency_unavailable' } });
+  }
   if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     return invalidRequest(e.message || 'Invalid request.');
   }
   return internalError();
+}
+
+/**
+ * Connection-level failures of PostgreSQL or Redis (refused, reset, terminated by the server, pool
+ * timeout): the request may succeed on retry, so it is 503 SERVICE_BUSY, not 500.
+ */
+export function isDependencyOutage(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown; name?: unknown } | null;
+  if (!e || typeof e !== 'object') return false;
+  const code = typeof e.code === 'string' ? e.code : '';
+  // PostgreSQL SQLSTATE class 08 (connection exception), 57P01-57P03 (server shutting down / starting).
+  if (/^08/.test(code) || /^57P0[123]$/.test(code)) return true;
+  if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTCONN'].includes(code)) return true;
+  const msg = typeof e.message === 'string' ? e.message : '';
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|MaxRetriesPerRequestError|Reached the max retries per request/i.test(msg) || e.name === 'MaxRetriesPerRequestError';
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, appError: AppError): FastifyReply {

@@ -21,7 +21,14 @@ export function registerRateLimit(scope: FastifyInstance, settings: Pick<HttpSet
     const isRead = request.method === 'GET' || request.method === 'HEAD';
     // Anonymous reads (the Legacy status URL) are limited per client address instead of per key.
     const who = request.principal ? principal(request).keyId : `ip:${request.ip}`;
-    const verdict = await store.take(`${who}:${isRead ? 'read' : 'create'}`, isRead ? read : create);
+    let verdict;
+    try {
+      verdict = await store.take(`${who}:${isRead ? 'read' : 'create'}`, isRead ? read : create);
+    } catch (err) {
+      // The shared store (Redis) is unreachable: serve rather than refuse everyone; say so loudly.
+      request.log.warn({ err }, 'rate-limit store unavailable; request not limited');
+      return;
+    }
     if (verdict.allowed) return;
     const seconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
     throw new AppError('RATE_LIMITED', `Too many ${isRead ? 'reads' : 'creations'} for this API key; retry in ${verdict.retryAfterMs} ms.`, {

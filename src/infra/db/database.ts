@@ -97,6 +97,9 @@ export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
     max: opts.poolSize ?? 10,
     ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
   });
+  // An idle client whose connection drops (server restart, network cut) emits 'error' on the pool;
+  // the pool discards it and the next query opens a fresh connection. Unhandled, it would crash.
+  pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }

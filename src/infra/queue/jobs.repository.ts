@@ -111,3 +111,38 @@ export async function deleteEventsOfRendersCompletedBefore(db: Db, cutoff: strin
     .executeTakeFirst();
   return Number(r.numDeletedRows);
 }
+
+/**
+ * Claims one job by ID for a queue that delivers jobs itself (BullMQ holds the lock that makes the
+ * delivery exclusive): takes the lease and counts an attempt unless the job already ended.
+ */
+export async function claimById(db: Db, id: string, input: { owner: string; now: string; leaseUntil: string }): Promise<JobsTable | undefined> {
+  return db
+    .updateTable('jobs')
+    .set({ status: 'active', attempts: sql<number>`attempts + 1`, lease_owner: input.owner, lease_expires_at: input.leaseUntil, updated_at: input.now })
+    .where('id', '=', id)
+    .where('status', 'in', ['queued', 'active'])
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Jobs a relay must (re)deliver: queued ones, and active ones whose lease lapsed long ago. */
+export async function jobsToRelay(db: Db, input: { types: string[] | null; staleBefore: string; limit: number }): Promise<Pick<JobsTable, 'id' | 'type' | 'run_at' | 'max_attempts'>[]> {
+  let q = db
+    .selectFrom('jobs')
+    .select(['id', 'type', 'run_at', 'max_attempts'])
+    .where((eb) => eb.or([eb('status', '=', 'queued'), eb.and([eb('status', '=', 'active'), eb('lease_expires_at', '<', input.staleBefore)])]));
+  if (input.types) q = q.where('type', 'in', input.types);
+  return q.orderBy('run_at').limit(input.limit).execute();
+}
+
+/** Queued jobs by type (queue depth for metrics). */
+export async function queuedCounts(db: Db): Promise<{ type: string; status: string; n: number }[]> {
+  const rows = await db
+    .selectFrom('jobs')
+    .select(['type', 'status', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('status', 'in', ['queued', 'active'])
+    .groupBy(['type', 'status'])
+    .execute();
+  return rows.map((r) => ({ type: r.type, status: r.status, n: Number(r.n) }));
+}

@@ -74,6 +74,7 @@ async function renderIn(deps: Deps, row: VideosTable, dir: string, signal: Abort
   await mkdir(outDir, { recursive: true });
   const animation = row.kind === 'animation';
   const params = animation && row.params_json ? (JSON.parse(row.params_json) as { watermark?: boolean }) : {};
+  const renderStarted = performance.now();
   const result = await deps.engine.render({
     character,
     motion,
@@ -83,6 +84,7 @@ async function renderIn(deps: Deps, row: VideosTable, dir: string, signal: Abort
     signal,
     onProgress: (stage, p) => progress.report(stage, prepShare + (p * (100 - prepShare)) / 100),
   });
+  (deps as { metrics?: { observe(n: string, l: Record<string, string>, v: number): void } }).metrics?.observe('marionette_render_fps', {}, result.frameCount / Math.max(0.001, (performance.now() - renderStarted) / 1000));
   progress.report('finishing', 99);
   await progress.flush();
 

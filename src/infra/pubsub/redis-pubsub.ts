@@ -1,0 +1,82 @@
+import type { Redis } from 'ioredis';
+import { closeRedis, redisConnection } from '../redis/connection.js';
+import type { PubSub } from '../../domain/ports/pubsub.js';
+
+/**
+ * Pub/sub across processes on Redis. One connection publishes, one subscribes (a subscribed Redis
+ * connection can do nothing else); many local handlers share one Redis subscription per channel.
+ * Channels are namespaced by the configured prefix, so installations sharing a Redis never hear
+ * each other.
+ *
+ * Redis pub/sub delivers at most once: what is published while a subscriber is disconnected is
+ * lost to it. Messages are hints (the database is the record), and after every reconnection the
+ * `onResync` listeners run so that consumers re-read stored state (the event stream hub re-reads
+ * every open stream's history, which is how a stream catches up on what it missed).
+ */
+export class RedisPubSub implements PubSub {
+  private readonly pub: Redis;
+  private readonly sub: Redis;
+  private readonly handlers = new Map<string, Set<(message: string) => void>>();
+  private readonly resyncListeners = new Set<() => void>();
+  private everReady = false;
+
+  constructor(url: string, private readonly prefix: string) {
+    this.pub = redisConnection(url, { name: `${prefix}:pub` });
+    this.sub = redisConnection(url, { name: `${prefix}:sub` });
+    this.sub.on('message', (channel: string, message: string) => {
+      const hs = this.handlers.get(channel);
+      if (hs) for (const h of [...hs]) h(message);
+    });
+    // ioredis re-subscribes by itself after a reconnection; what was missed is re-read by resync.
+    this.sub.on('ready', () => {
+      if (this.everReady) for (const l of [...this.resyncListeners]) l();
+      this.everReady = true;
+    });
+  }
+
+  private name(channel: string): string {
+    return `${this.prefix}:ps:${channel}`;
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    await this.pub.publish(this.name(channel), message);
+  }
+
+  async subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>> {
+    const name = this.name(channel);
+    let hs = this.handlers.get(name);
+    if (!hs) {
+      hs = new Set();
+      this.handlers.set(name, hs);
+      // While Redis is away this waits in the offline queue; the subscription is made on reconnect.
+      this.sub.subscribe(name).catch(() => {});
+    }
+    hs.add(handler);
+    return async () => {
+      const set = this.handlers.get(name);
+      if (!set || !set.delete(handler) || set.size > 0) return;
+      this.handlers.delete(name);
+      await this.sub.unsubscribe(name).catch(() => {});
+    };
+  }
+
+  onResync(listener: () => void): () => void {
+    this.resyncListeners.add(listener);
+    return () => this.resyncListeners.delete(listener);
+  }
+
+  /** Whether both connections are up (readiness). */
+  async ping(): Promise<boolean> {
+    try {
+      return (await this.pub.ping()) === 'PONG' && this.sub.status === 'ready';
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.handlers.clear();
+    this.resyncListeners.clear();
+    await Promise.all([closeRedis(this.pub), closeRedis(this.sub)]);
+  }
+}
