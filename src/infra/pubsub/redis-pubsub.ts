@@ -48,8 +48,10 @@ export class RedisPubSub implements PubSub {
     if (!hs) {
       hs = new Set();
       this.handlers.set(name, hs);
-      // While Redis is away this waits in the offline queue; the subscription is made on reconnect.
-      this.sub.subscribe(name).catch(() => {});
+      // Resolves once the subscription is active when Redis is up; while it is away the command
+      // waits in the offline queue (and ioredis subscribes on reconnect) without holding the caller.
+      const subscribing = this.sub.subscribe(name).catch(() => 0);
+      if (this.sub.status === 'ready') await Promise.race([subscribing, new Promise((r) => setTimeout(r, 2000).unref())]);
     }
     hs.add(handler);
     return async () => {
