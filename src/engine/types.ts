@@ -73,7 +73,7 @@ export interface MotionAssets {
   audioFile: string | null;
 }
 
-export type MaskMethod = 'alpha' | 'segmentation' | 'classical';
+export type MaskMethod = 'alpha' | 'segmentation' | 'classical' | 'drawing';
 
 /** What a Character yields. Serialized as `character.json` next to `texture.png`. */
 export interface CharacterAnalysis {
@@ -84,8 +84,15 @@ export interface CharacterAnalysis {
   maskMethod: MaskMethod;
   /** Body keypoints in the source image's pixel space, BODY_JOINTS order. */
   body: Keypoint[];
-  /** Whether the figure was found by a pose model or by a fallback (for drawings). */
-  poseMethod: 'model' | 'heuristic';
+  /**
+   * How the joints were found: a pose model (photos), the silhouette's skeleton (drawings; see
+   * `jointSources` for the joints it did not give), or silhouette proportions (fallback).
+   */
+  poseMethod: 'model' | 'heuristic' | 'skeleton';
+  /** Upright figure, or a four-legged one (front legs in the arm slots, hind legs in the leg slots). Absent = biped. */
+  figure?: 'biped' | 'quadruped';
+  /** Per COCO-17 joint, which method placed it (drawings only). */
+  jointSources?: Array<'model' | 'heuristic' | 'skeleton'>;
   /** Rectangle of the source image that `texture.png` holds (keypoints stay in source space). */
   crop: { x: number; y: number; width: number; height: number };
   /**

@@ -15,6 +15,7 @@ import { segmentPerson } from '../vision/segmentation.js';
 import { detectStillLandmarks, type StillLandmarks } from '../vision/still-landmarks.js';
 import { findForeground, refineSegmentationWithPose } from './foreground.js';
 import { heuristicPose } from './heuristic-pose.js';
+import { skeletonPose } from './skeleton-pose.js';
 import { dilate, maskArea, maskBounds } from '../vision/mask-ops.js';
 import { writeTexture } from './texture.js';
 
@@ -101,7 +102,20 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
   check();
   let body: Keypoint[];
   let poseMethod: CharacterAnalysis['poseMethod'];
-  if (modelPose) {
+  let figure: CharacterAnalysis['figure'] = 'biped';
+  let jointSources: CharacterAnalysis['jointSources'];
+  const drawn = fg.method === 'drawing' || fg.method === 'classical';
+  const skeleton = drawn && fg.confident ? skeletonPose(fg.mask, w, h) : null;
+  if (skeleton) {
+    // Pose models trained on photos misread drawings (a stick arm, a crayon fill, a four-legged animal):
+    // the skeleton's limbs come first; a limb it did not find is taken from the pose model when the model
+    // accepted the figure, else from the silhouette proportions.
+    const fallback = modelPose ?? heuristicPose(fg.mask, w, h);
+    body = skeleton.body.map((k, i) => (k.score > 0 ? k : fallback ? fallback[i] : k));
+    jointSources = skeleton.body.map((k) => (k.score > 0 ? 'skeleton' : modelPose ? 'model' : 'heuristic'));
+    poseMethod = 'skeleton';
+    figure = skeleton.kind;
+  } else if (modelPose) {
     body = modelPose;
     poseMethod = 'model';
     if (fg.raw) {
@@ -127,8 +141,8 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
     body = guess;
     poseMethod = 'heuristic';
   }
-  const face = still && poseMethod === 'model' ? faceOnHead(still.face, body) : null;
-  const hands = still && poseMethod === 'model' ? handsAtWrists(still.hands, body) : [];
+  const face = still && poseMethod !== 'heuristic' ? faceOnHead(still.face, body) : null;
+  const hands = still && poseMethod !== 'heuristic' ? handsAtWrists(still.hands, body) : [];
   const toSource = (l: Landmarks): Landmarks => ({ score: l.score, points: l.points.map((p) => ({ x: p.x / ws, y: p.y / ws })) });
   body = body.map((k) => ({ x: k.x / ws, y: k.y / ws, score: k.score }));
   check();
@@ -167,6 +181,8 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
     maskMethod: fg.method,
     body,
     poseMethod,
+    figure,
+    ...(jointSources ? { jointSources } : {}),
     crop,
     face: face && toSource(face),
     hands: hands.map((hnd) => ({ side: hnd.side, ...toSource(hnd) })),

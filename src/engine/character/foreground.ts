@@ -8,6 +8,7 @@
 import type { MaskMethod } from '../types.js';
 import { segmentPerson } from '../vision/segmentation.js';
 import { borderStats, classicalMask } from './mask-classical.js';
+import { drawingMask, type PaperModel } from './drawing.js';
 import { close, fillHoles, keepLargestComponents, maskArea, maskBounds, open } from '../vision/mask-ops.js';
 import { bodyScale } from '../vision/body-region.js';
 import type { Keypoint } from '../types.js';
@@ -27,7 +28,12 @@ export interface ForegroundResult {
    */
   raw?: Uint8Array;
   /** Evidence behind the choice, for logs and tests. */
-  evidence: { transparentShare?: number; borderPlainShare?: number; segmentationArea?: number; segmentationConfidence?: number };
+  evidence: {
+    transparentShare?: number; borderPlainShare?: number; segmentationArea?: number; segmentationConfidence?: number;
+    paperShare?: number; inkShare?: number; ruledLines?: number; paperInsideFigure?: number;
+  };
+  /** Drawing path only: the paper model, so the texture can follow the ink at full resolution and drop the paper's shading. */
+  paper?: PaperModel;
 }
 
 /**
@@ -71,9 +77,14 @@ export async function findForeground(rgba: Buffer, w: number, h: number, hasAlph
   }
   const border = borderStats(rgba, w, h);
   const evidence: ForegroundResult['evidence'] = { borderPlainShare: border.plainShare };
-  if (border.plainShare >= PLAIN_BORDER_SHARE) {
-    return { mask: classicalMask(rgba, w, h), method: 'classical', confident: true, evidence };
-  }
+  const drawing = drawingMask(rgba, w, h);
+  const drawingArea = maskArea(drawing.mask);
+  Object.assign(evidence, drawing.evidence, { paperInsideFigure: paperInside(drawing.mask, drawing.model.strength) });
+  const asDrawing = (confident: boolean): ForegroundResult => ({ mask: drawing.mask, method: 'drawing', confident, evidence, paper: drawing.model });
+  if (border.plainShare >= PLAIN_BORDER_SHARE && drawingArea >= minArea) return asDrawing(true);
+  // A sheet of paper photographed with its surroundings (a table, a shadow, the hand holding the
+  // phone) is not plain at the border, but most of the picture is still paper.
+  const onPaper = (evidence.paperShare ?? 0) >= PAPER_SHARE && drawingArea >= minArea;
   // The model works at 256x256, so it is fed 256 px; its mask is enlarged to the working size.
   const prob = await segmentPerson(rgba, w, h, 256);
   if (prob) {
@@ -81,6 +92,10 @@ export async function findForeground(rgba: Buffer, w: number, h: number, hasAlph
     evidence.segmentationArea = seg.area / (w * h);
     evidence.segmentationConfidence = seg.confidence;
     const confident = seg.confidence >= CONFIDENT_SEGMENTATION;
+    // A drawing on paper: the person model may still answer on a drawn person, but its mask is coarse.
+    // A photographed person in front of a light wall leaves little paper inside the figure; a drawing
+    // is mostly paper inside its outline, or a figure the model is unsure of.
+    if (onPaper && (!confident || (evidence.paperInsideFigure ?? 0) >= PAPER_INSIDE_DRAWING)) return asDrawing(true);
     // Only a figure the first pass is sure of is looked at again: zooming into a faint blob on a busy
     // picture would just let the model find a person there.
     if (confident && seg.area >= minArea && (await refocus(rgba, w, h, seg.mask, prob))) {
@@ -89,7 +104,23 @@ export async function findForeground(rgba: Buffer, w: number, h: number, hasAlph
     }
     if (seg.area >= minArea) return { mask: seg.mask, raw: seg.raw, method: 'segmentation', confident, evidence };
   }
+  if (onPaper) return asDrawing(true);
   return { mask: classicalMask(rgba, w, h), method: 'classical', confident: false, evidence };
+}
+
+/** Share of the picture that must read as paper for the drawing path without a plain border. */
+const PAPER_SHARE = 0.6;
+/** Share of a figure's inside that is bare paper above which it is taken for a drawing. */
+const PAPER_INSIDE_DRAWING = 0.18;
+
+function paperInside(mask: Uint8Array, strength: Uint8Array): number {
+  let n = 0, bare = 0;
+  for (let p = 0; p < mask.length; p++) {
+    if (!mask[p]) continue;
+    n++;
+    if (strength[p] < 28) bare++;
+  }
+  return n ? bare / n : 0;
 }
 
 /** A figure whose padded box covers less than this share of the picture is segmented a second time. */

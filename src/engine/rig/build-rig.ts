@@ -82,7 +82,7 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
   const boneW = new Float32Array(nv * MAX_INFLUENCES);
   const band = Math.max(2, 0.12 * torsoLen);
   // Only with a model pose: a heuristic skeleton's hips on a drawing are too rough to judge cloth by.
-  const skirt = analysis.poseMethod === 'model' ? findSkirt(mask, joints) : null;
+  const skirt = analysis.poseMethod !== 'heuristic' && analysis.figure !== 'quadruped' ? findSkirt(mask, joints) : null;
   const inSkirt = new Uint8Array(nv);
   let unreachable = 0;
   for (let v = 0; v < nv; v++) {

@@ -1,0 +1,265 @@
+/**
+ * Joints of a drawn figure from its silhouette's skeleton (medial axis), for drawings that pose models
+ * trained on photos do not read.
+ *
+ *  1. The mask is reduced (max-pooled, so single-line limbs survive) to <= 320 px, thinned to a
+ *     one-pixel skeleton (Zhang-Suen) and given a distance transform (the local half thickness).
+ *  2. The root is the thickest skeleton point in the middle of the figure (belly, body); every skeleton
+ *     pixel gets its path to the root (breadth-first over the skeleton).
+ *  3. Branch ends are the extremities. Spurs (ends whose branch is shorter than the body is thick where
+ *     it joins) are ignored. Upright figure: head = the upper end nearest the root's vertical, feet =
+ *     the lowest end on each side, hands = the remaining end reaching furthest out on each side.
+ *     Four-legged figure (wider than tall, four ends below the body): the head is on the side with more
+ *     mass above the body line; the front legs take the arm slots, the hind legs the leg slots.
+ *  4. Along a limb's path from its end to the root: where the limb enters the body (the thickness
+ *     jumps above 1.6x the limb's own) is the shoulder or hip; the hand or foot is the centre of an
+ *     end blob when there is one (the thickest point of the outer 30%), else the end; the elbow or knee
+ *     is halfway along the path between them, as an artist annotates a drawn limb.
+ *
+ * Returns COCO-17 keypoints in the mask's pixels, or null when no limb structure is found (the caller
+ * then keeps the proportion heuristic).
+ */
+import type { Keypoint } from '../types.js';
+
+export interface SkeletonPose {
+  body: Keypoint[];
+  kind: 'biped' | 'quadruped';
+  /** COCO indices whose joint came from a skeleton branch (others are filled from proportions). */
+  fromSkeleton: number[];
+}
+
+interface Pt { x: number; y: number }
+
+/** Score given to joints read from a skeleton branch: a measurement, but not a pose model's. */
+const SKELETON_SCORE = 0.6;
+
+function thin(img: Uint8Array, w: number, h: number): Uint8Array {
+  const m = img.slice();
+  const del: number[] = [];
+  let changed = true;
+  while (changed) {
+    changed = false;
+    for (let pass = 0; pass < 2; pass++) {
+      del.length = 0;
+      for (let y = 1; y < h - 1; y++) {
+        for (let x = 1; x < w - 1; x++) {
+          const p = y * w + x;
+          if (!m[p]) continue;
+          const p2 = m[p - w], p3 = m[p - w + 1], p4 = m[p + 1], p5 = m[p + w + 1];
+          const p6 = m[p + w], p7 = m[p + w - 1], p8 = m[p - 1], p9 = m[p - w - 1];
+          const b = p2 + p3 + p4 + p5 + p6 + p7 + p8 + p9;
+          if (b < 2 || b > 6) continue;
+          const seq = [p2, p3, p4, p5, p6, p7, p8, p9, p2];
+          let a = 0;
+          for (let k = 0; k < 8; k++) if (!seq[k] && seq[k + 1]) a++;
+          if (a !== 1) continue;
+          if (pass === 0 ? p2 * p4 * p6 !== 0 || p4 * p6 * p8 !== 0 : p2 * p4 * p8 !== 0 || p2 * p6 * p8 !== 0) continue;
+          del.push(p);
+        }
+      }
+      for (const p of del) m[p] = 0;
+      if (del.length) changed = true;
+    }
+  }
+  return m;
+}
+
+/** Chamfer (3-4) distance to the nearest background pixel, in pixels. */
+function distance(mask: Uint8Array, w: number, h: number): Float32Array {
+  const INF = 1e9;
+  const d = new Float32Array(w * h);
+  for (let p = 0; p < w * h; p++) d[p] = mask[p] ? INF : 0;
+  const at = (x: number, y: number): number => (x < 0 || y < 0 || x >= w || y >= h ? 0 : d[y * w + x]);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const p = y * w + x;
+      if (!d[p]) continue;
+      d[p] = Math.min(d[p], at(x - 1, y) + 3, at(x, y - 1) + 3, at(x - 1, y - 1) + 4, at(x + 1, y - 1) + 4);
+    }
+  }
+  for (let y = h - 1; y >= 0; y--) {
+    for (let x = w - 1; x >= 0; x--) {
+      const p = y * w + x;
+      if (!d[p]) continue;
+      d[p] = Math.min(d[p], at(x + 1, y) + 3, at(x, y + 1) + 3, at(x + 1, y + 1) + 4, at(x - 1, y + 1) + 4);
+    }
+  }
+  for (let p = 0; p < w * h; p++) d[p] /= 3;
+  return d;
+}
+
+export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPose | null {
+  // Reduce by max-pooling (a limb one pixel wide stays connected), with a one-pixel empty frame.
+  const f = Math.max(1, Math.ceil(Math.max(W, H) / 320));
+  const w = Math.ceil(W / f) + 2, h = Math.ceil(H / f) + 2;
+  const m = new Uint8Array(w * h);
+  for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) if (mask[y * W + x]) m[(Math.floor(y / f) + 1) * w + Math.floor(x / f) + 1] = 1;
+  const dt = distance(m, w, h);
+  const sk = thin(m, w, h);
+  const toImage = (p: number): Pt => ({ x: ((p % w) - 1 + 0.5) * f - 0.5, y: (Math.floor(p / w) - 1 + 0.5) * f - 0.5 });
+
+  let x0 = w, x1 = 0, y0 = h, y1 = 0;
+  for (let p = 0; p < w * h; p++) {
+    if (!m[p]) continue;
+    const x = p % w, y = (p - x) / w;
+    x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+  }
+  if (x1 <= x0 || y1 <= y0) return null;
+  const bw = x1 - x0 + 1, bh = y1 - y0 + 1;
+
+  // Root: the thickest skeleton point in the figure's middle band.
+  let root = -1;
+  const quadrupedShape = bw > 1.25 * bh;
+  for (let p = 0; p < w * h; p++) {
+    if (!sk[p]) continue;
+    const x = p % w, y = (p - x) / w;
+    const inBand = quadrupedShape ? x > x0 + 0.2 * bw && x < x1 - 0.2 * bw : y > y0 + 0.25 * bh && y < y0 + 0.8 * bh;
+    if (inBand && (root < 0 || dt[p] > dt[root])) root = p;
+  }
+  if (root < 0) return null;
+
+  // Breadth-first over the skeleton from the root: parent of each pixel, and the degree of each.
+  const parent = new Int32Array(w * h).fill(-1);
+  const order: number[] = [root];
+  parent[root] = root;
+  const nbrs = (p: number): number[] => {
+    const out: number[] = [];
+    for (const d of [-w - 1, -w, -w + 1, -1, 1, w - 1, w, w + 1]) if (sk[p + d]) out.push(p + d);
+    return out;
+  };
+  for (let i = 0; i < order.length; i++) {
+    for (const q of nbrs(order[i])) {
+      if (parent[q] < 0) {
+        parent[q] = order[i];
+        order.push(q);
+      }
+    }
+  }
+  const pathToRoot = (p: number): number[] => {
+    const path = [p];
+    while (parent[path[path.length - 1]] !== path[path.length - 1]) path.push(parent[path[path.length - 1]]);
+    return path;
+  };
+  // Ends: skeleton pixels reached from the root with no child, that are not spurs.
+  const hasChild = new Uint8Array(w * h);
+  for (const p of order) if (parent[p] !== p) hasChild[parent[p]] = 1;
+  const ends: Array<{ p: number; x: number; y: number; path: number[] }> = [];
+  for (const p of order) {
+    if (hasChild[p]) continue;
+    const path = pathToRoot(p);
+    // Branch length up to the first pixel with more than one child-bearing neighbour (a junction).
+    let branch = 0;
+    while (branch < path.length - 1 && nbrs(path[branch]).length <= 2) branch++;
+    const thick = dt[path[Math.min(path.length - 1, branch)]];
+    if (branch < Math.max(3, 1.2 * thick) || path.length < 4) continue;
+    ends.push({ p, x: p % w, y: Math.floor(p / w), path });
+  }
+  if (ends.length < 3) return null;
+  const rx = root % w, ry = Math.floor(root / w);
+
+  /** Limb joints from an end's path: [attach (shoulder/hip), middle (elbow/knee), end (hand/foot)]. */
+  const limb = (path: number[]): [Pt, Pt, Pt] => {
+    const n = path.length;
+    const radii = path.slice(Math.floor(n * 0.2), Math.max(Math.floor(n * 0.2) + 1, Math.floor(n * 0.5))).map((p) => dt[p]).sort((a, b) => a - b);
+    const r = radii[radii.length >> 1] ?? 1;
+    let e = n - 1;
+    for (let i = Math.floor(n * 0.3); i < n; i++) {
+      if (dt[path[i]] > 1.6 * r + 1) {
+        e = i;
+        break;
+      }
+    }
+    let tip = 0;
+    for (let i = 0; i < Math.max(1, Math.floor(e * 0.3)); i++) if (dt[path[i]] > dt[path[tip]]) tip = i;
+    if (dt[path[tip]] < 1.3 * r) tip = Math.min(e, Math.round(r * 0.5));
+    const mid = Math.round((tip + e) / 2);
+    return [toImage(path[e]), toImage(path[mid]), toImage(path[tip])];
+  };
+
+  const used = new Set<number>();
+  const below = ends.filter((e) => e.y > ry);
+  let kind: SkeletonPose['kind'] = 'biped';
+  let arms: [Pt, Pt, Pt][] = [];
+  let legs: [Pt, Pt, Pt][] = [];
+  let head: Pt | null = null;
+  if (quadrupedShape && below.length >= 4) {
+    kind = 'quadruped';
+    // Head side: more figure above the root's row on that side.
+    let left = 0, right = 0;
+    for (let y = y0; y < ry; y++) for (let x = x0; x <= x1; x++) if (m[y * w + x]) (x < rx ? left++ : right++);
+    const headRight = right >= left;
+    const feet = below.sort((a, b) => b.y - a.y).slice(0, 4).sort((a, b) => (headRight ? b.x - a.x : a.x - b.x));
+    const front = feet.slice(0, 2), hind = feet.slice(2, 4);
+    // A four-legged figure is seen from the side: of each pair, the leg nearer the viewer is drawn lower;
+    // it takes the "left" slot when the head points right (the figure's left side faces the viewer).
+    const pair = (legsPair: typeof feet): [Pt, Pt, Pt][] => legsPair.map((e) => limb(e.path));
+    arms = pair(front);
+    legs = pair(hind);
+    for (const e of feet) used.add(e.p);
+    let best = -1, bestScore = -Infinity;
+    for (const e of ends) {
+      if (used.has(e.p)) continue;
+      const s = (headRight ? e.x : -e.x) - e.y * 0.5;
+      if (s > bestScore) [best, bestScore] = [e.p, s];
+    }
+    const hEnd = ends.find((e) => e.p === best);
+    head = hEnd ? toImage(hEnd.p) : null;
+    const body = buildBody(head, arms, legs, toImage(root), true);
+    return body ? { body, kind, fromSkeleton: [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16] } : null;
+  }
+
+  // Upright figure. Feet: lowest end on each side of the root, in the lower half.
+  const lowHalf = ends.filter((e) => e.y > y0 + 0.55 * bh);
+  const footR = lowHalf.filter((e) => e.x < rx).sort((a, b) => b.y - a.y)[0];
+  const footL = lowHalf.filter((e) => e.x >= rx).sort((a, b) => b.y - a.y)[0];
+  const fromSkeleton: number[] = [];
+  if (footR && footL) {
+    legs = [limb(footL.path), limb(footR.path)];
+    used.add(footR.p).add(footL.p);
+    fromSkeleton.push(11, 12, 13, 14, 15, 16);
+  }
+  // Head: an upper end near the root's vertical.
+  const upper = ends.filter((e) => !used.has(e.p) && e.y < y0 + 0.4 * bh);
+  const h0 = upper.sort((a, b) => Math.abs(a.x - rx) + 0.5 * (a.y - y0) - (Math.abs(b.x - rx) + 0.5 * (b.y - y0)))[0];
+  if (h0 && Math.abs(h0.x - rx) < 0.25 * bw) {
+    head = toImage(h0.p);
+    used.add(h0.p);
+  }
+  // Hands: the remaining end reaching furthest out on each side, above the feet.
+  const rest = ends.filter((e) => !used.has(e.p) && e.y < y0 + 0.8 * bh);
+  const handR = rest.filter((e) => e.x < rx).sort((a, b) => a.x - b.x)[0];
+  const handL = rest.filter((e) => e.x > rx).sort((a, b) => b.x - a.x)[0];
+  if (handR && handL && Math.min(rx - handR.x, handL.x - rx) > 0.12 * bw) {
+    arms = [limb(handL.path), limb(handR.path)];
+    fromSkeleton.push(5, 6, 7, 8, 9, 10);
+  }
+  if (!fromSkeleton.length) return null;
+  const body = buildBody(head, arms, legs, toImage(root), false);
+  return body ? { body, kind, fromSkeleton } : null;
+}
+
+/**
+ * COCO-17 from the limbs found ([left, right] pairs of [attach, middle, end]); limbs not found are left
+ * with score 0 for the caller to fill. Face points around the head.
+ */
+function buildBody(head: Pt | null, arms: [Pt, Pt, Pt][], legs: [Pt, Pt, Pt][], root: Pt, quadruped: boolean): Keypoint[] | null {
+  const kp: Keypoint[] = Array.from({ length: 17 }, () => ({ x: root.x, y: root.y, score: 0 }));
+  const set = (i: number, p: Pt): void => {
+    kp[i] = { x: p.x, y: p.y, score: SKELETON_SCORE };
+  };
+  if (arms.length === 2) {
+    set(5, arms[0][0]); set(7, arms[0][1]); set(9, arms[0][2]);
+    set(6, arms[1][0]); set(8, arms[1][1]); set(10, arms[1][2]);
+  }
+  if (legs.length === 2) {
+    set(11, legs[0][0]); set(13, legs[0][1]); set(15, legs[0][2]);
+    set(12, legs[1][0]); set(14, legs[1][1]); set(16, legs[1][2]);
+  }
+  if (head) {
+    set(0, head);
+    const s = quadruped ? 6 : 8;
+    set(1, { x: head.x + s, y: head.y - s / 2 }); set(2, { x: head.x - s, y: head.y - s / 2 });
+    set(3, { x: head.x + 2 * s, y: head.y }); set(4, { x: head.x - 2 * s, y: head.y });
+  }
+  return kp;
+}
