@@ -140,27 +140,34 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
     while (parent[path[path.length - 1]] !== path[path.length - 1]) path.push(parent[path[path.length - 1]]);
     return path;
   };
-  // Ends: skeleton pixels reached from the root with no child, that are not spurs.
+  // Ends: skeleton pixels reached from the root with no child, that are not spurs. A branch runs from
+  // its end up to the first pixel whose subtree holds a longer branch (staircase corners of the
+  // thinned line make one-pixel side leaves, which this measures as length 0).
   const hasChild = new Uint8Array(w * h);
-  for (const p of order) if (parent[p] !== p) hasChild[parent[p]] = 1;
-  const ends: Array<{ p: number; x: number; y: number; path: number[] }> = [];
+  const height = new Int32Array(w * h);
+  for (let i = order.length - 1; i > 0; i--) {
+    const p = order[i];
+    hasChild[parent[p]] = 1;
+    height[parent[p]] = Math.max(height[parent[p]], height[p] + 1);
+  }
+  const ends: Array<{ p: number; x: number; y: number; path: number[]; branch: number }> = [];
   for (const p of order) {
     if (hasChild[p]) continue;
     const path = pathToRoot(p);
-    // Branch length up to the first pixel with more than one child-bearing neighbour (a junction).
     let branch = 0;
-    while (branch < path.length - 1 && nbrs(path[branch]).length <= 2) branch++;
-    const thick = dt[path[Math.min(path.length - 1, branch)]];
-    if (branch < Math.max(3, 1.2 * thick) || path.length < 4) continue;
-    ends.push({ p, x: p % w, y: Math.floor(p / w), path });
+    while (branch < path.length - 1 && height[path[branch + 1]] === height[path[branch]] + 1) branch++;
+    const thick = dt[path[Math.min(path.length - 1, branch + 1)]];
+    if (branch < Math.max(3, thick + 2) || path.length < 4) continue;
+    ends.push({ p, x: p % w, y: Math.floor(p / w), path, branch });
   }
   if (ends.length < 3) return null;
   const rx = root % w, ry = Math.floor(root / w);
 
   /** Limb joints from an end's path: [attach (shoulder/hip), middle (elbow/knee), end (hand/foot)]. */
-  const limb = (path: number[]): [Pt, Pt, Pt] => {
-    const n = path.length;
-    const radii = path.slice(Math.floor(n * 0.2), Math.max(Math.floor(n * 0.2) + 1, Math.floor(n * 0.5))).map((p) => dt[p]).sort((a, b) => a - b);
+  const limb = ({ path, branch }: { path: number[]; branch: number }): [Pt, Pt, Pt] => {
+    // The limb's own thickness, measured on its branch (not on the body it joins).
+    const n = Math.max(4, Math.min(path.length, branch + 1));
+    const radii = path.slice(Math.floor(n * 0.2), Math.max(Math.floor(n * 0.2) + 1, Math.floor(n * 0.6))).map((p) => dt[p]).sort((a, b) => a - b);
     const r = radii[radii.length >> 1] ?? 1;
     let e = n - 1;
     for (let i = Math.floor(n * 0.3); i < n; i++) {
@@ -169,6 +176,7 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
         break;
       }
     }
+    // Hand or foot: the centre of a blob at the end (a mitten hand, a shoe), else near the end itself.
     let tip = 0;
     for (let i = 0; i < Math.max(1, Math.floor(e * 0.3)); i++) if (dt[path[i]] > dt[path[tip]]) tip = i;
     if (dt[path[tip]] < 1.3 * r) tip = Math.min(e, Math.round(r * 0.5));
@@ -182,17 +190,23 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
   let arms: [Pt, Pt, Pt][] = [];
   let legs: [Pt, Pt, Pt][] = [];
   let head: Pt | null = null;
-  if (quadrupedShape && below.length >= 4) {
+  if (quadrupedShape && below.length >= 3) {
     kind = 'quadruped';
     // Head side: more figure above the root's row on that side.
     let left = 0, right = 0;
     for (let y = y0; y < ry; y++) for (let x = x0; x <= x1; x++) if (m[y * w + x]) (x < rx ? left++ : right++);
     const headRight = right >= left;
     const feet = below.sort((a, b) => b.y - a.y).slice(0, 4).sort((a, b) => (headRight ? b.x - a.x : a.x - b.x));
-    const front = feet.slice(0, 2), hind = feet.slice(2, 4);
-    // A four-legged figure is seen from the side: of each pair, the leg nearer the viewer is drawn lower;
-    // it takes the "left" slot when the head points right (the figure's left side faces the viewer).
-    const pair = (legsPair: typeof feet): [Pt, Pt, Pt][] => legsPair.map((e) => limb(e.path));
+    // Front legs on the head's side of the body's middle, hind legs on the other; a leg the skeleton
+    // lost (merged into the body) is stood in for by its pair.
+    const mid = (x0 + x1) / 2;
+    const isFront = (e: (typeof feet)[number]): boolean => (headRight ? e.x >= mid : e.x <= mid);
+    let front = feet.filter(isFront).slice(0, 2), hind = feet.filter((e) => !isFront(e)).slice(0, 2);
+    if (!front.length || !hind.length) return null;
+    if (front.length === 1) front = [front[0], front[0]];
+    if (hind.length === 1) hind = [hind[0], hind[0]];
+    // A four-legged figure is seen from the side; which of a pair is "left" does not matter to the viewer.
+    const pair = (legsPair: typeof feet): [Pt, Pt, Pt][] => legsPair.map((e) => limb(e));
     arms = pair(front);
     legs = pair(hind);
     for (const e of feet) used.add(e.p);
@@ -214,7 +228,7 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
   const footL = lowHalf.filter((e) => e.x >= rx).sort((a, b) => b.y - a.y)[0];
   const fromSkeleton: number[] = [];
   if (footR && footL) {
-    legs = [limb(footL.path), limb(footR.path)];
+    legs = [limb(footL), limb(footR)];
     used.add(footR.p).add(footL.p);
     fromSkeleton.push(11, 12, 13, 14, 15, 16);
   }
@@ -230,7 +244,7 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
   const handR = rest.filter((e) => e.x < rx).sort((a, b) => a.x - b.x)[0];
   const handL = rest.filter((e) => e.x > rx).sort((a, b) => b.x - a.x)[0];
   if (handR && handL && Math.min(rx - handR.x, handL.x - rx) > 0.12 * bw) {
-    arms = [limb(handL.path), limb(handR.path)];
+    arms = [limb(handL), limb(handR)];
     fromSkeleton.push(5, 6, 7, 8, 9, 10);
   }
   if (!fromSkeleton.length) return null;
