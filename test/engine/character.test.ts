@@ -53,7 +53,7 @@ describe('analyzeCharacterImage', () => {
     const { analysis, textureFile, thumbnailFile } = await analyzeCharacterImage({
       tools, imageFile: mediaPath('images/animateddrawings--char1-texture.png'), outDir: dir, thumbnail: true,
     });
-    assert.equal(analysis.maskMethod, 'classical');
+    assert.equal(analysis.maskMethod, 'drawing');
     assert.deepEqual([analysis.width, analysis.height], [508, 602]);
     assert.equal(textureFile, 'texture.png');
     const { data: gtRaw } = await sharp(mediaPath('images/animateddrawings--char1-mask.png')).greyscale().raw().toBuffer({ resolveWithObject: true });
