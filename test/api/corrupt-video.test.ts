@@ -139,6 +139,16 @@ describe('decode check of a video (engine)', { skip: !hasSharedMedia() && NO_MED
     }
   });
 
+  it('passes low frame rates, whose last half second may hold no frame (2 fps and 1 fps clips)', async () => {
+    for (const rate of [2, 1]) {
+      const f = join(work, `low-${rate}fps.mp4`);
+      ffmpeg(['-f', 'lavfi', '-i', `testsrc2=size=320x240:rate=${rate}`, '-t', '5.3', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', f]);
+      const info = await probeVideo(tools, f);
+      const r = await checkVideoFrames(tools, f, info.durationMs, { timeoutMs: 30_000 });
+      assert.equal(r.failure, null, `${rate} fps: ${r.failure}`);
+    }
+  });
+
   it('a check cut by its time budget says so instead of guessing', async () => {
     const info = await probeVideo(tools, clip.good);
     const r = await checkVideoFrames(tools, clip.good, info.durationMs, { timeoutMs: 1 });

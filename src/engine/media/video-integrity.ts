@@ -93,13 +93,15 @@ export async function checkVideoFrames(
   // The windows decode side by side (one short ffmpeg each); the verdict reads them in order.
   const results = await Promise.all(starts.map((start) => decodeWindow(tools, file, start, windowS, deadline)));
   let frames = 0;
-  for (const [i, r] of results.entries()) {
+  for (const r of results) {
     frames += r.frames;
     const err = firstErrorLine(r.stderr);
     if (err !== null && !r.timedOut) return { failure: err, frames, timedOut: false };
     if (r.timedOut) return { failure: null, frames, timedOut: true };
     if (r.code !== 0) return { failure: `the decoder exited with ${r.code}`, frames, timedOut: false };
-    if (r.frames === 0) return { failure: `no frame could be decoded at ${starts[i].toFixed(1)} s`, frames, timedOut: false };
   }
+  // A window may hold no frame at all in a valid clip (2 fps, or a still stretch of a variable-rate
+  // screen recording), so only a clip in which no window decoded anything is refused for that.
+  if (frames === 0) return { failure: `no frame could be decoded at ${starts.map((s) => s.toFixed(1)).join(', ')} s`, frames, timedOut: false };
   return { failure: null, frames, timedOut: false };
 }
