@@ -39,6 +39,17 @@ export interface Config {
   /** Whether this process runs workers (`npm start`: yes, unless disabled). */
   workers: { enabled: boolean; warmUp: boolean; concurrency: number; /** `npm run worker`'s health/metrics port (null: none). */ httpPort: number | null; leaseMs: number; heartbeatMs: number; maxAttempts: number; pollMs: number };
   events: { heartbeatMs: number; historyHours: number };
+  /**
+   * Idempotency-Key handling (docs/retrying.md): how long a request waits for a concurrent one with
+   * its key before answering 409 in_progress, and how long a pending key stays locked when the
+   * process handling it died.
+   */
+  idempotency: { waitMs: number; lockMs: number };
+  /**
+   * Bounds on every request whatever its body does: `requestTimeoutMs` for the whole request (body
+   * included), `idleTimeoutMs` for a connection on which no byte moves.
+   */
+  http: { requestTimeoutMs: number; idleTimeoutMs: number };
   limits: {
     bodyBytes: number;
     imageBytes: number;
@@ -246,14 +257,23 @@ export function loadConfig(env: Env, overrides: Partial<Config> = {}): Config {
       warmUp: r.bool('MARIONETTE_ENGINE_WARMUP', true),
       concurrency: r.int('MARIONETTE_WORKER_CONCURRENCY', 1, 1, 64),
       httpPort: r.int('MARIONETTE_WORKER_HTTP_PORT', -1, -1, 65535) < 0 ? null : r.int('MARIONETTE_WORKER_HTTP_PORT', -1, -1, 65535),
-      leaseMs: r.int('MARIONETTE_JOB_LEASE_MS', 30_000, 1_000, 3_600_000),
-      heartbeatMs: r.int('MARIONETTE_JOB_HEARTBEAT_MS', 5_000, 100, 600_000),
+      // A dead worker's job is claimed again within lease + poll (docs/retrying.md "Worker death").
+      leaseMs: r.int('MARIONETTE_JOB_LEASE_MS', 6_000, 1_000, 3_600_000),
+      heartbeatMs: r.int('MARIONETTE_JOB_HEARTBEAT_MS', 1_500, 100, 600_000),
       maxAttempts: r.int('MARIONETTE_JOB_MAX_ATTEMPTS', 3, 1, 100),
       pollMs: r.int('MARIONETTE_JOB_POLL_MS', 500, 10, 60_000),
     },
     events: {
       heartbeatMs: r.int('MARIONETTE_EVENT_HEARTBEAT_MS', 12_000, 10, 60_000),
       historyHours: r.int('MARIONETTE_EVENT_HISTORY_HOURS', 24, 1, 24 * 365),
+    },
+    idempotency: {
+      waitMs: r.int('MARIONETTE_IDEMPOTENCY_WAIT_MS', 15_000, 0, 600_000),
+      lockMs: r.int('MARIONETTE_IDEMPOTENCY_LOCK_MS', 120_000, 1_000, 3_600_000),
+    },
+    http: {
+      requestTimeoutMs: r.int('MARIONETTE_REQUEST_TIMEOUT_MS', 600_000, 1_000, 24 * 3_600_000),
+      idleTimeoutMs: r.int('MARIONETTE_IDLE_TIMEOUT_MS', 30_000, 500, 3_600_000),
     },
     limits: {
       bodyBytes: r.int('MARIONETTE_MAX_JSON_BYTES', 1 * MB, 1024, 100 * MB),
@@ -299,6 +319,7 @@ export function loadConfig(env: Env, overrides: Partial<Config> = {}): Config {
       videoMaxMs: r.int('MARIONETTE_LEGACY_MAX_VIDEO_MS', 600_000, 1, 36_000_000),
     },
   };
+  if (config.workers.heartbeatMs * 2 > config.workers.leaseMs) r.problems.push('MARIONETTE_JOB_HEARTBEAT_MS must be at most half of MARIONETTE_JOB_LEASE_MS (a live worker must renew its lease at least twice per lease)');
   if (config.generator.driver === 'comfyui' && !config.generator.comfyuiUrl) r.problems.push('MARIONETTE_GENERATOR=comfyui needs MARIONETTE_COMFYUI_URL (e.g. http://127.0.0.1:8188)');
   // MARIONETTE_TEST_* belong to the test suite (e.g. MARIONETTE_TEST_PG_URL), not to the service.
   for (const name of r.unknownNames()) r.problems.push(`${name} is not a setting (see README "Configuration"; settings are MARIONETTE_ + a known name)`);

@@ -33,6 +33,7 @@ export const ERROR_CATALOGUE = {
   UPLOAD_EXPIRED: { status: 409, retryable: false, action: 'create_new_draft', meaning: 'The upload URL or the draft expired before use.' },
   EXTRACTION_UNAVAILABLE: { status: 409, retryable: false, action: 'wait_until_ready', meaning: 'The requested 3D extraction was not requested for this asset or is not ready.' },
   MOTION_NOT_READY: { status: 409, retryable: false, action: 'wait_until_ready', meaning: 'The Motion is still being processed.' },
+  UNSUPPORTED_CONTENT_ENCODING: { status: 415, retryable: false, action: 'correct_request', meaning: 'The body has a Content-Encoding the service does not decode; send it uncompressed.' },
   UNSUPPORTED_MEDIA: { status: 422, retryable: false, action: 'fix_input', meaning: 'The file is not an accepted image or video, or breaks a media limit.' },
   INVALID_CHARACTER: { status: 422, retryable: false, action: 'fix_input', meaning: 'The Character cannot be used: no riggable figure, failed, or (409) not ready.' },
   INVALID_MOTION: { status: 422, retryable: false, action: 'fix_input', meaning: 'The Motion cannot be used: no performer found, or it failed.' },

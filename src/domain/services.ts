@@ -13,6 +13,7 @@ import { getVideo, listVideos } from './videos/videos.service.js';
 import { presentVideo, signedOutputUrls } from './videos/videos.presenter.js';
 import { openRenderStream } from './events/render-stream.service.js';
 import { RenderStreamHub } from './events/render-stream.hub.js';
+import { runIdempotent, type IdempotentRequest } from './idempotency/idempotency.service.js';
 
 /**
  * The services the HTTP layer receives: each is a set of domain functions bound to exactly the
@@ -48,7 +49,13 @@ export const streamsService = (deps: Pick<Ports, 'config' | 'db' | 'pubsub' | 's
   hub: (opts: { heartbeatMs: number; pollMs: number }) => new RenderStreamHub(deps, opts),
 });
 
+/** Idempotency-Key on every create (docs/retrying.md): the rules live in the database. */
+export const idempotencyService = (deps: Pick<Ports, 'config' | 'db'>) => ({
+  run: <T>(req: IdempotentRequest<T>) => runIdempotent(deps.db, req, deps.config.idempotency),
+});
+
 export type AccountsService = ReturnType<typeof accountsService>;
+export type IdempotencyService = ReturnType<typeof idempotencyService>;
 export type CreditsService = ReturnType<typeof creditsService>;
 export type CharactersService = ReturnType<typeof charactersService>;
 export type MotionsService = ReturnType<typeof motionsService>;
@@ -69,6 +76,7 @@ export interface Services {
   videos: VideosService;
   files: FilesService;
   streams: StreamsService;
+  idempotency: IdempotencyService;
   /** The same services built with the Legacy upload limits, for the deprecated /api (docs/legacy.md). */
   legacy: ServiceSet;
 }

@@ -6,6 +6,7 @@ import { healthRoutes } from './routes/health.routes.js';
 import { registerAuth } from './plugins/auth.js';
 import { clientErrorHandler } from './plugins/client-error.js';
 import { ApiKeyCache } from '../domain/accounts/key-cache.js';
+import { AppError } from '../contracts/errors.js';
 import { registerErrorHandler, sendError, toAppError } from './plugins/error-handler.js';
 import { genReqId, registerClosingGuard, registerRequestContext } from './plugins/request-context.js';
 import { registerOpenApi } from './openapi.js';
@@ -31,8 +32,13 @@ export async function buildApp(services: Services, settings: HttpSettings, opts:
     logger: opts.logger === false || settings.config.logLevel === 'silent' ? false : { level: settings.config.logLevel },
     genReqId,
     bodyLimit: settings.config.limits.bodyBytes,
-    // Long uploads on slow links must not be cut by a request timeout; idle sockets still are.
-    requestTimeout: 0,
+    // Every request ends within a bounded time whatever its body does (docs/api-decisions.md "Request
+    // bodies"): its body must have arrived within requestTimeoutMs (else 408 and the connection is
+    // closed); a connection on which nothing moves for idleTimeoutMs is closed.
+    // (Node's own requestTimeout stops counting once the handler runs, so a body trickled into a
+    // handler is bounded by the body deadline hook below; Node's covers slow headers.)
+    requestTimeout: settings.config.http.requestTimeoutMs,
+    connectionTimeout: settings.config.http.idleTimeoutMs,
     // Fastify's own 503 while closing is not our envelope; the closing hook below answers instead.
     return503OnClosing: false,
     // Long enough that an over-long ID reaches its route and gets the family's 404.
@@ -51,6 +57,47 @@ export async function buildApp(services: Services, settings: HttpSettings, opts:
   registerRequestContext(app);
   registerClosingGuard(app);
   registerErrorHandler(app, settings.config.limits);
+  // A body still arriving when the request deadline passes (trickled, or stalled just under the idle
+  // timeout again and again) gets a 408 and its connection is closed; the multipart reader sees the
+  // close and removes its temp files.
+  const deadlineMs = settings.config.http.requestTimeoutMs;
+  app.addHook('onRequest', async (request, reply) => {
+    const raw = request.raw;
+    if (raw.readableEnded || (request.headers['content-length'] === undefined && request.headers['transfer-encoding'] === undefined)) return;
+    const timer = setTimeout(() => {
+      if (raw.complete || raw.destroyed) return;
+      if (!reply.sent) {
+        sendError(request, reply, new AppError('INVALID_REQUEST', `The request body did not arrive within ${deadlineMs} ms.`, {
+          status: 408,
+          details: { reason: 'request_timeout', timeout_ms: deadlineMs },
+          headers: { Connection: 'close' },
+        }));
+      }
+      // The answer is flushed first when the socket can take it; the connection goes either way.
+      // The request stream is destroyed explicitly: once a response has finished, Node detaches the
+      // request and would never emit its 'close', so a reader waiting on its body would wait forever.
+      setTimeout(() => {
+        raw.destroy();
+        raw.socket?.destroy();
+      }, 200).unref();
+    }, deadlineMs);
+    timer.unref();
+    const clear = () => clearTimeout(timer);
+    raw.once('end', clear);
+    raw.once('close', clear);
+  });
+  // The service decodes no Content-Encoding: a compressed body read as-is would be garbage (a gzip
+  // multipart form used to become a default render). Refused before any byte of it is read.
+  app.addHook('onRequest', async (request) => {
+    const enc = request.headers['content-encoding'];
+    if (enc === undefined) return;
+    const codings = String(enc).split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '' && c !== 'identity');
+    if (codings.length === 0) return;
+    throw new AppError('UNSUPPORTED_CONTENT_ENCODING', `Content-Encoding ${String(enc)} is not accepted; send the body uncompressed.`, {
+      details: { content_encoding: String(enc), accepted: ['identity'] },
+      headers: { Connection: 'close', 'Accept-Encoding': 'identity' },
+    });
+  });
   registerOpenApi(app);
 
   await app.register(multipart, {

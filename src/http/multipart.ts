@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import { AppError, invalidRequest, isAppError } from '../contracts/errors.js';
 import { ulid } from '../contracts/ids.js';
+import { fingerprintOf, sha256Hex, type Fingerprint, type FingerprintPart } from '../domain/idempotency/fingerprint.js';
 
 /**
  * Streams a multipart form to a private temp directory. Files never sit in memory; each file field
@@ -32,6 +34,11 @@ export interface ReceivedForm {
   /** Values of repeatable fields, in the order sent (absent when never sent). */
   lists: Record<string, string[]>;
   files: Record<string, ReceivedFile>;
+  /**
+   * Digests of the form for Idempotency-Key (src/http/idempotency.ts): each text field's SHA-256 and
+   * each file part's SHA-256 (taken while it streamed to disk), in the order sent.
+   */
+  fingerprint: Fingerprint;
   dir: string;
   cleanup(): Promise<void>;
 }
@@ -41,6 +48,16 @@ class FieldTooLarge extends Error {
     super(`${field} exceeds ${limit} bytes`);
   }
 }
+
+/** The body ended (every byte arrived) but the form never did: no closing delimiter. */
+class FormUnfinished extends Error {
+  constructor() {
+    super('the multipart body ended before its closing delimiter');
+  }
+}
+
+/** How long a finished body may leave the form parser without progress before it is called unfinished. */
+const UNFINISHED_FORM_GRACE_MS = 250;
 
 class ClientGone extends Error {
   constructor() {
@@ -73,6 +90,7 @@ export async function readMultipart(request: FastifyRequest, spec: FormSpec, tmp
   const fields: Record<string, string> = {};
   const lists: Record<string, string[]> = {};
   const files: Record<string, ReceivedFile> = {};
+  const parts: FingerprintPart[] = [];
   // A client that goes away mid-file must not leave a pipeline waiting for bytes that never come:
   // the abort tears the current file stream down, so the catch below always runs and cleans up.
   const gone = new AbortController();
@@ -81,14 +99,40 @@ export async function readMultipart(request: FastifyRequest, spec: FormSpec, tmp
   };
   request.raw.once('close', onClose);
   if (request.raw.destroyed) onClose();
+  // A body that ends without the closing delimiter leaves the parser waiting for a part that will
+  // never end. Once every byte has arrived, the form has a short grace to finish (the last chunks
+  // are still being written to disk); without progress it is a malformed request (400).
+  let moved = 0;
+  let watchdog: NodeJS.Timeout | null = null;
+  const onEnd = () => {
+    let seen = -1;
+    watchdog = setInterval(() => {
+      if (moved !== seen) {
+        seen = moved;
+        return;
+      }
+      gone.abort(new FormUnfinished());
+    }, UNFINISHED_FORM_GRACE_MS);
+    watchdog.unref();
+  };
+  // The first bytes tell a well-formed empty form (`--boundary--`) from a body with no part at all.
+  let head = '';
+  const onData = (chunk: Buffer) => {
+    if (head.length < 512) head += chunk.subarray(0, 512 - head.length).toString('latin1');
+  };
+  request.raw.on('data', onData);
+  if (request.raw.readableEnded) onEnd();
+  else request.raw.once('end', onEnd);
   try {
-    for await (const part of request.parts()) {
-      if (gone.signal.aborted) throw new ClientGone();
+    for await (const part of abortable(request.parts(), gone.signal)) {
+      if (gone.signal.aborted) throw gone.signal.reason;
+      moved++;
       const name = part.fieldname;
       // Own properties only: a field named `constructor` or `toString` is just an unknown field.
       if (part.type !== 'file' && spec.repeatable?.includes(name)) {
         if (part.valueTruncated) throw invalidRequest(`The field ${name} is too long.`, { field: name });
         (lists[name] ??= []).push(String(part.value));
+        parts.push([name, sha256Hex(String(part.value))]);
         continue;
       }
       if (Object.hasOwn(fields, name) || Object.hasOwn(files, name)) throw invalidRequest(`The field ${name} was sent more than once.`, { field: name });
@@ -100,27 +144,47 @@ export async function readMultipart(request: FastifyRequest, spec: FormSpec, tmp
         }
         const path = join(dir, `${name}.bin`);
         let size = 0;
+        const hash = createHash('sha256');
         const meter = new Transform({
           transform(chunk: Buffer, _e, cb) {
             size += chunk.length;
+            moved += chunk.length;
             if (size > limit) return cb(new FieldTooLarge(name, limit));
+            hash.update(chunk);
             cb(null, chunk);
           },
         });
         await pipeline(part.file, meter, createWriteStream(path), { signal: gone.signal });
         if (part.file.truncated) throw new FieldTooLarge(name, limit);
         files[name] = { path, size, filename: part.filename, mimetype: part.mimetype };
+        parts.push([name, hash.digest('hex')]);
       } else {
         if (!spec.fields.includes(name)) {
           throw invalidRequest(Object.hasOwn(spec.files, name) ? `The field ${name} must be a file.` : `Unknown field ${name}.`, { field: name });
         }
         if (part.valueTruncated) throw invalidRequest(`The field ${name} is too long.`, { field: name });
         fields[name] = String(part.value);
+        parts.push([name, sha256Hex(fields[name])]);
       }
     }
-    if (gone.signal.aborted) throw new ClientGone();
+    if (gone.signal.aborted) throw gone.signal.reason;
+    const boundary = /boundary="?([^";]+)"?/i.exec(String(request.headers['content-type'] ?? ''))?.[1];
+    const emptyForm = boundary !== undefined && head.trim() === `--${boundary}--`;
+    if (parts.length === 0 && !emptyForm) {
+      // "No inputs" is only ever a request without a body: a form with no well-formed part (no
+      // boundary, wrong boundary, a mangled or compressed body) is refused, never the defaults.
+      throw invalidRequest('The multipart body contains no well-formed part: check the boundary named in Content-Type and that the body is not compressed.', {
+        reason: 'no_parts',
+      });
+    }
   } catch (e) {
     await cleanup();
+    if (gone.signal.reason instanceof FormUnfinished) {
+      throw new AppError('INVALID_REQUEST', 'The multipart body ended before its closing delimiter; the form is incomplete.', {
+        details: { reason: 'unterminated_form' },
+        headers: { Connection: 'close' },
+      });
+    }
     if (e instanceof FieldTooLarge) throw tooLarge(`The file ${e.field} exceeds the ${e.limit} byte limit.`, { field: e.field, limit_bytes: e.limit });
     if (gone.signal.aborted) throw invalidRequest('The client disconnected during the upload.', { reason: 'client_disconnected' });
     // Any other refusal (unknown or misplaced field...) may come while a large file is still on its
@@ -129,8 +193,31 @@ export async function readMultipart(request: FastifyRequest, spec: FormSpec, tmp
     throw e;
   } finally {
     request.raw.off('close', onClose);
+    request.raw.off('end', onEnd);
+    request.raw.off('data', onData);
+    if (watchdog) clearInterval(watchdog);
   }
-  return { fields, lists, files, dir, cleanup };
+  return { fields, lists, files, fingerprint: fingerprintOf(parts), dir, cleanup };
+}
+
+/** Ends an async iteration as soon as the signal aborts, even while the source waits for a next item. */
+async function* abortable<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
+  const it = source[Symbol.asyncIterator]();
+  const aborted = new Promise<never>((_, reject) => {
+    const fail = () => reject(signal.reason);
+    if (signal.aborted) fail();
+    else signal.addEventListener('abort', fail, { once: true });
+  });
+  aborted.catch(() => {});
+  try {
+    for (;;) {
+      const next = await Promise.race([it.next(), aborted]);
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    void it.return?.()?.catch?.(() => {});
+  }
 }
 
 /**

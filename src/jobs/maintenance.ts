@@ -1,6 +1,8 @@
 import { sweepAllExpiredDrafts } from '../domain/drafts/drafts.service.js';
 import * as jobs from '../infra/queue/jobs.repository.js';
 import type { Ports } from '../domain/ports/index.js';
+import { removeOrphanWorkDirs } from './asset-transfer.js';
+import { deleteExpiredIdempotencyKeys } from '../domain/idempotency/idempotency.service.js';
 
 /**
  * Housekeeping that workers run: event history is kept `events.historyHours` after a render's
@@ -17,10 +19,13 @@ export async function purgeEventHistory(deps: Pick<Ports, 'db' | 'config'>, now 
 }
 
 /** Runs the housekeeping now and then hourly; returns the function that stops it. */
-export function startMaintenance(deps: Pick<Ports, 'db' | 'config' | 'storage'>, onError: (what: string, e: unknown) => void): () => void {
+export function startMaintenance(deps: Pick<Ports, 'db' | 'config' | 'storage' | 'tmpDir'>, onError: (what: string, e: unknown) => void): () => void {
   const tick = () => {
     void purgeEventHistory(deps).catch((e: unknown) => onError('event history purge failed', e));
     void sweepAllExpiredDrafts(deps).catch((e: unknown) => onError('draft sweep failed', e));
+    // Work dirs of jobs whose worker died while another worker kept running (no restart to sweep them).
+    void removeOrphanWorkDirs(deps).catch((e: unknown) => onError('job temp sweep failed', e));
+    void deleteExpiredIdempotencyKeys(deps.db, new Date().toISOString()).catch((e: unknown) => onError('idempotency key purge failed', e));
   };
   tick();
   const timer = setInterval(tick, MAINTENANCE_INTERVAL_MS);

@@ -2,6 +2,7 @@ import { loadConfig, ConfigError } from '../config/config.js';
 import { startWorkers } from './workers.js';
 import { ensureDemoAccount } from './bootstrap.js';
 import { buildHttpApp, wire } from './wire.js';
+import { startUploadSweep } from '../infra/tmp-sweep.js';
 
 /** `npm start`: the API and (unless MARIONETTE_WORKERS=false) in-process workers. */
 async function main(): Promise<void> {
@@ -9,6 +10,10 @@ async function main(): Promise<void> {
   const wired = await wire(config);
   const demo = await ensureDemoAccount(wired.deps.db, config);
   const app = await buildHttpApp(wired.deps);
+  // Upload dirs a crashed process left (older than any request can live), now and hourly.
+  const stopSweep = startUploadSweep(wired.deps.tmpDir, config.http.requestTimeoutMs + 5 * 60_000, (e) =>
+    process.stderr.write(`${JSON.stringify({ level: 'warn', msg: 'upload temp sweep failed', err: String(e) })}\n`),
+  );
   if (config.workers.enabled) await startWorkers(wired.deps);
   await app.listen({ port: config.port, host: config.host });
 
@@ -34,6 +39,7 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down');
+    stopSweep();
     await app.close();
     await wired.close();
     process.exit(0);

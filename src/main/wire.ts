@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Config } from '../config/config.js';
 import type { FastifyInstance } from 'fastify';
 import type { Ports } from '../domain/ports/index.js';
-import { accountsService, charactersService, creditsService, draftsService, filesService, motionsService, rendersService, streamsService, videosService, type ServiceSet, type Services } from '../domain/services.js';
+import { idempotencyService, accountsService, charactersService, creditsService, draftsService, filesService, motionsService, rendersService, streamsService, videosService, type ServiceSet, type Services } from '../domain/services.js';
 import { buildApp } from '../http/app.js';
 import { systemClock } from '../infra/clock/system-clock.js';
 import { migrate, openDb, type DbHandle } from '../infra/db/database.js';
@@ -138,6 +138,7 @@ export async function wire(config: Config, opts: { schema?: string } = {}): Prom
       heartbeatMs: config.workers.heartbeatMs,
       pollMs: config.workers.pollMs,
       dialect: dbHandle.dialect,
+      leaseKeeper: { url: config.databaseUrl, schema: dbHandle.dialect === 'postgres' ? (schema ?? null) : null },
     });
   }
   metrics.gauge('marionette_queue_depth', 'Jobs in the record (database) that are queued or running, by type and status.', async () =>
@@ -196,5 +197,6 @@ function buildV1Services(deps: Adapters): ServiceSet {
     videos: videosService(deps),
     files: filesService(deps),
     streams: streamsService(deps),
+    idempotency: idempotencyService(deps),
   };
 }

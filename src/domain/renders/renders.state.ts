@@ -29,6 +29,12 @@ export interface RenderFailure {
 export type RenderChange =
   | { to: 'processing' }
   | { to: 'progress'; stage: RenderStage; progress: number }
+  /**
+   * Another worker took the render's job over (its previous worker died): one `progress` event with
+   * the current stage and progress, so a client watching the stream sees the work move again at
+   * once instead of only when the new attempt passes the old progress.
+   */
+  | { to: 'resumed' }
   | {
       to: 'ready'; videoKey: string; alphaKey: string | null; durationMs: number;
       /** `reserved`: settle at exactly the reservation (priced videos); default: the measured duration. */
@@ -58,6 +64,9 @@ function planChange(row: VideosTable, change: RenderChange, now: string): { patc
       // A retried job calls this again on a render that is already processing: nothing to tell.
       if (row.status !== 'queued') return null;
       return { patch: { ...start, progress: 0, updated_at: now }, event: 'processing' };
+    case 'resumed':
+      if (row.status !== 'processing') return null;
+      return { patch: { updated_at: now }, event: 'progress' };
     case 'progress': {
       // Progress never goes backwards on the wire (a retry restarts the work, not the bar), and
       // 100 belongs to `ready`. The stage does not go back either (a retry's `analyzing` after

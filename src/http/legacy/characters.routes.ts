@@ -4,6 +4,7 @@ import type { HttpSettings } from '../settings.js';
 import { Type } from '@sinclair/typebox';
 import { CHARACTERS_PAGE } from '../../domain/characters/characters.service.js';
 import { readMediaForm } from '../multipart.js';
+import { idempotent } from '../idempotency.js';
 import { principal } from '../plugins/auth.js';
 import { requestCtx } from '../routes/characters.routes.js';
 import { CHARACTER_FIELDS, presentLegacyCharacter } from './legacy-map.js';
@@ -42,7 +43,7 @@ const preprocessForm = {
   },
 };
 
-export async function legacyCharactersRoutes(app: FastifyInstance, { characters }: Pick<ServiceSet, 'characters'>, settings: HttpSettings): Promise<void> {
+export async function legacyCharactersRoutes(app: FastifyInstance, { characters, idempotency }: Pick<ServiceSet, 'characters' | 'idempotency'>, settings: HttpSettings): Promise<void> {
   app.post(
     '/characters/preprocess',
     {
@@ -52,7 +53,7 @@ export async function legacyCharactersRoutes(app: FastifyInstance, { characters 
         openapi: { summary: 'Create a Character from one image (Legacy; V1: POST /v1/characters)', tags, multipart: preprocessForm, deprecated: true },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const form = await readMediaForm(
         request,
         { files: { image: { maxBytes: settings.config.limits.imageBytes }, ref_image: { maxBytes: settings.config.limits.imageBytes } }, fields: ['image_url', 'ref_image_url', 'name', 'model'] },
@@ -63,8 +64,15 @@ export async function legacyCharactersRoutes(app: FastifyInstance, { characters 
         const model = form.fields.model ?? '';
         const v1Form = renameForm(form, CHARACTER_FIELDS);
         const names = { image: spellingUsed(form, ['image', 'ref_image']), image_url: spellingUsed(form, ['image_url', 'ref_image_url']) };
-        const row = await inLegacyTerms(names, () => characters.createCharacter(requestCtx(request), v1Form, { legacyModel: model === '' ? null : model.slice(0, 128) }));
-        return presentLegacyCharacter(row);
+        const ctx = requestCtx(request);
+        return await idempotent(idempotency, request, reply, {
+          fingerprint: form.fingerprint,
+          create: async () => {
+            const row = await inLegacyTerms(names, () => characters.createCharacter(ctx, v1Form, { legacyModel: model === '' ? null : model.slice(0, 128) }));
+            return { resourceId: row.id, statusCode: 200, body: presentLegacyCharacter(row) };
+          },
+          replay: async (id) => presentLegacyCharacter(await characters.getCharacter(ctx.accountId, id)),
+        });
       } finally {
         await form.cleanup();
       }

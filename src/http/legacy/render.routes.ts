@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { presentError } from '../../domain/videos/videos.presenter.js';
 import type { VideosTable } from '../../infra/db/schema.js';
 import { readMediaForm } from '../multipart.js';
+import { idempotent } from '../idempotency.js';
 import { optionalPrincipal, principal } from '../plugins/auth.js';
 import { inLegacyTerms, legacyCodeOf } from './legacy-errors.js';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../contracts/errors.js';
@@ -88,7 +89,7 @@ function ctxOf(request: FastifyRequest) {
   return { accountId: principal(request).accountId, requestId: request.id, serviceSource: request.serviceSource };
 }
 
-export async function legacyRenderRoutes(app: FastifyInstance, { renders, videos }: Pick<ServiceSet, 'renders' | 'videos'>, settings: HttpSettings): Promise<void> {
+export async function legacyRenderRoutes(app: FastifyInstance, { renders, videos, idempotency }: Pick<ServiceSet, 'renders' | 'videos' | 'idempotency'>, settings: HttpSettings): Promise<void> {
   app.post(
     '/render',
     {
@@ -98,7 +99,7 @@ export async function legacyRenderRoutes(app: FastifyInstance, { renders, videos
         openapi: { summary: 'Create a render (Legacy; V1: POST /v1/renders). Cost: 1 credit per second of video.', tags, multipart: renderForm, deprecated: true },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const form = await readMediaForm(
         request,
         { files: { ref_image: { maxBytes: settings.config.limits.imageBytes }, driving_video: { maxBytes: settings.config.legacy.videoBytes } }, fields: RENDER_TEXT_FIELDS },
@@ -110,8 +111,16 @@ export async function legacyRenderRoutes(app: FastifyInstance, { renders, videos
         oneOf(form, ['driving_video', 'driving_video_url', 'scene_id'], 'scene source');
         const model = form.fields.model ?? '';
         const v1Form = renameForm(form, RENDER_FIELDS);
-        const row = await inLegacyTerms(V1_NAMES, () => renders.createRenderFromForm(ctxOf(request), v1Form, model === '' ? {} : { params: { legacy_model: model.slice(0, 128) } }));
-        return { job_id: row.id, status: legacyRenderStatus(row.status), mode: renderMode(row), enqueued_at: row.created_at, poll_url: jobPath(row.id), status_url: jobPath(row.id) };
+        const ctx = ctxOf(request);
+        const present = (row: VideosTable) => ({ job_id: row.id, status: legacyRenderStatus(row.status), mode: renderMode(row), enqueued_at: row.created_at, poll_url: jobPath(row.id), status_url: jobPath(row.id) });
+        return await idempotent(idempotency, request, reply, {
+          fingerprint: form.fingerprint,
+          create: async () => {
+            const row = await inLegacyTerms(V1_NAMES, () => renders.createRenderFromForm(ctx, v1Form, model === '' ? {} : { params: { legacy_model: model.slice(0, 128) } }));
+            return { resourceId: row.id, statusCode: 200, body: present(row) };
+          },
+          replay: async (id) => present(await renders.findRenderRow(ctx.accountId, id)),
+        });
       } finally {
         await form.cleanup();
       }

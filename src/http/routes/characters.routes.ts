@@ -7,6 +7,7 @@ import { CHARACTER_TYPES, JOINT_SETS, characterFormSpec } from '../../domain/cha
 import { presentCharacter } from '../../domain/characters/characters.presenter.js';
 import { type RequestCtx } from '../../domain/characters/characters.service.js';
 import { readMediaForm } from '../multipart.js';
+import { idempotent } from '../idempotency.js';
 import { principal } from '../plugins/auth.js';
 
 export { AssetSchema, DeletedSchema } from '../../contracts/schemas/assets.js';
@@ -37,14 +38,22 @@ const characterForm = {
 const IdParams = Type.Object({ character_id: Type.String({ minLength: 1 }) });
 const tags = ['characters'];
 
-export async function charactersRoutes(app: FastifyInstance, { characters }: Pick<Services, 'characters'>, settings: HttpSettings): Promise<void> {
+export async function charactersRoutes(app: FastifyInstance, { characters, idempotency }: Pick<Services, 'characters' | 'idempotency'>, settings: HttpSettings): Promise<void> {
   app.post(
     '/characters',
     { schema: { response: { 200: AssetSchema } }, config: { openapi: { summary: 'Create a Character from one image', tags, multipart: characterForm } } },
-    async (request) => {
+    async (request, reply) => {
       const form = await readMediaForm(request, characterFormSpec(settings.config.limits), settings.tmpDir);
+      const ctx = requestCtx(request);
       try {
-        return presentCharacter(await characters.createCharacter(requestCtx(request), form), { list: false });
+        return await idempotent(idempotency, request, reply, {
+          fingerprint: form.fingerprint,
+          create: async () => {
+            const row = await characters.createCharacter(ctx, form);
+            return { resourceId: row.id, statusCode: 200, body: presentCharacter(row, { list: false }) };
+          },
+          replay: async (id) => presentCharacter(await characters.getCharacter(ctx.accountId, id), { list: false }),
+        });
       } finally {
         await form.cleanup();
       }

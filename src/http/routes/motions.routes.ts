@@ -9,6 +9,7 @@ import { MOTIONS_PAGE_DEFAULT, MOTIONS_PAGE_MAX } from '../../domain/motions/mot
 import { principal } from '../plugins/auth.js';
 import { AssetSchema, DeletedSchema, requestCtx } from './characters.routes.js';
 import { readMediaForm } from '../multipart.js';
+import { fingerprintJson, idempotent } from '../idempotency.js';
 
 const bool = (description: string) => ({ type: 'string', enum: ['true', 'false', '1', '0'], description });
 const videoFile = { type: 'string', format: 'binary', description: 'MP4, MOV or WebM (by content); at most 200 MB, 0.5-300 s, 64-4096 px per side by default.' };
@@ -34,14 +35,22 @@ const motionForm = {
 const IdParams = Type.Object({ motion_id: Type.String({ minLength: 1 }) });
 const tags = ['motions'];
 
-export async function motionsRoutes(app: FastifyInstance, { motions }: Pick<Services, 'motions'>, settings: HttpSettings): Promise<void> {
+export async function motionsRoutes(app: FastifyInstance, { motions, idempotency }: Pick<Services, 'motions' | 'idempotency'>, settings: HttpSettings): Promise<void> {
   app.post(
     '/motions',
     { schema: { response: { 200: AssetSchema } }, config: { openapi: { summary: 'Create a Motion from a driving video', tags, multipart: motionForm } } },
-    async (request) => {
+    async (request, reply) => {
       const form = await readMediaForm(request, motionFormSpec(settings.config.limits), settings.tmpDir);
+      const ctx = requestCtx(request);
       try {
-        return presentMotion(await motions.createMotion(requestCtx(request), form), { list: false });
+        return await idempotent(idempotency, request, reply, {
+          fingerprint: form.fingerprint,
+          create: async () => {
+            const row = await motions.createMotion(ctx, form);
+            return { resourceId: row.id, statusCode: 200, body: presentMotion(row, { list: false }) };
+          },
+          replay: async (id) => presentMotion(await motions.getMotion(ctx.accountId, id), { list: false }),
+        });
       } finally {
         await form.cleanup();
       }
@@ -57,7 +66,17 @@ export async function motionsRoutes(app: FastifyInstance, { motions }: Pick<Serv
       },
       config: { openapi: { summary: 'Import a Motion from a service template', tags } },
     },
-    async (request) => presentMotion(await motions.importMotion(requestCtx(request), request.body), { list: false }),
+    async (request, reply) => {
+      const ctx = requestCtx(request);
+      return idempotent(idempotency, request, reply, {
+        fingerprint: fingerprintJson(request.body),
+        create: async () => {
+          const row = await motions.importMotion(ctx, request.body);
+          return { resourceId: row.id, statusCode: 200, body: presentMotion(row, { list: false }) };
+        },
+        replay: async (id) => presentMotion(await motions.getMotion(ctx.accountId, id), { list: false }),
+      });
+    },
   );
 
   app.get(

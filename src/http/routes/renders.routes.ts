@@ -1,14 +1,16 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../domain/services.js';
 import type { HttpSettings } from '../settings.js';
 import { Type, type Static } from '@sinclair/typebox';
-import { AppError } from '../../contracts/errors.js';
+import { AppError, invalidRequest } from '../../contracts/errors.js';
 import { readMediaForm } from '../multipart.js';
 import { principal } from '../plugins/auth.js';
 import type { RenderContext } from '../../domain/renders/renders.service.js';
 import { RenderCreatedSchema } from '../../contracts/schemas/videos.js';
 import { BACKGROUND_MODES } from '../../contracts/enums.js';
 import { TEXT_FIELDS } from '../../domain/renders/render-input.js';
+import { fingerprintOf } from '../../domain/idempotency/fingerprint.js';
+import { idempotent } from '../idempotency.js';
 
 const RenderIdParams = Type.Object({ render_id: Type.String({ minLength: 1, description: 'Full Render ID (render_...).' }) });
 
@@ -43,12 +45,24 @@ function retired(allow: string, path: string): AppError {
   });
 }
 
-export async function rendersRoutes(app: FastifyInstance, { drafts, renders, videos }: Pick<Services, 'drafts' | 'renders' | 'videos'>, settings: HttpSettings): Promise<void> {
+export async function rendersRoutes(app: FastifyInstance, { drafts, renders, videos, idempotency }: Pick<Services, 'drafts' | 'renders' | 'videos' | 'idempotency'>, settings: HttpSettings): Promise<void> {
   const ctxOf = (request: { id: string; serviceSource: string | null }, accountId: string): RenderContext => ({
     accountId,
     requestId: request.id,
     serviceSource: request.serviceSource,
   });
+
+  /** A replay reads the render again: current status, fresh signed URLs. */
+  const replayRender = async (accountId: string, id: string) => videos.presentVideo(await renders.findRenderRow(accountId, id), { links: true });
+  const defaultRender = (request: FastifyRequest, reply: FastifyReply, ctx: RenderContext) =>
+    idempotent(idempotency, request, reply, {
+      fingerprint: fingerprintOf([]),
+      create: async () => {
+        const row = await renders.createDefaultRender(ctx);
+        return { resourceId: row.id, statusCode: 200, body: await videos.presentVideo(row, { links: true }) };
+      },
+      replay: (id) => replayRender(ctx.accountId, id),
+    });
 
   app.post(
     '/renders',
@@ -60,7 +74,14 @@ export async function rendersRoutes(app: FastifyInstance, { drafts, renders, vid
           tags: ['renders'],
           multipart: directForm,
           json: draftForm,
-          headers: { 'Idempotency-Key': { type: 'string', minLength: 1, maxLength: 255, description: 'Required with the JSON draft form.' } },
+          headers: {
+            'Idempotency-Key': {
+              type: 'string',
+              minLength: 1,
+              maxLength: 255,
+              description: 'Required with the JSON draft form; honoured by every form (docs/retrying.md): a retry with the same key and request answers the original render.',
+            },
+          },
         },
       },
     },
@@ -73,7 +94,18 @@ export async function rendersRoutes(app: FastifyInstance, { drafts, renders, vid
           settings.tmpDir,
         );
         try {
-          return await videos.presentVideo(await renders.createRenderFromForm(ctx, form), { links: true });
+          if (form.fingerprint.parts.length === 0) {
+            // Only no body (or `{}`) means "the project defaults"; an empty form is not that.
+            throw invalidRequest('The multipart form has no fields; send no body at all for a render of the project defaults.', { reason: 'empty_form' });
+          }
+          return await idempotent(idempotency, request, reply, {
+            fingerprint: form.fingerprint,
+            create: async () => {
+              const row = await renders.createRenderFromForm(ctx, form);
+              return { resourceId: row.id, statusCode: 200, body: await videos.presentVideo(row, { links: true }) };
+            },
+            replay: (id) => replayRender(ctx.accountId, id),
+          });
         } finally {
           await form.cleanup();
         }
@@ -85,11 +117,14 @@ export async function rendersRoutes(app: FastifyInstance, { drafts, renders, vid
             details: { content_type: contentType },
           });
         }
+        const body = request.body;
+        // An empty JSON object asks for nothing in particular: the project defaults, like no body.
+        if (body !== null && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0) return defaultRender(request, reply, ctx);
         const key = request.headers['idempotency-key'];
         const row = await drafts.createRenderFromDraft(ctx, request.body, typeof key === 'string' ? key : undefined);
         return reply.code(202).send(await videos.presentVideo(row, { links: true }));
       }
-      return videos.presentVideo(await renders.createDefaultRender(ctx), { links: true });
+      return defaultRender(request, reply, ctx);
     },
   );
 

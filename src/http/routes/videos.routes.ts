@@ -6,6 +6,7 @@ import { principal } from '../plugins/auth.js';
 import { VideoIdParamsSchema, VideoListQuerySchema, VideoPageSchema, VideoSchema } from '../../contracts/schemas/videos.js';
 import { AppError, invalidRequest } from '../../contracts/errors.js';
 import { readMediaForm } from '../multipart.js';
+import { fingerprintJson, idempotent } from '../idempotency.js';
 import { ASPECT_RATIOS, DURATION, PROMPT_MAX, SEED_MAX, TAGS, VIDEO_FILE_FIELDS, VIDEO_TEXT_FIELDS } from '../../domain/videos/video-request.js';
 import { H3_RESOLUTIONS } from '../../domain/billing/prices.js';
 
@@ -39,7 +40,7 @@ const videoForm = {
   },
 };
 
-export async function videosRoutes(app: FastifyInstance, { videos }: Pick<Services, 'videos'>, settings: HttpSettings): Promise<void> {
+export async function videosRoutes(app: FastifyInstance, { videos, idempotency }: Pick<Services, 'videos' | 'idempotency'>, settings: HttpSettings): Promise<void> {
   app.get<{ Querystring: Static<typeof VideoListQuerySchema> }>(
     '/videos',
     {
@@ -62,7 +63,7 @@ export async function videosRoutes(app: FastifyInstance, { videos }: Pick<Servic
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const ctx = { accountId: principal(request).accountId, requestId: request.id, serviceSource: request.serviceSource };
       if (request.isMultipart()) {
         const l = settings.config.limits;
@@ -77,7 +78,14 @@ export async function videosRoutes(app: FastifyInstance, { videos }: Pick<Servic
         );
         try {
           const values: Record<string, unknown> = { ...form.fields, ...form.lists };
-          return await videos.presentVideo(await videos.createVideo(ctx, { values, files: form.files }), { links: false });
+          return await idempotent(idempotency, request, reply, {
+            fingerprint: form.fingerprint,
+            create: async () => {
+              const row = await videos.createVideo(ctx, { values, files: form.files });
+              return { resourceId: row.id, statusCode: 200, body: await videos.presentVideo(row, { links: false }) };
+            },
+            replay: (id) => videos.getVideo(ctx.accountId, id),
+          });
         } finally {
           await form.cleanup();
         }
@@ -90,7 +98,14 @@ export async function videosRoutes(app: FastifyInstance, { videos }: Pick<Servic
       }
       const body = request.body;
       if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalidRequest('The JSON body must be an object.', {});
-      return videos.presentVideo(await videos.createVideo(ctx, { values: body as Record<string, unknown>, files: {} }), { links: false });
+      return idempotent(idempotency, request, reply, {
+        fingerprint: fingerprintJson(body),
+        create: async () => {
+          const row = await videos.createVideo(ctx, { values: body as Record<string, unknown>, files: {} });
+          return { resourceId: row.id, statusCode: 200, body: await videos.presentVideo(row, { links: false }) };
+        },
+        replay: (id) => videos.getVideo(ctx.accountId, id),
+      });
     },
   );
 

@@ -8,6 +8,7 @@ import * as m0001 from './migrations/0001-initial.js';
 import * as m0002AssetTaskIds from './migrations/0002-asset-task-ids.js';
 import * as m0003VideoGeneration from './migrations/0003-video-generation.js';
 import * as m0004LegacyModel from './migrations/0004-legacy-model.js';
+import * as m0005IdempotentRequests from './migrations/0005-idempotent-requests.js';
 
 export type Db = Kysely<Database>;
 export type DialectName = 'sqlite' | 'postgres';
@@ -109,6 +110,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002-asset-task-ids': m0002AssetTaskIds,
   '0003-video-generation': m0003VideoGeneration,
   '0004-legacy-model': m0004LegacyModel,
+  '0005-idempotent-requests': m0005IdempotentRequests,
 };
 
 class StaticMigrations implements MigrationProvider {

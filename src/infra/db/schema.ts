@@ -210,6 +210,24 @@ export interface IdempotencyKeysTable {
   expires_at: string;
 }
 
+/** See migrations/0005-idempotent-requests.ts. */
+export interface IdempotentRequestsTable {
+  account_id: string;
+  key: string;
+  /** e.g. `POST /v1/characters`: a key names one request to one endpoint. */
+  operation: string;
+  /** SHA-256 over the ordered parts below. */
+  fingerprint: string;
+  /** `[name, sha256-hex]` per text field or file part, in the order sent (digests only, never bytes). */
+  parts_json: string;
+  state: 'pending' | 'done';
+  resource_id: string | null;
+  status_code: number | null;
+  locked_until: string;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -223,4 +241,5 @@ export interface Database {
   drafts: DraftsTable;
   uploads: UploadsTable;
   idempotency_keys: IdempotencyKeysTable;
+  idempotent_requests: IdempotentRequestsTable;
 }

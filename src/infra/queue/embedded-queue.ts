@@ -5,6 +5,7 @@ import { classifyFailure, exhaustedError } from './job-errors.js';
 import * as jobs from './jobs.repository.js';
 import { enqueueInTx } from './outbox.js';
 import type { EnqueueInput, JobContext, JobHandler, JobQueue, JobType, QueueWorkerOptions } from '../../domain/ports/job-queue.js';
+import { LeaseKeeper } from './lease-keeper.js';
 
 export interface EmbeddedQueueOptions {
   workerId: string;
@@ -18,6 +19,12 @@ export interface EmbeddedQueueOptions {
   maxRetryDelayMs?: number;
   /** How long stop() waits for aborted handlers before handing their jobs back anyway. */
   shutdownGraceMs?: number;
+  /**
+   * Renew leases from a worker thread with its own connection to this database (lease-keeper.ts),
+   * so a main thread busy with a long CPU step keeps its jobs. Without it (in-memory SQLite, unit
+   * tests) the heartbeat runs on the main event loop.
+   */
+  leaseKeeper?: { url: string; schema: string | null; maxSilenceMs?: number };
   /** Where infrastructure trouble (database unreachable mid-job) is reported. */
   onError?: (message: string, err: unknown) => void;
 }
@@ -48,6 +55,7 @@ export class EmbeddedQueue implements JobQueue {
   private stopping = false;
   private wakeUp: (() => void) | null = null;
   private unsubscribe: (() => Promise<void>) | null = null;
+  private keeper: LeaseKeeper | null = null;
 
   constructor(
     private readonly db: Db,
@@ -60,6 +68,14 @@ export class EmbeddedQueue implements JobQueue {
     this.handlers = handlers;
     this.stopping = false;
     this.unsubscribe = await this.pubsub.subscribe(JOB_CANCEL_CHANNEL, (resourceId) => this.abortResource(resourceId, 'cancelled'));
+    const k = this.opts.leaseKeeper;
+    if (k && !k.url.endsWith(':memory:')) {
+      this.keeper = new LeaseKeeper(
+        { url: k.url, schema: k.schema, leaseMs: this.opts.leaseMs, heartbeatMs: this.opts.heartbeatMs, maxSilenceMs: k.maxSilenceMs ?? 10 * 60_000 },
+        (message) => this.report(message, null),
+      );
+      await this.keeper.start();
+    }
     this.loop = this.pollLoop(Math.max(1, opts.concurrency));
   }
 
@@ -82,6 +98,8 @@ export class EmbeddedQueue implements JobQueue {
     }
     await this.unsubscribe?.();
     this.unsubscribe = null;
+    await this.keeper?.close();
+    this.keeper = null;
   }
 
   async cancel(resourceId: string): Promise<void> {
@@ -241,6 +259,11 @@ export class EmbeddedQueue implements JobQueue {
    * handler is aborted, so cancellation reaches workers in other processes within one heartbeat.
    */
   private heartbeat(jobId: string, controller: AbortController): () => void {
+    if (this.keeper) {
+      return this.keeper.hold(jobId, this.opts.workerId, (cancelled) => {
+        if (!controller.signal.aborted) controller.abort((cancelled ? 'cancelled' : 'lease-lost') satisfies AbortReason);
+      });
+    }
     let busy = false;
     const timer = setInterval(() => {
       if (busy || controller.signal.aborted) return;

@@ -39,6 +39,8 @@ export function renderRunHandler(deps: Deps): JobHandler {
       if (!row || isTerminalRender(row.status)) return;
       // Null from a queued render means it was cancelled meanwhile; a processing one is a retry.
       if (!(await transitionRender(deps, row.id, { to: 'processing' })) && row.status === 'queued') return;
+      // A job taken over from a worker that died (its attempt was counted): say so on the stream.
+      if (row.status === 'processing' && job.attempt > 1) await transitionRender(deps, row.id, { to: 'resumed' });
       await withWorkDir(deps.tmpDir, job, (dir) => renderIn(deps, row, dir, job.signal));
     },
     async fail(job, error) {

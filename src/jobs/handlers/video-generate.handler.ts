@@ -28,6 +28,7 @@ export function videoGenerateHandler(deps: Deps & { generator: VideoGenerator })
       const row = await renderById(deps.db, job.resourceId);
       if (!row || isTerminalRender(row.status)) return;
       if (!(await transitionRender(deps, row.id, { to: 'processing' })) && row.status === 'queued') return;
+      if (row.status === 'processing' && job.attempt > 1) await transitionRender(deps, row.id, { to: 'resumed' });
       await withWorkDir(deps.tmpDir, job, (dir) => generateIn(deps, row, dir, job.signal));
     },
     async fail(job, error) {
