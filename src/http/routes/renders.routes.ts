@@ -74,14 +74,7 @@ export async function rendersRoutes(app: FastifyInstance, { drafts, renders, vid
           tags: ['renders'],
           multipart: directForm,
           json: draftForm,
-          headers: {
-            'Idempotency-Key': {
-              type: 'string',
-              minLength: 1,
-              maxLength: 255,
-              description: 'Required with the JSON draft form; honoured by every form (docs/retrying.md): a retry with the same key and request answers the original render.',
-            },
-          },
+          headers: { 'Idempotency-Key': { type: 'string', minLength: 1, maxLength: 255, description: 'Required with the JSON draft form.' } },
         },
       },
     },
