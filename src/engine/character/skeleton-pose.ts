@@ -194,7 +194,10 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
     kind = 'quadruped';
     // Head side: more figure above the root's row on that side.
     let left = 0, right = 0;
-    for (let y = y0; y < ry; y++) for (let x = x0; x <= x1; x++) if (m[y * w + x]) (x < rx ? left++ : right++);
+    for (let y = y0; y < ry; y++) for (let x = x0; x <= x1; x++) if (m[y * w + x]) {
+      if (x < rx) left++;
+      else right++;
+    }
     const headRight = right >= left;
     const feet = below.sort((a, b) => b.y - a.y).slice(0, 4).sort((a, b) => (headRight ? b.x - a.x : a.x - b.x));
     // Front legs on the head's side of the body's middle, hind legs on the other; a leg the skeleton
