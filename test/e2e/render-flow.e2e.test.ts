@@ -165,23 +165,30 @@ for (const t of await dbTargets()) {
       await assertSettled(created.id);
     });
 
-    it('a Character of type all: the 2D part is made, the vsplat part fails as unavailable, the charge is refunded', async () => {
+    it('a Character of type all: the 2D part and the vsplat are both made, ready together, charged 26 credits once', async () => {
       const before = ((await (await svc.request('/v1/credits')).json()) as any).balance;
       const c = await svc.request('/v1/characters', { method: 'POST', body: await form({ image: { file: media.image, type: 'image/jpeg' }, type: 'all' }) });
       assert.equal(c.status, 200, await c.clone().text());
       const { id } = (await c.json()) as any;
       assert.equal(((await (await svc.request('/v1/credits')).json()) as any).balance, before - 26);
       let body: any;
-      for (let i = 0; i < 600; i++) {
+      for (let i = 0; i < 900; i++) {
         body = await (await svc.request(`/v1/characters/${id}`)).json();
         if (['ready', 'failed', 'cancelled'].includes(body.status)) break;
         await new Promise((r) => setTimeout(r, 200));
       }
-      assert.equal(body.status, 'failed');
-      assert.deepEqual(body.vsplat, { status: 'failed' });
+      assert.equal(body.status, 'ready');
+      assert.equal(body.vsplat.status, 'ready');
+      assert.ok(body.capabilities.includes('video_render'));
       assert.equal(body.error, null);
-      assert.deepEqual((await ledgerOf(svc.wired.deps.db, id)).map((l) => l.kind), ['charge', 'refund']);
-      assert.equal(((await (await svc.request('/v1/credits')).json()) as any).balance, before);
+      assert.deepEqual((await ledgerOf(svc.wired.deps.db, id)).map((l) => l.kind), ['charge']);
+      assert.equal(((await (await svc.request('/v1/credits')).json()) as any).balance, before - 26);
+      const exp = await svc.request(`/v1/characters/${id}/export?download_type=vsplat`);
+      assert.equal(exp.status, 200, await exp.clone().text());
+      const urls = (await exp.json()) as any;
+      const ply = await fetch(urls.vsplat_url);
+      assert.equal(ply.status, 200);
+      assert.match(Buffer.from(await ply.arrayBuffer()).subarray(0, 64).toString('latin1'), /^ply\nformat binary_little_endian 1\.0\n/);
     });
 
     it('the default render: POST /v1/renders without a body renders the built-in character and motion', async () => {
