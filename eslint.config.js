@@ -27,7 +27,10 @@ export default tseslint.config(
     rules: {
       // Kept off: the codebase uses `any` in tests and narrow casts at boundaries on purpose.
       '@typescript-eslint/no-explicit-any': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
+      ],
       '@typescript-eslint/no-non-null-assertion': 'off',
       '@typescript-eslint/no-empty-function': 'off',
       'no-empty': ['error', { allowEmptyCatch: true }],
@@ -79,7 +82,8 @@ export default tseslint.config(
         'error',
         {
           selector: "NewExpression[callee.name='AppError'] ObjectExpression > Property[key.name='status'][value.type='Literal']",
-          message: 'The HTTP status comes from the error catalogue: name a situation (ERROR_SITUATIONS in src/contracts/errors.ts), not a number.',
+          message:
+            'The HTTP status comes from the error catalogue: name a situation (ERROR_SITUATIONS in src/contracts/errors.ts), not a number.',
         },
       ],
     },

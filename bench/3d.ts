@@ -24,15 +24,25 @@ import type { MotionTrack } from '../src/engine/types.js';
 import { lumaOf, ssim } from '../test/helpers/image-metrics.js';
 
 const MEDIA = resolve(import.meta.dirname, '..', '..', 'shared', 'media');
-const IMAGES = ['mimicmotion--demo1.jpg', 'musepose--ref.png', 'animateddrawings--char1-texture.png', 'animateddrawings--char2-texture.png', 'animateddrawings--char3-texture.png', 'animate-x--4.png'];
+const IMAGES = [
+  'mimicmotion--demo1.jpg',
+  'musepose--ref.png',
+  'animateddrawings--char1-texture.png',
+  'animateddrawings--char2-texture.png',
+  'animateddrawings--char3-texture.png',
+  'animate-x--4.png',
+];
 const VIDEOS = ['animate-x--dance_1.mp4', 'animate-x--dance_3.mp4', 'liveportrait--s13.mp4'];
 
 function scores(tex: { data: Uint8Array; width: number; height: number }, render: Uint8Array): { iou: number; ssim: number } {
   const { width: W, height: H, data } = tex;
-  let inter = 0, uni = 0;
-  const a = new Uint8Array(W * H * 3), b = new Uint8Array(W * H * 3);
+  let inter = 0,
+    uni = 0;
+  const a = new Uint8Array(W * H * 3),
+    b = new Uint8Array(W * H * 3);
   for (let p = 0; p < W * H; p++) {
-    const m = data[p * 4 + 3] >= 128, r = render[p * 4 + 3] >= 128;
+    const m = data[p * 4 + 3] >= 128,
+      r = render[p * 4 + 3] >= 128;
     if (m && r) inter++;
     if (m || r) uni++;
     for (let k = 0; k < 3; k++) {
@@ -56,28 +66,48 @@ export async function run(args: string[]): Promise<void> {
       const dir = join(tmp, img);
       const assets = await engine.analyzeCharacter({ imageFile: join(MEDIA, 'images', img), outDir: dir, thumbnail: false });
       const t0 = performance.now();
-      const out = await engine.extractVsplat({ characterDir: dir, outDir: dir, thumbnail: true, jointSet: 'body', enhance: false, filterLowQuality: false });
+      const out = await engine.extractVsplat({
+        characterDir: dir,
+        outDir: dir,
+        thumbnail: true,
+        jointSet: 'body',
+        enhance: false,
+        filterLowQuality: false,
+      });
       const secs = (performance.now() - t0) / 1000;
       const { data, info } = await sharp(join(dir, assets.textureFile)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
       const tex = { data, width: info.width, height: info.height };
       const cloud = buildSplats(tex, assets.analysis, { jointSet: 'body' });
       const front = renderSplats(cloud, textureCamera(cloud, tex.width, tex.height));
       const s = scores(tex, front);
-      console.log(`| ${img} | ${tex.width}x${tex.height} | ${out.count} | ${secs.toFixed(2)} | ${s.iou.toFixed(3)} | ${s.ssim.toFixed(3)} |`);
+      console.log(
+        `| ${img} | ${tex.width}x${tex.height} | ${out.count} | ${secs.toFixed(2)} | ${s.iou.toFixed(3)} | ${s.ssim.toFixed(3)} |`,
+      );
       if (sheets) {
         const pad = Math.round(tex.width * 0.3);
         const side = renderSplats(cloud, { ...textureCamera(cloud, tex.width + 2 * pad, tex.height, 30), cx: cloud.origin.x + pad });
-        const png = (px: Uint8Array, w: number) => sharp(Buffer.from(px), { raw: { width: w, height: tex.height, channels: 4 } }).flatten({ background: '#808080' }).png().toBuffer();
+        const png = (px: Uint8Array, w: number) =>
+          sharp(Buffer.from(px), { raw: { width: w, height: tex.height, channels: 4 } })
+            .flatten({ background: '#808080' })
+            .png()
+            .toBuffer();
         const sheet = await sharp({ create: { width: tex.width * 3 + 2 * pad, height: tex.height, channels: 3, background: '#808080' } })
           .composite([
             { input: await sharp(join(dir, assets.textureFile)).flatten({ background: '#808080' }).png().toBuffer(), left: 0, top: 0 },
             { input: await png(front, tex.width), left: tex.width, top: 0 },
             { input: await png(side, tex.width + 2 * pad), left: tex.width * 2, top: 0 },
-          ]).png().toBuffer();
-        await sharp(sheet).resize({ height: 600 }).png().toFile(join(sheets, `vsplat-${img}.png`));
+          ])
+          .png()
+          .toBuffer();
+        await sharp(sheet)
+          .resize({ height: 600 })
+          .png()
+          .toFile(join(sheets, `vsplat-${img}.png`));
       }
     }
-    console.log('\n| driving video | frames | track fps (2D pose) | 3D stage fps | glb extraction fps (2D+3D) | exports s | PCK@0.2 MetaHuman / Mixamo | bone var | foot slide m |');
+    console.log(
+      '\n| driving video | frames | track fps (2D pose) | 3D stage fps | glb extraction fps (2D+3D) | exports s | PCK@0.2 MetaHuman / Mixamo | bone var | foot slide m |',
+    );
     console.log('|---|---|---|---|---|---|---|---|---|');
     for (const v of VIDEOS) {
       const dir = join(tmp, v);
@@ -91,7 +121,9 @@ export async function run(args: string[]): Promise<void> {
       const pck = [clips.metahuman, clips.mixamo].map((c) => reprojectionPck(c, assets.track).toFixed(3)).join(' / ');
       const bone = Math.max(boneLengthVariation(clips.metahuman), boneLengthVariation(clips.mixamo));
       const slide = Math.max(plantedFootSlide(clips.metahuman), plantedFootSlide(clips.mixamo));
-      console.log(`| ${v} | ${n} | ${(n / ((t1 - t0) / 1000)).toFixed(1)} | ${(n / ((t2 - t1) / 1000)).toFixed(0)} | ${(n / ((t2 - t0) / 1000)).toFixed(1)} | ${((t2 - t1) / 1000).toFixed(2)} | ${pck} | ${bone.toExponential(1)} | ${slide.toFixed(4)} |`);
+      console.log(
+        `| ${v} | ${n} | ${(n / ((t1 - t0) / 1000)).toFixed(1)} | ${(n / ((t2 - t1) / 1000)).toFixed(0)} | ${(n / ((t2 - t0) / 1000)).toFixed(1)} | ${((t2 - t1) / 1000).toFixed(2)} | ${pck} | ${bone.toExponential(1)} | ${slide.toFixed(4)} |`,
+      );
     }
     // A 10 s motion at 30 fps: the first dance's track looped to 300 frames.
     const base = (await engine.loadMotion(join(tmp, VIDEOS[0]))).track;

@@ -49,13 +49,33 @@ function readYamlNumbers(file: string): Record<string, number> {
 }
 
 const BIPED: Array<[number, string]> = [
-  [5, 'left_shoulder'], [6, 'right_shoulder'], [7, 'left_elbow'], [8, 'right_elbow'], [9, 'left_hand'], [10, 'right_hand'],
-  [11, 'left_hip'], [12, 'right_hip'], [13, 'left_knee'], [14, 'right_knee'], [15, 'left_foot'], [16, 'right_foot'],
+  [5, 'left_shoulder'],
+  [6, 'right_shoulder'],
+  [7, 'left_elbow'],
+  [8, 'right_elbow'],
+  [9, 'left_hand'],
+  [10, 'right_hand'],
+  [11, 'left_hip'],
+  [12, 'right_hip'],
+  [13, 'left_knee'],
+  [14, 'right_knee'],
+  [15, 'left_foot'],
+  [16, 'right_foot'],
 ];
 /** Quadruped: the front legs ("_f") take the arm slots, the hind legs ("_b") the leg slots. */
 const QUADRUPED: Array<[number, string]> = [
-  [5, 'left_hip_f'], [6, 'right_hip_f'], [7, 'left_knee_f'], [8, 'right_knee_f'], [9, 'left_foot_f'], [10, 'right_foot_f'],
-  [11, 'left_hip_b'], [12, 'right_hip_b'], [13, 'left_knee_b'], [14, 'right_knee_b'], [15, 'left_foot_b'], [16, 'right_foot_b'],
+  [5, 'left_hip_f'],
+  [6, 'right_hip_f'],
+  [7, 'left_knee_f'],
+  [8, 'right_knee_f'],
+  [9, 'left_foot_f'],
+  [10, 'right_foot_f'],
+  [11, 'left_hip_b'],
+  [12, 'right_hip_b'],
+  [13, 'left_knee_b'],
+  [14, 'right_knee_b'],
+  [15, 'left_foot_b'],
+  [16, 'right_foot_b'],
 ];
 
 export const DRAWINGS = ['char1', 'char2', 'char3', 'char6'] as const;
@@ -65,11 +85,14 @@ export async function loadDrawing(id: (typeof DRAWINGS)[number]): Promise<Drawin
   const base = join(MEDIA, 'images', `animateddrawings--${id}`);
   const imageFile = id === 'char6' ? `${base}-image.png` : `${base}-texture.png`;
   const meta = await sharp(imageFile).metadata();
-  const W = meta.width!, H = meta.height!;
+  const W = meta.width!,
+    H = meta.height!;
   const { data: m, info: mi } = await sharp(`${base}-mask.png`).greyscale().raw().toBuffer({ resolveWithObject: true });
   const names = readJoints(`${base}-char_cfg.yaml`);
   // char6's mask and joints sit in a box of the photo scaled to a 1000 px long side.
-  let ox = 0, oy = 0, s = 1;
+  let ox = 0,
+    oy = 0,
+    s = 1;
   if (id === 'char6') {
     const bb = readYamlNumbers(`${base}-bounding_box.yaml`);
     s = Math.max(W, H) / 1000;
@@ -77,13 +100,20 @@ export async function loadDrawing(id: (typeof DRAWINGS)[number]): Promise<Drawin
     oy = bb.top;
   }
   const mask = new Uint8Array(W * H);
-  let x0 = W, y0 = H, x1 = -1, y1 = -1;
+  let x0 = W,
+    y0 = H,
+    x1 = -1,
+    y1 = -1;
   for (let y = 0; y < H; y++) {
     for (let x = 0; x < W; x++) {
-      const mx = Math.round((x + 0.5) / s - 0.5 - ox), my = Math.round((y + 0.5) / s - 0.5 - oy);
+      const mx = Math.round((x + 0.5) / s - 0.5 - ox),
+        my = Math.round((y + 0.5) / s - 0.5 - oy);
       if (mx < 0 || my < 0 || mx >= mi.width || my >= mi.height || m[my * mi.width + mx] < 128) continue;
       mask[y * W + x] = 1;
-      x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+      x0 = Math.min(x0, x);
+      x1 = Math.max(x1, x);
+      y0 = Math.min(y0, y);
+      y1 = Math.max(y1, y);
     }
   }
   const joints = new Map<number, [number, number]>();
@@ -96,7 +126,11 @@ export async function loadDrawing(id: (typeof DRAWINGS)[number]): Promise<Drawin
 
 /** The texture's alpha put back into picture pixels as a 0/1 mask. */
 export async function maskFromTexture(dir: string, a: CharacterAnalysis, textureFile = 'texture.png'): Promise<Uint8Array> {
-  const { data, info } = await sharp(join(dir, textureFile)).resize(a.crop.width, a.crop.height, { fit: 'fill' }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(join(dir, textureFile))
+    .resize(a.crop.width, a.crop.height, { fit: 'fill' })
+    .ensureAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   const mask = new Uint8Array(a.width * a.height);
   for (let y = 0; y < info.height; y++) {
     for (let x = 0; x < info.width; x++) {
@@ -107,7 +141,8 @@ export async function maskFromTexture(dir: string, a: CharacterAnalysis, texture
 }
 
 export function iou(a: Uint8Array, b: Uint8Array): number {
-  let inter = 0, union = 0;
+  let inter = 0,
+    union = 0;
   for (let p = 0; p < a.length; p++) {
     if (a[p] && b[p]) inter++;
     if (a[p] || b[p]) union++;
@@ -116,7 +151,16 @@ export function iou(a: Uint8Array, b: Uint8Array): number {
 }
 
 /** Limb chains scored as units (an arm's three joints swap sides together). */
-const CHAINS: Array<[number[], number[]]> = [[[5, 7, 9], [6, 8, 10]], [[11, 13, 15], [12, 14, 16]]];
+const CHAINS: Array<[number[], number[]]> = [
+  [
+    [5, 7, 9],
+    [6, 8, 10],
+  ],
+  [
+    [11, 13, 15],
+    [12, 14, 16],
+  ],
+];
 
 /** Share of the annotated limb joints within 0.1 x figureSize, each chain pair matched either way. */
 export function jointShare(body: Keypoint[], truth: DrawingTruth): { share: number; hits: number; total: number; misses: string[] } {
@@ -125,14 +169,18 @@ export function jointShare(body: Keypoint[], truth: DrawingTruth): { share: numb
     const t = truth.joints.get(j);
     return !!t && Math.hypot(body[i].x - t[0], body[i].y - t[1]) <= tol;
   };
-  let hits = 0, total = 0;
+  let hits = 0,
+    total = 0;
   const misses: string[] = [];
   for (const [l, r] of CHAINS) {
     const straight = l.filter((i) => near(i, i)).length + r.filter((i) => near(i, i)).length;
     const crossed = l.filter((_, k) => near(l[k], r[k])).length + r.filter((_, k) => near(r[k], l[k])).length;
     const swap = crossed > straight;
     for (const k of [0, 1, 2]) {
-      for (const [a, b] of [[l[k], r[k]], [r[k], l[k]]]) {
+      for (const [a, b] of [
+        [l[k], r[k]],
+        [r[k], l[k]],
+      ]) {
         if (!truth.joints.has(a)) continue;
         total++;
         if (near(swap ? b : a, a)) hits++;
@@ -158,28 +206,41 @@ export interface SyntheticCase {
  * (quality 88) with its pixels stored rotated and the EXIF orientation that turns them upright again.
  * The truth is moved into the upright photo's pixels.
  */
-export async function makePaperPhoto(truth: DrawingTruth, outFile: string, opts: { orientation: 1 | 3 | 6 | 8; megapixels: number; seed?: number; reuse?: boolean }): Promise<SyntheticCase> {
+export async function makePaperPhoto(
+  truth: DrawingTruth,
+  outFile: string,
+  opts: { orientation: 1 | 3 | 6 | 8; megapixels: number; seed?: number; reuse?: boolean },
+): Promise<SyntheticCase> {
   const { data: src, info } = await sharp(truth.imageFile).flatten({ background: '#ffffff' }).raw().toBuffer({ resolveWithObject: true });
-  const sw = info.width, sh = info.height, ch = info.channels;
+  const sw = info.width,
+    sh = info.height,
+    ch = info.channels;
   // The drawing's own paper tone, locally (its photo has shading too): per block of ~1/10 of the long
   // side, the 90th percentile per channel, bilinearly interpolated between block centres.
   const bs = Math.max(8, Math.round(Math.max(sw, sh) / 10));
-  const gx = Math.ceil(sw / bs), gy = Math.ceil(sh / bs);
+  const gx = Math.ceil(sw / bs),
+    gy = Math.ceil(sh / bs);
   const grid = new Float64Array(gx * gy * 3);
   for (let by = 0; by < gy; by++) {
     for (let bx = 0; bx < gx; bx++) {
       for (let c = 0; c < 3; c++) {
         const vals: number[] = [];
-        for (let y = by * bs; y < Math.min(sh, (by + 1) * bs); y++) for (let x = bx * bs; x < Math.min(sw, (bx + 1) * bs); x++) vals.push(src[(y * sw + x) * ch + c]);
+        for (let y = by * bs; y < Math.min(sh, (by + 1) * bs); y++)
+          for (let x = bx * bs; x < Math.min(sw, (bx + 1) * bs); x++) vals.push(src[(y * sw + x) * ch + c]);
         vals.sort((a, b) => a - b);
         grid[(by * gx + bx) * 3 + c] = Math.max(1, vals[Math.floor(vals.length * 0.9)]);
       }
     }
   }
   const paperAt = (x: number, y: number, c: number): number => {
-    const fx = Math.max(0, Math.min(gx - 1, x / bs - 0.5)), fy = Math.max(0, Math.min(gy - 1, y / bs - 0.5));
-    const x0 = Math.floor(fx), y0 = Math.floor(fy), x1 = Math.min(gx - 1, x0 + 1), y1 = Math.min(gy - 1, y0 + 1);
-    const ax = fx - x0, ay = fy - y0;
+    const fx = Math.max(0, Math.min(gx - 1, x / bs - 0.5)),
+      fy = Math.max(0, Math.min(gy - 1, y / bs - 0.5));
+    const x0 = Math.floor(fx),
+      y0 = Math.floor(fy),
+      x1 = Math.min(gx - 1, x0 + 1),
+      y1 = Math.min(gy - 1, y0 + 1);
+    const ax = fx - x0,
+      ay = fy - y0;
     const g = (xx: number, yy: number): number => grid[(yy * gx + xx) * 3 + c];
     return (g(x0, y0) * (1 - ax) + g(x1, y0) * ax) * (1 - ay) + (g(x0, y1) * (1 - ax) + g(x1, y1) * ax) * ay;
   };
@@ -189,69 +250,84 @@ export async function makePaperPhoto(truth: DrawingTruth, outFile: string, opts:
   const W = Math.round(Math.sqrt(total * (portrait ? 3 / 4 : 4 / 3)));
   const H = Math.round(total / W);
   const scale = Math.min((W * 0.55) / sw, (H * 0.55) / sh);
-  const dw = Math.round(sw * scale), dh = Math.round(sh * scale);
-  const dx = Math.round((W - dw) * 0.45), dy = Math.round((H - dh) * 0.5);
+  const dw = Math.round(sw * scale),
+    dh = Math.round(sh * scale);
+  const dx = Math.round((W - dw) * 0.45),
+    dy = Math.round((H - dh) * 0.5);
   // Sheet: covers all but a strip of table on two sides (the photo is never perfectly framed).
   const sheet = { x0: Math.round(W * 0.04), y0: Math.round(H * 0.03), x1: W - 1, y1: Math.round(H * 0.985) };
   let rnd = (opts.seed ?? 7) >>> 0;
-  const rand = (): number => ((rnd = (rnd * 1664525 + 1013904223) >>> 0) / 4294967296);
+  const rand = (): number => (rnd = (rnd * 1664525 + 1013904223) >>> 0) / 4294967296;
   const line = Math.max(6, Math.round(H / 32));
   if (!(opts.reuse && existsSync(outFile))) await renderPaperPhoto();
   async function renderPaperPhoto(): Promise<void> {
-  const grow = Math.max(2, Math.round(truth.figureSize * 0.04));
-  const nearFigure = new Uint8Array(sw * sh);
-  for (let y = 0; y < sh; y++) {
-    for (let x = 0; x < sw; x++) {
-      if (!truth.mask[y * sw + x]) continue;
-      for (let yy = Math.max(0, y - grow); yy <= Math.min(sh - 1, y + grow); yy++) nearFigure.fill(1, yy * sw + Math.max(0, x - grow), yy * sw + Math.min(sw, x + grow + 1));
-    }
-  }
-  const out = Buffer.alloc(W * H * 3);
-  const big = await sharp(src, { raw: { width: sw, height: sh, channels: ch } }).resize(dw, dh, { kernel: 'lanczos3' }).raw().toBuffer();
-  for (let y = 0; y < H; y++) {
-    for (let x = 0; x < W; x++) {
-      const o = (y * W + x) * 3;
-      const onSheet = x >= sheet.x0 && x <= sheet.x1 && y >= sheet.y0 && y <= sheet.y1;
-      // Light: falls off from the top left, and a soft shadow (a hand or phone) across the lower right.
-      const light = 1.05 - 0.35 * ((x / W) * 0.6 + (y / H) * 0.4);
-      const sd = (x / W + y / H - 1.15) / 0.12;
-      const shadow = 1 - 0.35 / (1 + Math.exp(-sd));
-      let r: number, g: number, b: number;
-      if (onSheet) {
-        [r, g, b] = [238, 232, 218];
-        if ((y - sheet.y0) % line < Math.max(2, line / 14) && y > sheet.y0 + line * 2) [r, g, b] = [150, 180, 225];
-        if (Math.abs(x - sheet.x0 - W * 0.08) < Math.max(2, W / 900)) [r, g, b] = [225, 130, 140];
-        const ix = x - dx, iy = y - dy;
-        // The drawing's photo is a rectangle of its own paper: away from the figure (the artist's mask
-        // grown by 4% of the figure) it is blank sheet, so no edge of that rectangle shows.
-        if (ix >= 0 && iy >= 0 && ix < dw && iy < dh && nearFigure[Math.min(sh - 1, Math.floor(iy / scale)) * sw + Math.min(sw - 1, Math.floor(ix / scale))]) {
-          const i = (iy * dw + ix) * ch;
-          const px = ix / scale, py = iy / scale;
-          r *= Math.min(1, big[i] / paperAt(px, py, 0));
-          g *= Math.min(1, big[i + 1] / paperAt(px, py, 1));
-          b *= Math.min(1, big[i + 2] / paperAt(px, py, 2));
-        }
-      } else {
-        [r, g, b] = [96, 78, 62];
+    const grow = Math.max(2, Math.round(truth.figureSize * 0.04));
+    const nearFigure = new Uint8Array(sw * sh);
+    for (let y = 0; y < sh; y++) {
+      for (let x = 0; x < sw; x++) {
+        if (!truth.mask[y * sw + x]) continue;
+        for (let yy = Math.max(0, y - grow); yy <= Math.min(sh - 1, y + grow); yy++)
+          nearFigure.fill(1, yy * sw + Math.max(0, x - grow), yy * sw + Math.min(sw, x + grow + 1));
       }
-      const k = light * shadow;
-      const n = (rand() - 0.5) * 10;
-      out[o] = Math.max(0, Math.min(255, r * k + n));
-      out[o + 1] = Math.max(0, Math.min(255, g * k + n));
-      out[o + 2] = Math.max(0, Math.min(255, b * k + n));
     }
-  }
-  // Stored pixels are the upright photo turned so that the EXIF orientation turns them back.
-  const storeRotation = { 1: 0, 3: 180, 6: 270, 8: 90 }[opts.orientation];
-  let img = sharp(out, { raw: { width: W, height: H, channels: 3 } });
-  if (storeRotation) img = img.rotate(storeRotation);
-  await img.jpeg({ quality: 88 }).withMetadata({ orientation: opts.orientation }).toFile(outFile);
+    const out = Buffer.alloc(W * H * 3);
+    const big = await sharp(src, { raw: { width: sw, height: sh, channels: ch } })
+      .resize(dw, dh, { kernel: 'lanczos3' })
+      .raw()
+      .toBuffer();
+    for (let y = 0; y < H; y++) {
+      for (let x = 0; x < W; x++) {
+        const o = (y * W + x) * 3;
+        const onSheet = x >= sheet.x0 && x <= sheet.x1 && y >= sheet.y0 && y <= sheet.y1;
+        // Light: falls off from the top left, and a soft shadow (a hand or phone) across the lower right.
+        const light = 1.05 - 0.35 * ((x / W) * 0.6 + (y / H) * 0.4);
+        const sd = (x / W + y / H - 1.15) / 0.12;
+        const shadow = 1 - 0.35 / (1 + Math.exp(-sd));
+        let r: number, g: number, b: number;
+        if (onSheet) {
+          [r, g, b] = [238, 232, 218];
+          if ((y - sheet.y0) % line < Math.max(2, line / 14) && y > sheet.y0 + line * 2) [r, g, b] = [150, 180, 225];
+          if (Math.abs(x - sheet.x0 - W * 0.08) < Math.max(2, W / 900)) [r, g, b] = [225, 130, 140];
+          const ix = x - dx,
+            iy = y - dy;
+          // The drawing's photo is a rectangle of its own paper: away from the figure (the artist's mask
+          // grown by 4% of the figure) it is blank sheet, so no edge of that rectangle shows.
+          if (
+            ix >= 0 &&
+            iy >= 0 &&
+            ix < dw &&
+            iy < dh &&
+            nearFigure[Math.min(sh - 1, Math.floor(iy / scale)) * sw + Math.min(sw - 1, Math.floor(ix / scale))]
+          ) {
+            const i = (iy * dw + ix) * ch;
+            const px = ix / scale,
+              py = iy / scale;
+            r *= Math.min(1, big[i] / paperAt(px, py, 0));
+            g *= Math.min(1, big[i + 1] / paperAt(px, py, 1));
+            b *= Math.min(1, big[i + 2] / paperAt(px, py, 2));
+          }
+        } else {
+          [r, g, b] = [96, 78, 62];
+        }
+        const k = light * shadow;
+        const n = (rand() - 0.5) * 10;
+        out[o] = Math.max(0, Math.min(255, r * k + n));
+        out[o + 1] = Math.max(0, Math.min(255, g * k + n));
+        out[o + 2] = Math.max(0, Math.min(255, b * k + n));
+      }
+    }
+    // Stored pixels are the upright photo turned so that the EXIF orientation turns them back.
+    const storeRotation = { 1: 0, 3: 180, 6: 270, 8: 90 }[opts.orientation];
+    let img = sharp(out, { raw: { width: W, height: H, channels: 3 } });
+    if (storeRotation) img = img.rotate(storeRotation);
+    await img.jpeg({ quality: 88 }).withMetadata({ orientation: opts.orientation }).toFile(outFile);
   }
 
   const mask = new Uint8Array(W * H);
   for (let y = 0; y < dh; y++) {
     for (let x = 0; x < dw; x++) {
-      const sx = Math.min(sw - 1, Math.floor(x / scale)), sy = Math.min(sh - 1, Math.floor(y / scale));
+      const sx = Math.min(sw - 1, Math.floor(x / scale)),
+        sy = Math.min(sh - 1, Math.floor(y / scale));
       if (truth.mask[sy * sw + sx]) mask[(dy + y) * W + dx + x] = 1;
     }
   }
@@ -270,7 +346,12 @@ export interface DrawingScore {
   misses: string[];
 }
 
-export async function scoreAnalysis(dir: string, analysis: CharacterAnalysis, textureFile: string, truth: DrawingTruth): Promise<DrawingScore> {
+export async function scoreAnalysis(
+  dir: string,
+  analysis: CharacterAnalysis,
+  textureFile: string,
+  truth: DrawingTruth,
+): Promise<DrawingScore> {
   if (analysis.width !== truth.width || analysis.height !== truth.height) {
     throw new Error(`${truth.name}: analysed ${analysis.width}x${analysis.height}, truth ${truth.width}x${truth.height}`);
   }

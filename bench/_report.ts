@@ -11,7 +11,9 @@ export function writeSection(name: string, markdown: string): void {
   const start = `<!-- bench:${name} -->`;
   const end = `<!-- /bench:${name} -->`;
   const block = `${start}\n${markdown.trim()}\n${end}`;
-  let doc = existsSync(BENCH_DOC) ? readFileSync(BENCH_DOC, 'utf8') : '# Benchmarks\n\nProduced by `npm run bench -- <name>`; each section says which command wrote it and when.\n';
+  let doc = existsSync(BENCH_DOC)
+    ? readFileSync(BENCH_DOC, 'utf8')
+    : '# Benchmarks\n\nProduced by `npm run bench -- <name>`; each section says which command wrote it and when.\n';
   const i = doc.indexOf(start);
   const j = doc.indexOf(end);
   if (i >= 0 && j > i) doc = doc.slice(0, i) + block + doc.slice(j + end.length);

@@ -34,7 +34,13 @@ import { machineLine, writeSection } from './_report.js';
 export async function run(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { streams: { type: 'string', default: '10000' }, changes: { type: 'string', default: '300' }, renders: { type: 'string', default: '4' }, 'upload-mb': { type: 'string', default: '150' }, skip: { type: 'string', default: '' } },
+    options: {
+      streams: { type: 'string', default: '10000' },
+      changes: { type: 'string', default: '300' },
+      renders: { type: 'string', default: '4' },
+      'upload-mb': { type: 'string', default: '150' },
+      skip: { type: 'string', default: '' },
+    },
   });
   const skip = new Set(values.skip!.split(',').filter(Boolean));
   const pgUrl = process.env.MARIONETTE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -44,7 +50,12 @@ export async function run(argv: string[]): Promise<void> {
   const load0 = loadavg()[0];
   const lines: string[] = [];
   const cluster = await startCluster({
-    apis: 2, workers: 0, databaseUrl: pgUrl, schema, redisUrl: redis.url, redisPrefix: redis.prefix,
+    apis: 2,
+    workers: 0,
+    databaseUrl: pgUrl,
+    schema,
+    redisUrl: redis.url,
+    redisPrefix: redis.prefix,
     env: { MARIONETTE_LOG_LEVEL: 'warn', MARIONETTE_RATE_LIMITS: 'false', MARIONETTE_ENGINE_WARMUP: 'true' },
   });
   const handle = await openDb({ url: pgUrl, schema });
@@ -95,7 +106,11 @@ export async function run(argv: string[]): Promise<void> {
           const fd = new FormData();
           fd.append('image', new Blob([image], { type: 'image/jpeg' }), 'c.jpg');
           fd.append('motion_video', new Blob([video], { type: 'video/mp4' }), 'm.mp4');
-          const r = await fetch(`${(i % 2 ? B : A).baseUrl}/v1/renders`, { method: 'POST', body: fd, headers: { authorization: `Bearer ${key}` } });
+          const r = await fetch(`${(i % 2 ? B : A).baseUrl}/v1/renders`, {
+            method: 'POST',
+            body: fd,
+            headers: { authorization: `Bearer ${key}` },
+          });
           if (r.status !== 200) throw new Error(`create: ${r.status} ${await r.text()}`);
           ids.push(((await r.json()) as { id: string }).id);
         }
@@ -135,7 +150,34 @@ export async function run(argv: string[]): Promise<void> {
       const seconds = 40;
       execFileSync(
         process.env.FFMPEG_PATH ?? (await import('@ffmpeg-installer/ffmpeg')).default.path,
-        ['-v', 'error', '-y', '-f', 'lavfi', '-i', `testsrc2=size=1280x720:rate=25`, '-f', 'lavfi', '-i', 'nullsrc=size=1280x720:rate=25', '-filter_complex', '[0][1]blend=all_mode=difference,noise=alls=60:allf=t', '-t', String(seconds), '-c:v', 'mpeg4', '-b:v', `${Math.round((mb * 8) / seconds)}M`, '-maxrate', `${Math.round((mb * 8) / seconds)}M`, '-bufsize', '8M', '-pix_fmt', 'yuv420p', file],
+        [
+          '-v',
+          'error',
+          '-y',
+          '-f',
+          'lavfi',
+          '-i',
+          `testsrc2=size=1280x720:rate=25`,
+          '-f',
+          'lavfi',
+          '-i',
+          'nullsrc=size=1280x720:rate=25',
+          '-filter_complex',
+          '[0][1]blend=all_mode=difference,noise=alls=60:allf=t',
+          '-t',
+          String(seconds),
+          '-c:v',
+          'mpeg4',
+          '-b:v',
+          `${Math.round((mb * 8) / seconds)}M`,
+          '-maxrate',
+          `${Math.round((mb * 8) / seconds)}M`,
+          '-bufsize',
+          '8M',
+          '-pix_fmt',
+          'yuv420p',
+          file,
+        ],
         { stdio: 'inherit' },
       );
       const size = (await stat(file)).size;
@@ -146,8 +188,12 @@ export async function run(argv: string[]): Promise<void> {
       const image = await readFile(img.image);
       const rss0 = await rssMb(A.child.pid!);
       const prep = await fetch(`${A.baseUrl}/v1/renders/prepare`, {
-        method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ image: { content_type: 'image/jpeg', size_bytes: image.length }, motion_video: { content_type: 'video/mp4', size_bytes: size, sha256: hash.digest('hex') } }),
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          image: { content_type: 'image/jpeg', size_bytes: image.length },
+          motion_video: { content_type: 'video/mp4', size_bytes: size, sha256: hash.digest('hex') },
+        }),
       });
       const plan = (await prep.json()) as { draft_id: string; uploads: { field: string; url: string; headers: Record<string, string> }[] };
       const t0 = Date.now();
@@ -161,7 +207,8 @@ export async function run(argv: string[]): Promise<void> {
       const putS = (Date.now() - t0) / 1000;
       const t1 = Date.now();
       const created = await fetch(`${A.baseUrl}/v1/renders`, {
-        method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': randomBytes(8).toString('hex') },
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': randomBytes(8).toString('hex') },
         body: JSON.stringify({ draft_id: plan.draft_id }),
       });
       const createS = (Date.now() - t1) / 1000;
@@ -182,7 +229,11 @@ export async function run(argv: string[]): Promise<void> {
     await rm(work, { recursive: true, force: true });
   }
   const note = `${cpus().length} CPUs, 1-min load ${load0.toFixed(2)} at start, ${loadavg()[0].toFixed(2)} at the end (machine shared with other work)`;
-  const md = [`Command: \`MARIONETTE_TEST_PG_URL=${pgUrl} npm run bench -- cluster ${argv.join(' ')}\`. ${machineLine()}; ${note}.`, '', ...lines].join('\n');
+  const md = [
+    `Command: \`MARIONETTE_TEST_PG_URL=${pgUrl} npm run bench -- cluster ${argv.join(' ')}\`. ${machineLine()}; ${note}.`,
+    '',
+    ...lines,
+  ].join('\n');
   process.stdout.write(md + '\n');
   writeSection('cluster', md);
 }

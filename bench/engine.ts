@@ -46,7 +46,25 @@ const CHARACTERS: Array<{ file: string; kind: 'human' | 'drawing' | 'non-human' 
 ];
 const VIDEOS = ['videos/animate-x--dance_1.mp4', 'videos/animate-x--dance_3.mp4', 'videos/liveportrait--s13.mp4'];
 
-const JOINT_NAMES = ['nose', 'l-eye', 'r-eye', 'l-ear', 'r-ear', 'l-shoulder', 'r-shoulder', 'l-elbow', 'r-elbow', 'l-wrist', 'r-wrist', 'l-hip', 'r-hip', 'l-knee', 'r-knee', 'l-ankle', 'r-ankle'];
+const JOINT_NAMES = [
+  'nose',
+  'l-eye',
+  'r-eye',
+  'l-ear',
+  'r-ear',
+  'l-shoulder',
+  'r-shoulder',
+  'l-elbow',
+  'r-elbow',
+  'l-wrist',
+  'r-wrist',
+  'l-hip',
+  'r-hip',
+  'l-knee',
+  'r-knee',
+  'l-ankle',
+  'r-ankle',
+];
 const short = (f: string): string => f.replace(/^(images|videos)\//, '').replace(/\.(png|jpg|mp4)$/, '');
 const fmt = (x: number, d = 2): string => (Number.isFinite(x) ? x.toFixed(d) : '—');
 
@@ -60,7 +78,9 @@ export async function run(argv: string[]): Promise<void> {
   const tools = resolveTools(process.env);
   const engine = createEngine({ tools });
   const work = await mkdtemp(join(tmpdir(), 'marionette-bench-engine-'));
-  const log = (s: string): void => { process.stderr.write(`${s}\n`); };
+  const log = (s: string): void => {
+    process.stderr.write(`${s}\n`);
+  };
   try {
     // Workers load the models once at start (MARIONETTE_ENGINE_WARMUP); the timings below are warm, as a
     // job sees them, and the one-off loading is reported on its own.
@@ -78,9 +98,21 @@ export async function run(argv: string[]): Promise<void> {
       const t = performance.now();
       try {
         const assets = await engine.analyzeCharacter({ imageFile: image, outDir: dir, thumbnail: false });
-        chars.push({ name: short(c.file), kind: c.kind, assets, seconds: (performance.now() - t) / 1000, note: `${assets.analysis.poseMethod} pose, ${assets.analysis.maskMethod} mask` });
+        chars.push({
+          name: short(c.file),
+          kind: c.kind,
+          assets,
+          seconds: (performance.now() - t) / 1000,
+          note: `${assets.analysis.poseMethod} pose, ${assets.analysis.maskMethod} mask`,
+        });
       } catch (err) {
-        chars.push({ name: short(c.file), kind: c.kind, assets: null, seconds: (performance.now() - t) / 1000, note: `refused: ${(err as Error).message}` });
+        chars.push({
+          name: short(c.file),
+          kind: c.kind,
+          assets: null,
+          seconds: (performance.now() - t) / 1000,
+          note: `refused: ${(err as Error).message}`,
+        });
       }
       log(`character ${c.file}: ${chars[chars.length - 1].note} in ${fmt(chars[chars.length - 1].seconds)} s`);
     }
@@ -139,7 +171,10 @@ export async function run(argv: string[]): Promise<void> {
           if (++j % step !== 0 || j >= m.assets.track.frames.length) continue;
           const d = m.assets.track.frames[j];
           const det = await detector.detect(frame, r.width, r.height);
-          acc.add(d.body.map((p) => ({ x: p.x * k, y: p.y * k, score: p.score })), det?.body ?? null);
+          acc.add(
+            d.body.map((p) => ({ x: p.x * k, y: p.y * k, score: p.score })),
+            det?.body ?? null,
+          );
           const fresh = drv.get(j);
           if (fresh) {
             strict.add(fresh, det?.body ?? null);
@@ -157,7 +192,9 @@ export async function run(argv: string[]): Promise<void> {
           .map((p) => `${JOINT_NAMES[p.i]} ${fmt(p.rate)}`)
           .join(', ');
         const fps = r.timings ? r.frameCount / (r.timings.framesMs / 1000) : NaN;
-        rows.push(`| ${c.name} | ${c.kind} | ${m.name} | **${fmt(strict.value)}** | ${fmt(skeleton.value)} | ${fmt(still)} | ${bySide ? fmt(bySide.value) : '—'} | ${fmt(acc.value)} | ${weakest} | ${strict.frames} | ${r.width}x${r.height} | ${fmt(fps, 0)} |`);
+        rows.push(
+          `| ${c.name} | ${c.kind} | ${m.name} | **${fmt(strict.value)}** | ${fmt(skeleton.value)} | ${fmt(still)} | ${bySide ? fmt(bySide.value) : '—'} | ${fmt(acc.value)} | ${weakest} | ${strict.frames} | ${r.width}x${r.height} | ${fmt(fps, 0)} |`,
+        );
         log(rows[rows.length - 1]);
         await rm(out, { recursive: true, force: true });
       }
@@ -167,16 +204,32 @@ export async function run(argv: string[]): Promise<void> {
     const speed: string[] = [];
     for (const c of values.quick ? [] : chars.filter((x) => x.assets && (x.kind === 'human' || x.kind === 'built-in')).slice(0, 2)) {
       const motion = await engine.writeTemplateMotion('tpl_dance', join(work, 'speed-m'));
-      const r = await engine.render({ character: c.assets!, motion, background: { mode: 'solid', color: [255, 255, 255] }, outDir: join(work, 'speed-r') });
-      speed.push(`${c.name}: **${fmt(r.frameCount / (r.timings!.framesMs / 1000), 0)} fps** (${r.frameCount} frames in ${r.timings!.framesMs} ms, setup ${r.timings!.setupMs} ms, encoder drain ${r.timings!.finishMs} ms)`);
+      const r = await engine.render({
+        character: c.assets!,
+        motion,
+        background: { mode: 'solid', color: [255, 255, 255] },
+        outDir: join(work, 'speed-r'),
+      });
+      speed.push(
+        `${c.name}: **${fmt(r.frameCount / (r.timings!.framesMs / 1000), 0)} fps** (${r.frameCount} frames in ${r.timings!.framesMs} ms, setup ${r.timings!.setupMs} ms, encoder drain ${r.timings!.finishMs} ms)`,
+      );
     }
     const builtin = chars.find((c) => c.kind === 'built-in' && c.assets);
     const memory: string[] = [];
     if (builtin?.assets && !values.quick) {
       await exec('cp', ['-r', builtin.assets.dir, join(work, 'character')]);
       for (const s of [10, 20]) {
-        const { stdout } = await exec(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, '_engine-memory.ts'), work, String(s)], { maxBuffer: 1 << 20 });
-        const res = JSON.parse(stdout.trim().split('\n').pop()!) as { seconds: number; frames: number; peakRssMb: number; elapsedMs: number };
+        const { stdout } = await exec(
+          process.execPath,
+          ['--import', 'tsx', resolve(import.meta.dirname, '_engine-memory.ts'), work, String(s)],
+          { maxBuffer: 1 << 20 },
+        );
+        const res = JSON.parse(stdout.trim().split('\n').pop()!) as {
+          seconds: number;
+          frames: number;
+          peakRssMb: number;
+          elapsedMs: number;
+        };
         memory.push(`${s} s (${res.frames} frames, transparent = two encoders): peak RSS **${fmt(res.peakRssMb, 0)} MB**`);
       }
     }
@@ -224,7 +277,20 @@ ${memory.map((s) => `- ${s}`).join('\n')}
 /** Rig joints (RIG_JOINTS order) as COCO-17 keypoints: the 12 body joints scored, the face left out. */
 function cocoFromRig(j: Point[]): Keypoint[] {
   const coco: Keypoint[] = Array.from({ length: 17 }, () => ({ x: 0, y: 0, score: 0 }));
-  const map: Array<[number, number]> = [[3, 5], [4, 7], [5, 9], [6, 6], [7, 8], [8, 10], [9, 11], [10, 13], [11, 15], [12, 12], [13, 14], [14, 16]];
+  const map: Array<[number, number]> = [
+    [3, 5],
+    [4, 7],
+    [5, 9],
+    [6, 6],
+    [7, 8],
+    [8, 10],
+    [9, 11],
+    [10, 13],
+    [11, 15],
+    [12, 12],
+    [13, 14],
+    [14, 16],
+  ];
   for (const [r, c] of map) coco[c] = { x: j[r].x, y: j[r].y, score: 1 };
   return coco;
 }
@@ -232,7 +298,17 @@ function cocoFromRig(j: Point[]): Keypoint[] {
 /** COCO-17 with left and right exchanged (face and body). */
 function swapSides(kp: Keypoint[]): Keypoint[] {
   const out = kp.slice();
-  for (const [a, b] of [[1, 2], [3, 4], [5, 6], [7, 8], [9, 10], [11, 12], [13, 14], [15, 16]]) [out[a], out[b]] = [kp[b], kp[a]];
+  for (const [a, b] of [
+    [1, 2],
+    [3, 4],
+    [5, 6],
+    [7, 8],
+    [9, 10],
+    [11, 12],
+    [13, 14],
+    [15, 16],
+  ])
+    [out[a], out[b]] = [kp[b], kp[a]];
   return out;
 }
 
@@ -241,10 +317,13 @@ async function stillReading(c: CharacterAssets, detector: ReturnType<typeof crea
   const { crop, body } = c.analysis;
   const k = 700 / crop.height;
   const tw = Math.max(1, Math.round(crop.width * k));
-  const W = tw + 200, H = 758;
+  const W = tw + 200,
+    H = 758;
   const tex = await sharp(join(c.dir, c.textureFile)).resize(tw, 700, { fit: 'fill' }).png().toBuffer();
   const raw = await sharp({ create: { width: W, height: H, channels: 4, background: { r: 128, g: 128, b: 128, alpha: 1 } } })
-    .composite([{ input: tex, left: 100, top: 29 }]).raw().toBuffer();
+    .composite([{ input: tex, left: 100, top: 29 }])
+    .raw()
+    .toBuffer();
   const det = await detector.detect(raw, W, H);
   const ref = body.map((p) => ({ x: (p.x - crop.x) * k + 100, y: (p.y - crop.y) * k + 29, score: p.score }));
   const r = pckFrameStrict(ref, det?.body ?? null);

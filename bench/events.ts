@@ -40,9 +40,29 @@ export async function insertRenders(db: Db, accountId: string, n: number): Promi
       for (let j = i; j < Math.min(n, i + 500); j++) {
         const now = nowIso();
         const row: VideosTable = {
-          id: newId('render'), account_id: accountId, kind: 'render', status: 'queued', progress: 0, stage: null, background_mode: 'original', bg_color: null,
-          character_source: '{"kind":"builtin"}', motion_source: '{"kind":"template","id":"bench"}', video_key: null, alpha_key: null, estimated_ms: 0,
-          duration_ms: null, reserved_milli: 0, error_json: null, request_id: null, service_source: null, draft_id: null, created_at: now, updated_at: now, started_at: null, completed_at: null,
+          id: newId('render'),
+          account_id: accountId,
+          kind: 'render',
+          status: 'queued',
+          progress: 0,
+          stage: null,
+          background_mode: 'original',
+          bg_color: null,
+          character_source: '{"kind":"builtin"}',
+          motion_source: '{"kind":"template","id":"bench"}',
+          video_key: null,
+          alpha_key: null,
+          estimated_ms: 0,
+          duration_ms: null,
+          reserved_milli: 0,
+          error_json: null,
+          request_id: null,
+          service_source: null,
+          draft_id: null,
+          created_at: now,
+          updated_at: now,
+          started_at: null,
+          completed_at: null,
         };
         await tx.insertInto('videos').values(row).execute();
         await appendRenderEvent(tx, row, 'queued');
@@ -123,7 +143,10 @@ export async function openMany(base: string, key: string, ids: string[]): Promis
 
 export async function run(argv: string[]): Promise<void> {
   const loadAtStart = loadavg()[0];
-  const { values } = parseArgs({ args: argv, options: { streams: { type: 'string', default: '5000' }, changes: { type: 'string', default: '300' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { streams: { type: 'string', default: '5000' }, changes: { type: 'string', default: '300' } },
+  });
   const nStreams = Number(values.streams);
   const nChanges = Number(values.changes);
   const lines: string[] = [];
@@ -136,7 +159,15 @@ export async function run(argv: string[]): Promise<void> {
   try {
     child = spawn(process.execPath, ['--import', 'tsx', 'src/main/server.ts'], {
       cwd: ROOT,
-      env: { ...process.env, MARIONETTE_DATA_DIR: dataDir, MARIONETTE_PORT: String(port), MARIONETTE_HOST: '127.0.0.1', MARIONETTE_LOG_LEVEL: 'warn', MARIONETTE_WORKERS: 'false', MARIONETTE_RATE_LIMITS: 'false' },
+      env: {
+        ...process.env,
+        MARIONETTE_DATA_DIR: dataDir,
+        MARIONETTE_PORT: String(port),
+        MARIONETTE_HOST: '127.0.0.1',
+        MARIONETTE_LOG_LEVEL: 'warn',
+        MARIONETTE_WORKERS: 'false',
+        MARIONETTE_RATE_LIMITS: 'false',
+      },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     for (let i = 0; i < 300; i++) {
@@ -176,7 +207,14 @@ export async function run(argv: string[]): Promise<void> {
   const dir2 = await mkdtemp(join(tmpdir(), 'marionette-bench-events-'));
   try {
     const port2 = 18_091;
-    const config = loadConfig({ MARIONETTE_DATA_DIR: dir2, MARIONETTE_PORT: String(port2), MARIONETTE_HOST: '127.0.0.1', MARIONETTE_LOG_LEVEL: 'silent', MARIONETTE_WORKERS: 'false', MARIONETTE_RATE_LIMITS: 'false' });
+    const config = loadConfig({
+      MARIONETTE_DATA_DIR: dir2,
+      MARIONETTE_PORT: String(port2),
+      MARIONETTE_HOST: '127.0.0.1',
+      MARIONETTE_LOG_LEVEL: 'silent',
+      MARIONETTE_WORKERS: 'false',
+      MARIONETTE_RATE_LIMITS: 'false',
+    });
     const wired = await wire(config);
     const app = await buildHttpApp(wired.deps, { logger: false });
     await app.listen({ port: port2, host: '127.0.0.1' });
@@ -184,7 +222,9 @@ export async function run(argv: string[]): Promise<void> {
     const ids = await insertRenders(wired.deps.db, acct.accountId, nChanges);
     const streams = await openMany(`http://127.0.0.1:${port2}`, acct.apiKey, ids);
     const inproc = await measureLatency(wired.deps.db, wired.deps.pubsub, streams, nChanges, 10_000);
-    lines.push(`- In-process latency (worker in the API process, pub/sub hint), ${inproc.length} changes spread over 10 s: p50 **${pct(inproc, 50)} ms**, p99 **${pct(inproc, 99)} ms** (client in the same process).`);
+    lines.push(
+      `- In-process latency (worker in the API process, pub/sub hint), ${inproc.length} changes spread over 10 s: p50 **${pct(inproc, 50)} ms**, p99 **${pct(inproc, 99)} ms** (client in the same process).`,
+    );
     for (const s of streams) s.req.destroy();
     await app.close();
     await wired.close();
@@ -192,7 +232,13 @@ export async function run(argv: string[]): Promise<void> {
     await rm(dir2, { recursive: true, force: true }).catch(() => {});
   }
 
-  const md = [`## Render event streams`, '', `\`npm run bench -- events --streams ${nStreams} --changes ${nChanges}\` (SQLite, ${machineLine()}; ${loadNote(loadAtStart)})`, '', ...lines].join('\n');
+  const md = [
+    `## Render event streams`,
+    '',
+    `\`npm run bench -- events --streams ${nStreams} --changes ${nChanges}\` (SQLite, ${machineLine()}; ${loadNote(loadAtStart)})`,
+    '',
+    ...lines,
+  ].join('\n');
   process.stdout.write(md + '\n');
   writeSection('events', md);
 }

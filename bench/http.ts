@@ -38,7 +38,11 @@ function serverRssMb(pid: number): number {
 }
 
 function startChild(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
 }
 
 async function waitFor(url: string, headers: Record<string, string> = {}): Promise<void> {
@@ -60,7 +64,14 @@ async function load(name: string, url: string, headers: Record<string, string>, 
 }
 
 export async function run(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, db: { type: 'string', default: 'sqlite' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      seconds: { type: 'string', default: '10' },
+      connections: { type: 'string', default: '50' },
+      db: { type: 'string', default: 'sqlite' },
+    },
+  });
   const loadAtStart = loadavg()[0];
   const seconds = Number(values.seconds);
   const connections = Number(values.connections);
@@ -103,7 +114,12 @@ export async function run(argv: string[]): Promise<void> {
     rows.push(await load('GET /v1/videos', `${base}/v1/videos`, auth, seconds, connections));
     // The baseline again at the end: the machine is shared, so its speed is the mean of both runs.
     const again = await load('bare Fastify hello-world', `http://127.0.0.1:${helloPort}/`, {}, seconds, connections);
-    rows[0] = { ...rows[0], rps: (rows[0].rps + again.rps) / 2, p50: Math.max(rows[0].p50, again.p50), p99: Math.max(rows[0].p99, again.p99) };
+    rows[0] = {
+      ...rows[0],
+      rps: (rows[0].rps + again.rps) / 2,
+      p50: Math.max(rows[0].p50, again.p50),
+      p99: Math.max(rows[0].p99, again.p99),
+    };
     const rssMb = serverRssMb(children[1].pid!);
     const targets: Record<string, number> = { 'GET /v1/credits': 0.5, 'GET /v1/videos/{id}': 0.35, 'GET /v1/videos': 0.35 };
 

@@ -36,13 +36,52 @@ function exec(cmd: string, args: string[]): Promise<void> {
 async function makeVideo(dir: string, bytes: number): Promise<string> {
   const { ffmpeg } = resolveTools({});
   const clip = join(dir, 'clip.mp4');
-  await exec(ffmpeg, ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=s=1280x720:r=30,noise=alls=60:allf=t', '-t', '4',
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-b:v', '25M', '-maxrate', '25M', '-bufsize', '50M', '-pix_fmt', 'yuv420p', clip]);
+  await exec(ffmpeg, [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=s=1280x720:r=30,noise=alls=60:allf=t',
+    '-t',
+    '4',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-b:v',
+    '25M',
+    '-maxrate',
+    '25M',
+    '-bufsize',
+    '50M',
+    '-pix_fmt',
+    'yuv420p',
+    clip,
+  ]);
   const copies = Math.ceil(bytes / (await stat(clip)).size) + 1;
   const list = join(dir, 'list.txt');
   await writeFile(list, Array.from({ length: copies }, () => `file '${clip}'`).join('\n'));
   const out = join(dir, 'driving.mp4');
-  await exec(ffmpeg, ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'concat', '-safe', '0', '-i', list, '-c', 'copy', '-fs', String(bytes), out]);
+  await exec(ffmpeg, [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'concat',
+    '-safe',
+    '0',
+    '-i',
+    list,
+    '-c',
+    'copy',
+    '-fs',
+    String(bytes),
+    out,
+  ]);
   await rm(clip);
   return out;
 }
@@ -50,7 +89,19 @@ async function makeVideo(dir: string, bytes: number): Promise<string> {
 /** A small character picture made locally too, so the bench never names a URL outside the machine. */
 async function makeImage(dir: string): Promise<string> {
   const out = join(dir, 'character.png');
-  await exec(resolveTools({}).ffmpeg, ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=s=512x768', '-frames:v', '1', out]);
+  await exec(resolveTools({}).ffmpeg, [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=s=512x768',
+    '-frames:v',
+    '1',
+    out,
+  ]);
   return out;
 }
 
@@ -112,7 +163,11 @@ export async function run(args: string[]): Promise<void> {
       MARIONETTE_RATE_LIMITS: 'false',
       MARIONETTE_LOG_LEVEL: 'warn',
     };
-    server = spawn(process.execPath, ['--import', 'tsx', 'src/main/server.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+    server = spawn(process.execPath, ['--import', 'tsx', 'src/main/server.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     const pid = server.pid!;
     await waitFor(`${base}/v1/credits`);
     const apiKey = (await readFile(join(dir, 'data', 'demo-api-key'), 'utf8')).trim();
@@ -134,7 +189,10 @@ export async function run(args: string[]): Promise<void> {
       fetch(`${base}/v1/renders/prepare`, {
         method: 'POST',
         headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ image: { content_type: 'image/png', size_bytes: imageSize }, motion_video: { content_type: 'video/mp4', size_bytes: size, sha256 } }),
+        body: JSON.stringify({
+          image: { content_type: 'image/png', size_bytes: imageSize },
+          motion_video: { content_type: 'video/mp4', size_bytes: size, sha256 },
+        }),
       }),
     );
     const plan = (await prep.json()) as { draft_id: string; uploads: { field: string; url: string; headers: Record<string, string> }[] };
@@ -142,10 +200,16 @@ export async function run(args: string[]): Promise<void> {
     const target = (field: string) => plan.uploads.find((u) => u.field === field)!;
     const upImage = await put(target('image').url, target('image').headers, image, imageSize);
     if (upImage.status !== 200) throw new Error(`PUT image: ${upImage.status} ${upImage.body}`);
-    const up = await timed(`PUT ${(size / MB).toFixed(1)} MiB video`, () => put(target('motion_video').url, target('motion_video').headers, video, size));
+    const up = await timed(`PUT ${(size / MB).toFixed(1)} MiB video`, () =>
+      put(target('motion_video').url, target('motion_video').headers, video, size),
+    );
     if (up.status !== 200) throw new Error(`PUT: ${up.status} ${up.body}`);
     const created = await timed('POST /v1/renders {draft_id}', () =>
-      fetch(`${base}/v1/renders`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': plan.draft_id }, body: JSON.stringify({ draft_id: plan.draft_id }) }),
+      fetch(`${base}/v1/renders`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': plan.draft_id },
+        body: JSON.stringify({ draft_id: plan.draft_id }),
+      }),
     );
     const render = (await created.json()) as { id?: string; error?: unknown };
     if (created.status !== 202) throw new Error(`draft render: ${created.status} ${JSON.stringify(render)}`);
@@ -159,7 +223,7 @@ export async function run(args: string[]): Promise<void> {
       '',
       `\`npm run bench -- ingest\` (${machineLine()}; ${cpus().length} CPUs, 1-min load average ${loadAtStart.toFixed(2)} at start and ${loadavg()[0].toFixed(2)} at the end, shared with other work, so times are upper bounds). Server: \`src/main/server.ts\` as its own process, SQLite, workers off.`,
       `Video: ${size} bytes (${(size / MB).toFixed(1)} MiB) synthetic H.264 MP4, sha256 declared. Memory from \`/proc/<pid>/status\`:`,
-      'VmRSS sampled every 20 ms, and VmHWM (the kernel\'s peak resident set since the process started) read at the end.',
+      "VmRSS sampled every 20 ms, and VmHWM (the kernel's peak resident set since the process started) read at the end.",
       '',
       '| step | HTTP | time (ms) | server RSS after (MB) |',
       '|---|---|---|---|',

@@ -41,7 +41,12 @@ function median(xs: number[]): number {
 export async function run(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { rounds: { type: 'string', default: '5' }, seconds: { type: 'string', default: '4' }, db: { type: 'string', default: 'sqlite' }, 'pg-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/test' } },
+    options: {
+      rounds: { type: 'string', default: '5' },
+      seconds: { type: 'string', default: '4' },
+      db: { type: 'string', default: 'sqlite' },
+      'pg-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/test' },
+    },
   });
   const rounds = Number(values.rounds);
   const loadAtStart = loadavg()[0];
@@ -49,7 +54,24 @@ export async function run(argv: string[]): Promise<void> {
   const tools = resolveTools(process.env);
   const video = join(dir, 'driving.mp4');
   const image = join(dir, 'character.jpg');
-  await exec(tools.ffmpeg, ['-v', 'error', '-y', '-i', join(MEDIA, 'videos/animate-x--dance_1.mp4'), '-t', values.seconds!, '-vf', 'scale=384:-2', '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', video]);
+  await exec(tools.ffmpeg, [
+    '-v',
+    'error',
+    '-y',
+    '-i',
+    join(MEDIA, 'videos/animate-x--dance_1.mp4'),
+    '-t',
+    values.seconds!,
+    '-vf',
+    'scale=384:-2',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-pix_fmt',
+    'yuv420p',
+    video,
+  ]);
   await exec(tools.ffmpeg, ['-v', 'error', '-y', '-i', join(MEDIA, 'images/mimicmotion--demo1.jpg'), '-vf', 'scale=360:-2', image]);
   const dataDir = join(dir, 'data');
   const schema = values.db === 'postgres' ? `bench_${randomBytes(5).toString('hex')}` : null;
@@ -71,7 +93,11 @@ export async function run(argv: string[]): Promise<void> {
   const auth = { authorization: `Bearer ${acct.apiKey}` };
   const workers: Worker[] = [];
   const startWorker = async (): Promise<Worker> => {
-    const p = spawn(process.execPath, ['--import', 'tsx', 'src/main/worker.ts'], { cwd: ROOT, env: { ...process.env, ...env, MARIONETTE_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, ['--import', 'tsx', 'src/main/worker.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, ...env, MARIONETTE_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const w: Worker = { p, out: '' };
     p.stdout!.on('data', (b) => (w.out += b));
     p.stderr!.on('data', (b) => (w.out += b));
@@ -116,7 +142,11 @@ export async function run(argv: string[]): Promise<void> {
             break;
           }
           if (event === 'progress' && !killedAt) {
-            const job = await wired.deps.db.selectFrom('jobs').select('lease_owner').where('resource_id', '=', id).executeTakeFirstOrThrow();
+            const job = await wired.deps.db
+              .selectFrom('jobs')
+              .select('lease_owner')
+              .where('resource_id', '=', id)
+              .executeTakeFirstOrThrow();
             const pid = Number(String(job.lease_owner).split(':')[1]);
             const victim = workers.find((w) => w.p.pid === pid);
             if (!victim) throw new Error(`job owner ${job.lease_owner} is not one of the bench's workers`);
@@ -134,7 +164,9 @@ export async function run(argv: string[]): Promise<void> {
       const billed = ledger.map((l) => l.kind).join('+');
       if (billed !== 'reserve+settle') throw new Error(`render ${id} billed ${billed}`);
       results.push({ handoverMs: handoverAt - killedAt, killToReadyMs: readyAt - killedAt, endToEndMs: readyAt - t0, billed });
-      process.stdout.write(`round ${i + 1}: kill -> hand-over ${handoverAt - killedAt} ms, kill -> ready ${readyAt - killedAt} ms, POST -> ready ${readyAt - t0} ms (${billed})\n`);
+      process.stdout.write(
+        `round ${i + 1}: kill -> hand-over ${handoverAt - killedAt} ms, kill -> ready ${readyAt - killedAt} ms, POST -> ready ${readyAt - t0} ms (${billed})\n`,
+      );
       workers.push(await startWorker());
       await new Promise((r) => setTimeout(r, 3000));
     }

@@ -28,16 +28,49 @@ const MEDIA = resolve(import.meta.dirname, '../../shared/media');
 
 export async function run_(argv: string[]): Promise<void> {
   const loadAtStart = loadavg()[0];
-  const { values } = parseArgs({ args: argv, options: { seconds: { type: 'string', default: '5' }, width: { type: 'string', default: '512' }, runs: { type: 'string', default: '1' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      seconds: { type: 'string', default: '5' },
+      width: { type: 'string', default: '512' },
+      runs: { type: 'string', default: '1' },
+    },
+  });
   const seconds = Number(values.seconds);
   const dir = await mkdtemp(join(tmpdir(), 'marionette-bench-render-'));
   const tools = resolveTools(process.env);
   const video = join(dir, 'driving.mp4');
   const image = join(dir, 'character.jpg');
-  await run(tools.ffmpeg, ['-v', 'error', '-y', '-i', join(MEDIA, 'videos/animate-x--dance_1.mp4'), '-t', String(seconds), '-vf', `scale=${values.width}:-2`, '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', video]);
+  await run(tools.ffmpeg, [
+    '-v',
+    'error',
+    '-y',
+    '-i',
+    join(MEDIA, 'videos/animate-x--dance_1.mp4'),
+    '-t',
+    String(seconds),
+    '-vf',
+    `scale=${values.width}:-2`,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    video,
+  ]);
   await run(tools.ffmpeg, ['-v', 'error', '-y', '-i', join(MEDIA, 'images/mimicmotion--demo1.jpg'), '-vf', 'scale=540:-2', image]);
   const port = 18_095;
-  const config = loadConfig({ MARIONETTE_DATA_DIR: join(dir, 'data'), MARIONETTE_PORT: String(port), MARIONETTE_HOST: '127.0.0.1', MARIONETTE_LOG_LEVEL: 'silent', MARIONETTE_RATE_LIMITS: 'false', MARIONETTE_JOB_POLL_MS: '100' });
+  const config = loadConfig({
+    MARIONETTE_DATA_DIR: join(dir, 'data'),
+    MARIONETTE_PORT: String(port),
+    MARIONETTE_HOST: '127.0.0.1',
+    MARIONETTE_LOG_LEVEL: 'silent',
+    MARIONETTE_RATE_LIMITS: 'false',
+    MARIONETTE_JOB_POLL_MS: '100',
+  });
   const wired = await wire(config);
   const app = await buildHttpApp(wired.deps, { logger: false });
   await app.listen({ port, host: '127.0.0.1' });
@@ -70,7 +103,9 @@ export async function run_(argv: string[]): Promise<void> {
       const row = await wired.deps.db.selectFrom('videos').select(['duration_ms', 'status']).where('id', '=', id).executeTakeFirstOrThrow();
       lines.push(
         `- run ${i + 1}: ${seconds} s clip (${values.width} px wide), POST answered in ${tCreated - t0} ms; **${(total / 1000).toFixed(1)} s from POST to \`${last}\`** ` +
-          `(stage first seen at: ${Object.entries(stages).map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`).join(', ')}); output ${Number(row.duration_ms) / 1000} s.`,
+          `(stage first seen at: ${Object.entries(stages)
+            .map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`)
+            .join(', ')}); output ${Number(row.duration_ms) / 1000} s.`,
       );
     }
   } finally {
@@ -78,7 +113,13 @@ export async function run_(argv: string[]): Promise<void> {
     await wired.close();
     await rm(dir, { recursive: true, force: true });
   }
-  const md = [`## Render time (creation to ready)`, '', `\`npm run bench -- render --seconds ${seconds} --width ${values.width}\` (SQLite, 1 worker, ${machineLine()}; ${loadNote(loadAtStart)})`, '', ...lines].join('\n');
+  const md = [
+    `## Render time (creation to ready)`,
+    '',
+    `\`npm run bench -- render --seconds ${seconds} --width ${values.width}\` (SQLite, 1 worker, ${machineLine()}; ${loadNote(loadAtStart)})`,
+    '',
+    ...lines,
+  ].join('\n');
   process.stdout.write(md + '\n');
   writeSection('render', md);
 }

@@ -73,7 +73,25 @@ export async function run(argv: string[]): Promise<void> {
   const dataDir = join(dir, 'data');
   const tools = resolveTools(process.env);
   const clip = join(dir, 'clip.mp4');
-  await exec(tools.ffmpeg, ['-v', 'error', '-y', '-i', join(MEDIA, 'videos/animate-x--dance_3.mp4'), '-t', '3', '-vf', 'scale=384:-2', '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-an', clip]);
+  await exec(tools.ffmpeg, [
+    '-v',
+    'error',
+    '-y',
+    '-i',
+    join(MEDIA, 'videos/animate-x--dance_3.mp4'),
+    '-t',
+    '3',
+    '-vf',
+    'scale=384:-2',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-pix_fmt',
+    'yuv420p',
+    '-an',
+    clip,
+  ]);
   const image = await readFile(join(MEDIA, 'images/mimicmotion--demo1.jpg'));
   const video = await readFile(clip);
 
@@ -81,7 +99,15 @@ export async function run(argv: string[]): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main/server.ts'], {
     cwd: ROOT,
-    env: { ...process.env, MARIONETTE_DATA_DIR: dataDir, MARIONETTE_PORT: String(port), MARIONETTE_HOST: '127.0.0.1', MARIONETTE_RATE_LIMITS: 'false', MARIONETTE_LOG_LEVEL: 'warn', MARIONETTE_JOB_POLL_MS: '200' },
+    env: {
+      ...process.env,
+      MARIONETTE_DATA_DIR: dataDir,
+      MARIONETTE_PORT: String(port),
+      MARIONETTE_HOST: '127.0.0.1',
+      MARIONETTE_RATE_LIMITS: 'false',
+      MARIONETTE_LOG_LEVEL: 'warn',
+      MARIONETTE_JOB_POLL_MS: '200',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const lines: string[] = [];
@@ -121,7 +147,8 @@ export async function run(argv: string[]): Promise<void> {
         latencies.push(performance.now() - t0);
         if (res.status >= 500 || (res.status >= 400 && res.status !== 402)) {
           errors++;
-          if (failures.length < 20) failures.push(`${init.method ?? 'GET'} ${path} -> ${res.status} ${Buffer.from(body).toString('utf8').slice(0, 200)}`);
+          if (failures.length < 20)
+            failures.push(`${init.method ?? 'GET'} ${path} -> ${res.status} ${Buffer.from(body).toString('utf8').slice(0, 200)}`);
         }
         return new Response(body, { status: res.status, headers: res.headers });
       } catch (e) {
@@ -160,7 +187,10 @@ export async function run(argv: string[]): Promise<void> {
       const res = await timed('/v1/renders/prepare', {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'idempotency-key': `soak-draft-${Date.now()}-${Math.random()}` },
-        body: JSON.stringify({ image: { content_type: 'image/jpeg', size_bytes: image.length }, motion_video: { content_type: 'video/mp4', size_bytes: video.length } }),
+        body: JSON.stringify({
+          image: { content_type: 'image/jpeg', size_bytes: image.length },
+          motion_video: { content_type: 'video/mp4', size_bytes: video.length },
+        }),
       });
       if (!res?.ok) return;
       const plan = (await res.json()) as { uploads: { field: string; url: string; headers: Record<string, string> }[] };
@@ -183,11 +213,19 @@ export async function run(argv: string[]): Promise<void> {
     const createAssets = async () => {
       const c = new FormData();
       c.append('image', new Blob([image], { type: 'image/jpeg' }), 'c.jpg');
-      const rc = await timed('/v1/characters', { method: 'POST', body: c, headers: { 'idempotency-key': `soak-c-${Date.now()}-${Math.random()}` } });
+      const rc = await timed('/v1/characters', {
+        method: 'POST',
+        body: c,
+        headers: { 'idempotency-key': `soak-c-${Date.now()}-${Math.random()}` },
+      });
       if (rc?.ok) created.characters.push(((await rc.json()) as { id: string }).id);
       const m = new FormData();
       m.append('video', new Blob([video], { type: 'video/mp4' }), 'm.mp4');
-      const rm_ = await timed('/v1/motions', { method: 'POST', body: m, headers: { 'idempotency-key': `soak-m-${Date.now()}-${Math.random()}` } });
+      const rm_ = await timed('/v1/motions', {
+        method: 'POST',
+        body: m,
+        headers: { 'idempotency-key': `soak-m-${Date.now()}-${Math.random()}` },
+      });
       if (rm_?.ok) created.motions.push(((await rm_.json()) as { id: string }).id);
     };
 
@@ -200,7 +238,10 @@ export async function run(argv: string[]): Promise<void> {
     let nextUpload = start;
     let nextAssets = start;
     let reads = 0;
-    const readPaths = () => ['/v1/credits', '/v1/videos', created.renders.length ? `/v1/videos/${created.renders[created.renders.length - 1]}` : '/v1/credits'][reads++ % 3];
+    const readPaths = () =>
+      ['/v1/credits', '/v1/videos', created.renders.length ? `/v1/videos/${created.renders[created.renders.length - 1]}` : '/v1/credits'][
+        reads++ % 3
+      ];
     while (Date.now() < end) {
       const tick = Date.now();
       for (let i = 0; i < rate; i++) void track(timed(readPaths()));
@@ -218,7 +259,16 @@ export async function run(argv: string[]): Promise<void> {
       }
       if (tick >= nextSample) {
         const sorted = latencies.sort((a, b) => a - b);
-        samples.push({ minute: samples.length + 1, rssMb: rssMb(child.pid!), fds: openFds(child.pid!), requests: sorted.length, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), errors, load: loadavg()[0] });
+        samples.push({
+          minute: samples.length + 1,
+          rssMb: rssMb(child.pid!),
+          fds: openFds(child.pid!),
+          requests: sorted.length,
+          p50: quantile(sorted, 0.5),
+          p99: quantile(sorted, 0.99),
+          errors,
+          load: loadavg()[0],
+        });
         process.stdout.write(`sample ${JSON.stringify(samples[samples.length - 1])}\n`);
         latencies = [];
         errors = 0;
@@ -241,13 +291,30 @@ export async function run(argv: string[]): Promise<void> {
           const rows = await db.selectFrom(table).select(['id', 'status']).where('id', 'in', ids).execute();
           const open = rows.filter((r) => r.status === 'queued' || r.status === 'processing');
           const missing = ids.filter((id) => !rows.some((r) => r.id === id));
-          if ((open.length === 0 && missing.length === 0) || Date.now() > drainUntil) return [...missing.map((id) => `${id} missing`), ...open.map((r) => `${r.id} still ${r.status}`)];
+          if ((open.length === 0 && missing.length === 0) || Date.now() > drainUntil)
+            return [...missing.map((id) => `${id} missing`), ...open.map((r) => `${r.id} still ${r.status}`)];
           await new Promise((r) => setTimeout(r, 1000));
         }
       };
-      lost = [...(await waitTerminal('videos', created.renders)), ...(await waitTerminal('characters', created.characters)), ...(await waitTerminal('motions', created.motions))];
+      lost = [
+        ...(await waitTerminal('videos', created.renders)),
+        ...(await waitTerminal('characters', created.characters)),
+        ...(await waitTerminal('motions', created.motions)),
+      ];
       const statusCount = async (table: 'videos' | 'characters' | 'motions', ids: string[]) =>
-        ids.length === 0 ? {} : Object.fromEntries((await db.selectFrom(table).select(['status']).select((eb) => eb.fn.countAll<number>().as('n')).where('id', 'in', ids).groupBy('status').execute()).map((r) => [r.status, Number(r.n)]));
+        ids.length === 0
+          ? {}
+          : Object.fromEntries(
+              (
+                await db
+                  .selectFrom(table)
+                  .select(['status'])
+                  .select((eb) => eb.fn.countAll<number>().as('n'))
+                  .where('id', 'in', ids)
+                  .groupBy('status')
+                  .execute()
+              ).map((r) => [r.status, Number(r.n)]),
+            );
       const balances = await db.selectFrom('balances').selectAll().execute();
       for (const b of balances) {
         const sums = await db
@@ -255,8 +322,11 @@ export async function run(argv: string[]): Promise<void> {
           .select((eb) => [eb.fn.sum<number>('amount_milli').as('a'), eb.fn.sum<number>('reserved_delta_milli').as('r')])
           .where('account_id', '=', b.account_id)
           .executeTakeFirstOrThrow();
-        const ok = Number(sums.a) === Number(b.available_milli) && Number(sums.r) === Number(b.reserved_milli) && Number(b.reserved_milli) === 0;
-        ledgerLines.push(`${b.account_id}: ledger sums ${Number(sums.a)}/${Number(sums.r)} milli vs balance ${b.available_milli}/${b.reserved_milli} (available/reserved) — ${ok ? 'balanced, no open reservation' : '**NOT balanced**'}`);
+        const ok =
+          Number(sums.a) === Number(b.available_milli) && Number(sums.r) === Number(b.reserved_milli) && Number(b.reserved_milli) === 0;
+        ledgerLines.push(
+          `${b.account_id}: ledger sums ${Number(sums.a)}/${Number(sums.r)} milli vs balance ${b.available_milli}/${b.reserved_milli} (available/reserved) — ${ok ? 'balanced, no open reservation' : '**NOT balanced**'}`,
+        );
       }
       lines.push(
         `renders: ${created.renders.length} created ${JSON.stringify(await statusCount('videos', created.renders))}; characters: ${created.characters.length} ${JSON.stringify(await statusCount('characters', created.characters))}; motions: ${created.motions.length} ${JSON.stringify(await statusCount('motions', created.motions))}`,
@@ -273,9 +343,14 @@ export async function run(argv: string[]): Promise<void> {
       '',
       '| sample | RSS MB | open fds | requests | p50 ms | p99 ms | errors | load |',
       '|---:|---:|---:|---:|---:|---:|---:|---:|',
-      ...samples.map((s) => `| ${s.minute} | ${s.rssMb} | ${s.fds} | ${s.requests} | ${s.p50.toFixed(1)} | ${s.p99.toFixed(1)} | ${s.errors} | ${s.load.toFixed(1)} |`),
+      ...samples.map(
+        (s) =>
+          `| ${s.minute} | ${s.rssMb} | ${s.fds} | ${s.requests} | ${s.p50.toFixed(1)} | ${s.p99.toFixed(1)} | ${s.errors} | ${s.load.toFixed(1)} |`,
+      ),
       '',
-      first && last ? `RSS ${first.rssMb} → ${last.rssMb} MB, open fds ${first.fds} → ${last.fds}, p99 ${first.p99.toFixed(0)} → ${last.p99.toFixed(0)} ms (first → last sample).` : '',
+      first && last
+        ? `RSS ${first.rssMb} → ${last.rssMb} MB, open fds ${first.fds} → ${last.fds}, p99 ${first.p99.toFixed(0)} → ${last.p99.toFixed(0)} ms (first → last sample).`
+        : '',
       `- ${lines.join('\n- ')}`,
       `- event streams: ${streams.opened} opened, ${streams.terminal} saw their terminal event, ${streams.broken} ended without it.`,
       `- lost (not terminal after the drain, or missing): ${lost.length === 0 ? 'none' : lost.join(', ')}`,

@@ -37,15 +37,62 @@ function freePort(): Promise<number> {
 
 /** Prompts of different kinds for --sheets: what a reviewer should look at and listen to. */
 const SHEET_PROMPTS: Array<{ name: string; body: Record<string, unknown> }> = [
-  { name: 'beach-dialogue', body: { prompt: 'A puppet walks along the beach and waves, saying "Hello everyone, welcome to the seaside!" The camera zooms in.', resolution: '480p', duration_s: 5, seed: 1 } },
-  { name: 'night-dance', body: { prompt: 'An energetic dance on a stage at night under a purple spotlight, the camera pans right', resolution: '480p', duration_s: 5, seed: 2, aspect_ratio: '9:16' } },
-  { name: 'snow-calm', body: { prompt: 'A calm figure stands in the snow, then bows slowly; soft white and blue', resolution: '480p', duration_s: 4, seed: 3, aspect_ratio: '1:1' } },
-  { name: 'city-run-jump', body: { prompt: 'Someone runs down a city street, jumps and kicks; dramatic, the camera dollies out', resolution: '480p', duration_s: 6, seed: 4 } },
-  { name: 'forest-tags', body: { prompt: 'a little scene', target_tags: ['forest', 'clap', 'spin', 'cheerful', 'green'], resolution: '480p', duration_s: 5, seed: 5, enhance_mode: 'prompt' } },
+  {
+    name: 'beach-dialogue',
+    body: {
+      prompt: 'A puppet walks along the beach and waves, saying "Hello everyone, welcome to the seaside!" The camera zooms in.',
+      resolution: '480p',
+      duration_s: 5,
+      seed: 1,
+    },
+  },
+  {
+    name: 'night-dance',
+    body: {
+      prompt: 'An energetic dance on a stage at night under a purple spotlight, the camera pans right',
+      resolution: '480p',
+      duration_s: 5,
+      seed: 2,
+      aspect_ratio: '9:16',
+    },
+  },
+  {
+    name: 'snow-calm',
+    body: {
+      prompt: 'A calm figure stands in the snow, then bows slowly; soft white and blue',
+      resolution: '480p',
+      duration_s: 4,
+      seed: 3,
+      aspect_ratio: '1:1',
+    },
+  },
+  {
+    name: 'city-run-jump',
+    body: {
+      prompt: 'Someone runs down a city street, jumps and kicks; dramatic, the camera dollies out',
+      resolution: '480p',
+      duration_s: 6,
+      seed: 4,
+    },
+  },
+  {
+    name: 'forest-tags',
+    body: {
+      prompt: 'a little scene',
+      target_tags: ['forest', 'clap', 'spin', 'cheerful', 'green'],
+      resolution: '480p',
+      duration_s: 5,
+      seed: 5,
+      enhance_mode: 'prompt',
+    },
+  },
 ];
 
 export async function run_(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { seconds: { type: 'string', default: '5' }, runs: { type: 'string', default: '1' }, sheets: { type: 'string' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { seconds: { type: 'string', default: '5' }, runs: { type: 'string', default: '1' }, sheets: { type: 'string' } },
+  });
   const seconds = Number(values.seconds);
   const loadAtStart = loadavg()[0];
   const dir = await mkdtemp(join(tmpdir(), 'marionette-bench-videos-'));
@@ -53,13 +100,29 @@ export async function run_(argv: string[]): Promise<void> {
   const sheets = values.sheets ? resolve(values.sheets) : null;
   if (sheets) await mkdir(sheets, { recursive: true });
   const driving = join(dir, 'dance.mp4');
-  await run(tools.ffmpeg, ['-v', 'error', '-y', '-i', join(MEDIA, 'videos/animate-x--dance_1.mp4'), '-t', String(seconds), '-c', 'copy', driving]);
+  await run(tools.ffmpeg, [
+    '-v',
+    'error',
+    '-y',
+    '-i',
+    join(MEDIA, 'videos/animate-x--dance_1.mp4'),
+    '-t',
+    String(seconds),
+    '-c',
+    'copy',
+    driving,
+  ]);
   const image = join(MEDIA, 'images/mimicmotion--demo1.jpg');
 
   const port = await freePort();
   const config = loadConfig({
-    MARIONETTE_DATA_DIR: join(dir, 'data'), MARIONETTE_PORT: String(port), MARIONETTE_HOST: '127.0.0.1', MARIONETTE_PUBLIC_URL: `http://127.0.0.1:${port}`,
-    MARIONETTE_LOG_LEVEL: 'silent', MARIONETTE_RATE_LIMITS: 'false', MARIONETTE_JOB_POLL_MS: '50',
+    MARIONETTE_DATA_DIR: join(dir, 'data'),
+    MARIONETTE_PORT: String(port),
+    MARIONETTE_HOST: '127.0.0.1',
+    MARIONETTE_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    MARIONETTE_LOG_LEVEL: 'silent',
+    MARIONETTE_RATE_LIMITS: 'false',
+    MARIONETTE_JOB_POLL_MS: '50',
   });
   const wired = await wire(config);
   const app = await buildHttpApp(wired.deps, { logger: false });
@@ -73,9 +136,14 @@ export async function run_(argv: string[]): Promise<void> {
 
   async function timeToReady(body: Record<string, unknown> | FormData, keepAs?: string): Promise<{ ms: number; status: string }> {
     const t0 = Date.now();
-    const res = body instanceof FormData
-      ? await fetch(`${base}/v1/videos`, { method: 'POST', headers: auth, body })
-      : await fetch(`${base}/v1/videos`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res =
+      body instanceof FormData
+        ? await fetch(`${base}/v1/videos`, { method: 'POST', headers: auth, body })
+        : await fetch(`${base}/v1/videos`, {
+            method: 'POST',
+            headers: { ...auth, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
     const created = (await res.json()) as { id: string; error?: unknown };
     if (!created.id) throw new Error(`POST /v1/videos answered ${res.status}: ${JSON.stringify(created)}`);
     let v: { status: string; video_url: string | null; error: unknown };
@@ -93,10 +161,43 @@ export async function run_(argv: string[]): Promise<void> {
   async function keep(url: string, name: string): Promise<void> {
     const file = join(sheets!, `${name}.mp4`);
     await writeFile(file, Buffer.from(await (await fetch(url)).arrayBuffer()));
-    const { stdout } = await run(tools.ffprobe, ['-v', 'error', '-count_frames', '-select_streams', 'v:0', '-show_entries', 'stream=nb_read_frames', '-of', 'csv=p=0', file]);
+    const { stdout } = await run(tools.ffprobe, [
+      '-v',
+      'error',
+      '-count_frames',
+      '-select_streams',
+      'v:0',
+      '-show_entries',
+      'stream=nb_read_frames',
+      '-of',
+      'csv=p=0',
+      file,
+    ]);
     const every = Math.max(1, Math.floor(Number(stdout.trim()) / 8));
-    await run(tools.ffmpeg, ['-v', 'error', '-y', '-i', file, '-vf', `select=not(mod(n\\,${every})),scale=320:-2,tile=4x2:padding=4`, '-frames:v', '1', join(sheets!, `${name}-sheet.png`)]);
-    await run(tools.ffmpeg, ['-v', 'error', '-y', '-i', file, '-filter_complex', 'showwavespic=s=1200x240:split_channels=1', '-frames:v', '1', join(sheets!, `${name}-wave.png`)]);
+    await run(tools.ffmpeg, [
+      '-v',
+      'error',
+      '-y',
+      '-i',
+      file,
+      '-vf',
+      `select=not(mod(n\\,${every})),scale=320:-2,tile=4x2:padding=4`,
+      '-frames:v',
+      '1',
+      join(sheets!, `${name}-sheet.png`),
+    ]);
+    await run(tools.ffmpeg, [
+      '-v',
+      'error',
+      '-y',
+      '-i',
+      file,
+      '-filter_complex',
+      'showwavespic=s=1200x240:split_channels=1',
+      '-frames:v',
+      '1',
+      join(sheets!, `${name}-wave.png`),
+    ]);
   }
 
   const lines: string[] = [];
@@ -104,8 +205,19 @@ export async function run_(argv: string[]): Promise<void> {
     // Warm the models once (a worker that has run before), as a serving process is.
     await timeToReady({ prompt: 'warm up: a figure waves', resolution: '480p', duration_s: 3, seed: 0 });
     for (let i = 0; i < Number(values.runs); i++) {
-      const h768 = await timeToReady({ prompt: 'A puppet walks along the beach and waves, saying "Hello there!"', resolution: '768p', duration_s: seconds, seed: 42 + i }, i === 0 ? 'h3-768p' : undefined);
-      const h1080 = await timeToReady({ prompt: 'A dancer spins on a stage at night, the camera zooms in', resolution: '1080p', duration_s: seconds, seed: 42 + i }, i === 0 ? 'h3-1080p' : undefined);
+      const h768 = await timeToReady(
+        {
+          prompt: 'A puppet walks along the beach and waves, saying "Hello there!"',
+          resolution: '768p',
+          duration_s: seconds,
+          seed: 42 + i,
+        },
+        i === 0 ? 'h3-768p' : undefined,
+      );
+      const h1080 = await timeToReady(
+        { prompt: 'A dancer spins on a stage at night, the camera zooms in', resolution: '1080p', duration_s: seconds, seed: 42 + i },
+        i === 0 ? 'h3-1080p' : undefined,
+      );
       const fd = new FormData();
       fd.append('character_image', new Blob([await readFile(image)], { type: 'image/jpeg' }), 'demo1.jpg');
       fd.append('driving_video', new Blob([await readFile(driving)], { type: 'video/mp4' }), 'dance.mp4');

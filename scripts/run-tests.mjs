@@ -31,4 +31,4 @@ const child = spawn(
   ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files],
   { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
 );
-child.on('exit', (code, signal) => process.exit(signal ? 1 : code ?? 1));
+child.on('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 1)));

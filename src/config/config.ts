@@ -37,7 +37,16 @@ export interface Config {
   /** Secret used to sign output and upload URLs. */
   signingSecret: string;
   /** Whether this process runs workers (`npm start`: yes, unless disabled). */
-  workers: { enabled: boolean; warmUp: boolean; concurrency: number; /** `npm run worker`'s health/metrics port (null: none). */ httpPort: number | null; leaseMs: number; heartbeatMs: number; maxAttempts: number; pollMs: number };
+  workers: {
+    enabled: boolean;
+    warmUp: boolean;
+    concurrency: number;
+    /** `npm run worker`'s health/metrics port (null: none). */ httpPort: number | null;
+    leaseMs: number;
+    heartbeatMs: number;
+    maxAttempts: number;
+    pollMs: number;
+  };
   events: { heartbeatMs: number; historyHours: number };
   /**
    * Idempotency-Key handling (docs/retrying.md): how long a request waits for a concurrent one with
@@ -170,10 +179,14 @@ const MB = 1024 * 1024;
 
 function readS3(r: Reader): S3Config {
   const bucket = r.str('MARIONETTE_S3_BUCKET', '');
-  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) r.problems.push(`MARIONETTE_STORAGE=s3 needs MARIONETTE_S3_BUCKET, a valid bucket name (got "${bucket}")`);
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket))
+    r.problems.push(`MARIONETTE_STORAGE=s3 needs MARIONETTE_S3_BUCKET, a valid bucket name (got "${bucket}")`);
   const endpoint = r.str('MARIONETTE_S3_ENDPOINT', '') || null;
   const publicEndpoint = r.str('MARIONETTE_S3_PUBLIC_ENDPOINT', '') || null;
-  for (const [name, v] of [['MARIONETTE_S3_ENDPOINT', endpoint], ['MARIONETTE_S3_PUBLIC_ENDPOINT', publicEndpoint]] as const) {
+  for (const [name, v] of [
+    ['MARIONETTE_S3_ENDPOINT', endpoint],
+    ['MARIONETTE_S3_PUBLIC_ENDPOINT', publicEndpoint],
+  ] as const) {
     if (v !== null && !/^https?:\/\/[^/]+/.test(v)) r.problems.push(`${name} must be an http(s) URL (got "${v}")`);
   }
   const prefix = r.str('MARIONETTE_S3_PREFIX', '').replace(/^\/+|\/+$/g, '');
@@ -205,7 +218,8 @@ export function loadConfig(env: Env, overrides: Partial<Config> = {}): Config {
   if (databaseSchema !== null && !/^[a-z_][a-z0-9_]{0,62}$/.test(databaseSchema)) {
     r.problems.push(`MARIONETTE_DATABASE_SCHEMA must be a lower-case SQL identifier (got "${databaseSchema}")`);
   }
-  if (databaseSchema !== null && databaseUrl.startsWith('sqlite:')) r.problems.push('MARIONETTE_DATABASE_SCHEMA applies to PostgreSQL only');
+  if (databaseSchema !== null && databaseUrl.startsWith('sqlite:'))
+    r.problems.push('MARIONETTE_DATABASE_SCHEMA applies to PostgreSQL only');
   const publicUrl = r.str('MARIONETTE_PUBLIC_URL', `http://localhost:${port}`).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]+/.test(publicUrl)) r.problems.push(`MARIONETTE_PUBLIC_URL must be an http(s) URL (got "${publicUrl}")`);
   const signingSecret = r.str('MARIONETTE_SIGNING_SECRET', '');
@@ -213,18 +227,26 @@ export function loadConfig(env: Env, overrides: Partial<Config> = {}): Config {
 
   const storageDriver = r.oneOf('MARIONETTE_STORAGE', 'disk', ['disk', 's3'] as const);
   const redisUrl = r.str('MARIONETTE_REDIS_URL', '') || null;
-  if (redisUrl !== null && !/^rediss?:\/\/[^/]/.test(redisUrl)) r.problems.push(`MARIONETTE_REDIS_URL must be a redis:// or rediss:// URL (got "${redisUrl}")`);
+  if (redisUrl !== null && !/^rediss?:\/\/[^/]/.test(redisUrl))
+    r.problems.push(`MARIONETTE_REDIS_URL must be a redis:// or rediss:// URL (got "${redisUrl}")`);
   const redisPrefix = r.str('MARIONETTE_REDIS_PREFIX', 'marionette');
-  if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(redisPrefix)) r.problems.push(`MARIONETTE_REDIS_PREFIX must be 1-64 of A-Z a-z 0-9 _ . : - (got "${redisPrefix}")`);
+  if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(redisPrefix))
+    r.problems.push(`MARIONETTE_REDIS_PREFIX must be 1-64 of A-Z a-z 0-9 _ . : - (got "${redisPrefix}")`);
   // With a Redis URL, Redis is the default for all three; each can be set back to the embedded one.
   const withRedis = redisUrl !== null;
   const queueDriver = r.oneOf('MARIONETTE_QUEUE', withRedis ? 'bullmq' : 'embedded', ['embedded', 'bullmq'] as const);
   const pubsubDriver = r.oneOf('MARIONETTE_PUBSUB', withRedis ? 'redis' : 'memory', ['memory', 'redis'] as const);
   const rateDriver = r.oneOf('MARIONETTE_RATE_LIMIT_STORE', withRedis ? 'redis' : 'memory', ['memory', 'redis'] as const);
-  for (const [name, v] of [['MARIONETTE_QUEUE', queueDriver], ['MARIONETTE_PUBSUB', pubsubDriver], ['MARIONETTE_RATE_LIMIT_STORE', rateDriver]] as const) {
-    if ((v === 'bullmq' || v === 'redis') && !withRedis) r.problems.push(`${name}=${v} needs MARIONETTE_REDIS_URL (e.g. redis://127.0.0.1:6379)`);
+  for (const [name, v] of [
+    ['MARIONETTE_QUEUE', queueDriver],
+    ['MARIONETTE_PUBSUB', pubsubDriver],
+    ['MARIONETTE_RATE_LIMIT_STORE', rateDriver],
+  ] as const) {
+    if ((v === 'bullmq' || v === 'redis') && !withRedis)
+      r.problems.push(`${name}=${v} needs MARIONETTE_REDIS_URL (e.g. redis://127.0.0.1:6379)`);
   }
-  if (queueDriver === 'bullmq' && pubsubDriver !== 'redis') r.problems.push('MARIONETTE_QUEUE=bullmq needs MARIONETTE_PUBSUB=redis (cancellation reaches workers over it)');
+  if (queueDriver === 'bullmq' && pubsubDriver !== 'redis')
+    r.problems.push('MARIONETTE_QUEUE=bullmq needs MARIONETTE_PUBSUB=redis (cancellation reaches workers over it)');
 
   const config: Config = {
     port,
@@ -319,10 +341,15 @@ export function loadConfig(env: Env, overrides: Partial<Config> = {}): Config {
       videoMaxMs: r.int('MARIONETTE_LEGACY_MAX_VIDEO_MS', 600_000, 1, 36_000_000),
     },
   };
-  if (config.workers.heartbeatMs * 2 > config.workers.leaseMs) r.problems.push('MARIONETTE_JOB_HEARTBEAT_MS must be at most half of MARIONETTE_JOB_LEASE_MS (a live worker must renew its lease at least twice per lease)');
-  if (config.generator.driver === 'comfyui' && !config.generator.comfyuiUrl) r.problems.push('MARIONETTE_GENERATOR=comfyui needs MARIONETTE_COMFYUI_URL (e.g. http://127.0.0.1:8188)');
+  if (config.workers.heartbeatMs * 2 > config.workers.leaseMs)
+    r.problems.push(
+      'MARIONETTE_JOB_HEARTBEAT_MS must be at most half of MARIONETTE_JOB_LEASE_MS (a live worker must renew its lease at least twice per lease)',
+    );
+  if (config.generator.driver === 'comfyui' && !config.generator.comfyuiUrl)
+    r.problems.push('MARIONETTE_GENERATOR=comfyui needs MARIONETTE_COMFYUI_URL (e.g. http://127.0.0.1:8188)');
   // MARIONETTE_TEST_* belong to the test suite (e.g. MARIONETTE_TEST_PG_URL), not to the service.
-  for (const name of r.unknownNames()) r.problems.push(`${name} is not a setting (see README "Configuration"; settings are MARIONETTE_ + a known name)`);
+  for (const name of r.unknownNames())
+    r.problems.push(`${name} is not a setting (see README "Configuration"; settings are MARIONETTE_ + a known name)`);
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return Object.freeze({ ...config, ...overrides });
 }

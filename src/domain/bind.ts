@@ -6,7 +6,10 @@ export type Bound<F> = F extends (deps: never, ...args: infer A) => infer R ? (.
  * their narrow `deps` first) becomes the object routes receive. The functions stay plain and
  * testable with their own stand-ins.
  */
-export function bindDeps<D, T extends Record<string, (deps: D, ...args: never[]) => unknown>>(deps: D, fns: T): { [K in keyof T]: Bound<T[K]> } {
+export function bindDeps<D, T extends Record<string, (deps: D, ...args: never[]) => unknown>>(
+  deps: D,
+  fns: T,
+): { [K in keyof T]: Bound<T[K]> } {
   const out: Record<string, unknown> = {};
   for (const [name, fn] of Object.entries(fns)) out[name] = (...args: never[]) => fn(deps, ...args);
   return out as { [K in keyof T]: Bound<T[K]> };

@@ -2,8 +2,24 @@ import type { Ports } from './ports/index.js';
 import { bindDeps } from './bind.js';
 import { authenticate } from './accounts/accounts.service.js';
 import { balanceOf, ledgerOf } from './billing/billing.service.js';
-import { createCharacter, deleteCharacter, exportCharacter, getCharacter, listCharacters, listCharactersPage } from './characters/characters.service.js';
-import { createMotion, deleteMotion, exportMotion, getMotion, importMotion, listMotions, listMotionsByOffset, listTemplates } from './motions/motions.service.js';
+import {
+  createCharacter,
+  deleteCharacter,
+  exportCharacter,
+  getCharacter,
+  listCharacters,
+  listCharactersPage,
+} from './characters/characters.service.js';
+import {
+  createMotion,
+  deleteMotion,
+  exportMotion,
+  getMotion,
+  importMotion,
+  listMotions,
+  listMotionsByOffset,
+  listTemplates,
+} from './motions/motions.service.js';
 import { createDefaultRender, createRenderFromForm, findRenderRow, renderDownloadUrl } from './renders/renders.service.js';
 import { cancelOwnedRender } from './renders/render-cancel.service.js';
 import { createRenderFromDraft, prepareDraft } from './drafts/drafts.service.js';
@@ -31,9 +47,11 @@ export const motionsService = (deps: Pick<Ports, 'config' | 'db' | 'engine' | 'q
 
 type RenderingPorts = Pick<Ports, 'config' | 'db' | 'engine' | 'pubsub' | 'queue' | 'storage' | 'tmpDir'>;
 
-export const rendersService = (deps: RenderingPorts) => bindDeps(deps, { createRenderFromForm, createDefaultRender, renderDownloadUrl, findRenderRow, cancelOwnedRender });
+export const rendersService = (deps: RenderingPorts) =>
+  bindDeps(deps, { createRenderFromForm, createDefaultRender, renderDownloadUrl, findRenderRow, cancelOwnedRender });
 export const draftsService = (deps: RenderingPorts) => bindDeps(deps, { prepareDraft, createRenderFromDraft });
-export const videosService = (deps: RenderingPorts) => bindDeps(deps, { createVideo, getVideo, listVideos, presentVideo, signedOutputUrls });
+export const videosService = (deps: RenderingPorts) =>
+  bindDeps(deps, { createVideo, getVideo, listVideos, presentVideo, signedOutputUrls });
 
 /** Signed object reads and draft uploads (`/files/...`): the signature is the credential. */
 export const filesService = (deps: Pick<Ports, 'config' | 'db' | 'engine' | 'signer' | 'storage' | 'tmpDir'>) => ({

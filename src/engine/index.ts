@@ -81,11 +81,20 @@ export interface Engine {
   probeVideo(file: string): Promise<VideoInfo>;
   checkVideoFrames(file: string, durationMs: number, timeoutMs: number): Promise<FrameCheck>;
   analyzeCharacter(input: {
-    imageFile: string; outDir: string; thumbnail: boolean; signal?: AbortSignal; onProgress?: (percent: number) => void;
+    imageFile: string;
+    outDir: string;
+    thumbnail: boolean;
+    signal?: AbortSignal;
+    onProgress?: (percent: number) => void;
   }): Promise<CharacterAssets>;
   loadCharacter(dir: string): Promise<CharacterAssets>;
   extractMotion(input: {
-    videoFile: string; outDir: string; targetFps?: number; smoothing: boolean; signal?: AbortSignal; onProgress?: (percent: number) => void;
+    videoFile: string;
+    outDir: string;
+    targetFps?: number;
+    smoothing: boolean;
+    signal?: AbortSignal;
+    onProgress?: (percent: number) => void;
   }): Promise<MotionAssets>;
   loadMotion(dir: string): Promise<MotionAssets>;
   /**
@@ -96,7 +105,12 @@ export interface Engine {
   /** The 3D animation of a processed Motion on both export skeletons (glb + fbx); returns the file names written into outDir. */
   extractMotion3d(input: { track: MotionTrack; outDir: string; jointSet: JointSet; smoothing: boolean }): Promise<string[]>;
   render(input: {
-    character: CharacterAssets; motion: MotionAssets; background: BackgroundSpec; outDir: string; signal?: AbortSignal; onProgress?: ProgressFn;
+    character: CharacterAssets;
+    motion: MotionAssets;
+    background: BackgroundSpec;
+    outDir: string;
+    signal?: AbortSignal;
+    onProgress?: ProgressFn;
     /** Set for character-animation videos: composite into the driving scene (24 fps, sizes of 32, audio). */
     scene?: SceneOptions;
   }): Promise<RenderResult>;
@@ -110,7 +124,11 @@ export interface Engine {
 const CHARACTER_FILE = 'character.json';
 const TEXTURE_FILE = 'texture.png';
 
-const exists = (p: string): Promise<boolean> => access(p).then(() => true, () => false);
+const exists = (p: string): Promise<boolean> =>
+  access(p).then(
+    () => true,
+    () => false,
+  );
 
 /** Builds the rig from a texture file; rig refusals become INVALID_CHARACTER. */
 export async function rigFromTexture(analysis: CharacterAnalysis, textureFile: string): Promise<Rig> {
@@ -118,14 +136,16 @@ export async function rigFromTexture(analysis: CharacterAnalysis, textureFile: s
   try {
     return buildRig(analysis, new Uint8Array(data.buffer, data.byteOffset, data.length), info.width, info.height);
   } catch (err) {
-    if (err instanceof RigError) throw new EngineError('INVALID_CHARACTER', `The character cannot be rigged: ${err.message}`, { poseMethod: analysis.poseMethod });
+    if (err instanceof RigError)
+      throw new EngineError('INVALID_CHARACTER', `The character cannot be rigged: ${err.message}`, { poseMethod: analysis.poseMethod });
     throw err;
   }
 }
 
 async function readCharacterFile(dir: string): Promise<CharacterFile> {
   const parsed = JSON.parse(await readFile(join(dir, CHARACTER_FILE), 'utf8')) as CharacterFile;
-  if (parsed.version !== 1 || !parsed.analysis || !parsed.rig) throw new EngineError('INVALID_CHARACTER', `${CHARACTER_FILE} in ${dir} is not a version 1 character`);
+  if (parsed.version !== 1 || !parsed.analysis || !parsed.rig)
+    throw new EngineError('INVALID_CHARACTER', `${CHARACTER_FILE} in ${dir} is not a version 1 character`);
   return parsed;
 }
 
@@ -158,7 +178,10 @@ export function createEngine(opts: { tools: MediaTools; tmpDir?: string }): Engi
     async loadCharacter(dir) {
       const file = await readCharacterFile(dir);
       return {
-        dir, analysis: file.analysis, characterFile: CHARACTER_FILE, textureFile: TEXTURE_FILE,
+        dir,
+        analysis: file.analysis,
+        characterFile: CHARACTER_FILE,
+        textureFile: TEXTURE_FILE,
         thumbnailFile: (await exists(join(dir, 'thumbnail.png'))) ? 'thumbnail.png' : null,
       };
     },
@@ -173,11 +196,16 @@ export function createEngine(opts: { tools: MediaTools; tmpDir?: string }): Engi
 
     async loadMotion(dir) {
       const track = JSON.parse(await readFile(join(dir, 'track.json'), 'utf8')) as MotionTrack;
-      if (track.version !== 1 || !Array.isArray(track.frames)) throw new EngineError('INVALID_MOTION', `track.json in ${dir} is not a version 1 track`);
+      if (track.version !== 1 || !Array.isArray(track.frames))
+        throw new EngineError('INVALID_MOTION', `track.json in ${dir} is not a version 1 track`);
       const opt = async (name: string): Promise<string | null> => ((await exists(join(dir, name))) ? name : null);
       return {
-        dir, track, trackFile: 'track.json',
-        sourceVideoFile: await opt('source.mp4'), plateFile: await opt('plate.png'), audioFile: await opt('audio.m4a'),
+        dir,
+        track,
+        trackFile: 'track.json',
+        sourceVideoFile: await opt('source.mp4'),
+        plateFile: await opt('plate.png'),
+        audioFile: await opt('audio.m4a'),
       };
     },
 
@@ -186,13 +214,26 @@ export function createEngine(opts: { tools: MediaTools; tmpDir?: string }): Engi
       const file = await readCharacterFile(character.dir);
       if (scene) {
         return renderInScene({
-          ffmpeg: tools.ffmpeg, rig: file.rig, textureFile: join(character.dir, character.textureFile), motion, seed: scene.seed, watermark: scene.watermark,
-          outDir, signal, onProgress,
+          ffmpeg: tools.ffmpeg,
+          rig: file.rig,
+          textureFile: join(character.dir, character.textureFile),
+          motion,
+          seed: scene.seed,
+          watermark: scene.watermark,
+          outDir,
+          signal,
+          onProgress,
         });
       }
       return renderVideo({
-        ffmpeg: tools.ffmpeg, rig: file.rig, textureFile: join(character.dir, character.textureFile),
-        motion, background, outDir, signal, onProgress,
+        ffmpeg: tools.ffmpeg,
+        rig: file.rig,
+        textureFile: join(character.dir, character.textureFile),
+        motion,
+        background,
+        outDir,
+        signal,
+        onProgress,
       });
     },
 

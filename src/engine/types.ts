@@ -120,10 +120,7 @@ export interface CharacterAssets {
   thumbnailFile: string | null;
 }
 
-export type BackgroundSpec =
-  | { mode: 'original' }
-  | { mode: 'solid'; color: [number, number, number] }
-  | { mode: 'transparent' };
+export type BackgroundSpec = { mode: 'original' } | { mode: 'solid'; color: [number, number, number] } | { mode: 'transparent' };
 
 export type EngineStage = 'analyzing' | 'rendering' | 'finishing';
 

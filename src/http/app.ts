@@ -63,15 +63,20 @@ export async function buildApp(services: Services, settings: HttpSettings, opts:
   const deadlineMs = settings.config.http.requestTimeoutMs;
   app.addHook('onRequest', async (request, reply) => {
     const raw = request.raw;
-    if (raw.readableEnded || (request.headers['content-length'] === undefined && request.headers['transfer-encoding'] === undefined)) return;
+    if (raw.readableEnded || (request.headers['content-length'] === undefined && request.headers['transfer-encoding'] === undefined))
+      return;
     const timer = setTimeout(() => {
       if (raw.complete || raw.destroyed) return;
       if (!reply.sent) {
-        sendError(request, reply, new AppError('INVALID_REQUEST', `The request body did not arrive within ${deadlineMs} ms.`, {
-          status: 408,
-          details: { reason: 'request_timeout', timeout_ms: deadlineMs },
-          headers: { Connection: 'close' },
-        }));
+        sendError(
+          request,
+          reply,
+          new AppError('INVALID_REQUEST', `The request body did not arrive within ${deadlineMs} ms.`, {
+            status: 408,
+            details: { reason: 'request_timeout', timeout_ms: deadlineMs },
+            headers: { Connection: 'close' },
+          }),
+        );
       }
       // The answer is flushed first when the socket can take it; the connection goes either way.
       // The request stream is destroyed explicitly: once a response has finished, Node detaches the
@@ -91,7 +96,10 @@ export async function buildApp(services: Services, settings: HttpSettings, opts:
   app.addHook('onRequest', async (request) => {
     const enc = request.headers['content-encoding'];
     if (enc === undefined) return;
-    const codings = String(enc).split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '' && c !== 'identity');
+    const codings = String(enc)
+      .split(',')
+      .map((c) => c.trim().toLowerCase())
+      .filter((c) => c !== '' && c !== 'identity');
     if (codings.length === 0) return;
     throw new AppError('UNSUPPORTED_CONTENT_ENCODING', `Content-Encoding ${String(enc)} is not accepted; send the body uncompressed.`, {
       details: { content_encoding: String(enc), accepted: ['identity'] },
@@ -114,18 +122,21 @@ export async function buildApp(services: Services, settings: HttpSettings, opts:
 
   // One store: a key's limits hold across both interfaces.
   const rateLimitStore = settings.rateLimitStore ?? new MemoryRateLimitStore();
-  await app.register(async (v1) => {
-    const { ttlMs, confirmEachUse } = settings.config.apiKeyCache;
-    registerAuth(v1, services.accounts, { cache: new ApiKeyCache({ ttlMs, confirmEachUse }) });
-    registerRateLimit(v1, settings, rateLimitStore);
-    await charactersRoutes(v1, services, settings);
-    await motionsRoutes(v1, services, settings);
-    await rendersRoutes(v1, services, settings);
-    await videosRoutes(v1, services, settings);
-    await creditsRoutes(v1, services);
-    await eventsRoutes(v1, services, settings);
-    await draftsRoutes(v1, services);
-  }, { prefix: '/v1' });
+  await app.register(
+    async (v1) => {
+      const { ttlMs, confirmEachUse } = settings.config.apiKeyCache;
+      registerAuth(v1, services.accounts, { cache: new ApiKeyCache({ ttlMs, confirmEachUse }) });
+      registerRateLimit(v1, settings, rateLimitStore);
+      await charactersRoutes(v1, services, settings);
+      await motionsRoutes(v1, services, settings);
+      await rendersRoutes(v1, services, settings);
+      await videosRoutes(v1, services, settings);
+      await creditsRoutes(v1, services);
+      await eventsRoutes(v1, services, settings);
+      await draftsRoutes(v1, services);
+    },
+    { prefix: '/v1' },
+  );
 
   // The deprecated Legacy interface: same services and data, Legacy names and errors (docs/legacy.md).
   await app.register(async (legacy) => legacyPlugin(legacy, services, settings, rateLimitStore), { prefix: '/api' });

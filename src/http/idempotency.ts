@@ -37,12 +37,20 @@ export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   }
   const key = Array.isArray(raw) ? raw[0] : raw;
   if (key.length < 1 || key.length > IDEMPOTENCY_KEY_MAX_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
-    throw invalidRequest(`The Idempotency-Key header must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters.`, { header: 'Idempotency-Key', length: key.length });
+    throw invalidRequest(`The Idempotency-Key header must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters.`, {
+      header: 'Idempotency-Key',
+      length: key.length,
+    });
   }
   return key;
 }
 
-export async function idempotent<T>(service: IdempotencyService, request: FastifyRequest, reply: FastifyReply, route: IdempotentRoute<T>): Promise<T> {
+export async function idempotent<T>(
+  service: IdempotencyService,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  route: IdempotentRoute<T>,
+): Promise<T> {
   const key = idempotencyKeyOf(request);
   if (key === undefined) {
     const created = await route.create();
@@ -50,12 +58,12 @@ export async function idempotent<T>(service: IdempotencyService, request: Fastif
     return created.body;
   }
   const outcome = await service.run({
-      accountId: principal(request).accountId,
-      key,
-      operation: route.operation ?? `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`,
-      fingerprint: route.fingerprint,
-      create: route.create,
-      replay: route.replay,
+    accountId: principal(request).accountId,
+    key,
+    operation: route.operation ?? `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`,
+    fingerprint: route.fingerprint,
+    create: route.create,
+    replay: route.replay,
   });
   reply.code(outcome.statusCode);
   if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');

@@ -44,7 +44,10 @@ export interface ReceivedForm {
 }
 
 class FieldTooLarge extends Error {
-  constructor(readonly field: string, readonly limit: number) {
+  constructor(
+    readonly field: string,
+    readonly limit: number,
+  ) {
     super(`${field} exceeds ${limit} bytes`);
   }
 }
@@ -82,7 +85,10 @@ export async function readMultipart(request: FastifyRequest, spec: FormSpec, tmp
   const ceiling = Object.values(spec.files).reduce((sum, f) => sum + f.maxBytes, 0) + FORM_OVERHEAD_BYTES;
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > ceiling) {
-    throw tooLarge(`The form is ${declared} bytes; this endpoint accepts at most ${ceiling} bytes.`, { limit_bytes: ceiling, content_length: declared });
+    throw tooLarge(`The form is ${declared} bytes; this endpoint accepts at most ${ceiling} bytes.`, {
+      limit_bytes: ceiling,
+      content_length: declared,
+    });
   }
   const dir = join(tmpRoot, 'uploads', ulid());
   await mkdir(dir, { recursive: true });
@@ -135,12 +141,16 @@ export async function readMultipart(request: FastifyRequest, spec: FormSpec, tmp
         parts.push([name, sha256Hex(String(part.value))]);
         continue;
       }
-      if (Object.hasOwn(fields, name) || Object.hasOwn(files, name)) throw invalidRequest(`The field ${name} was sent more than once.`, { field: name });
+      if (Object.hasOwn(fields, name) || Object.hasOwn(files, name))
+        throw invalidRequest(`The field ${name} was sent more than once.`, { field: name });
       if (part.type === 'file') {
         const limit = Object.hasOwn(spec.files, name) ? spec.files[name].maxBytes : undefined;
         if (limit === undefined) {
           part.file.resume();
-          throw invalidRequest(spec.fields.includes(name) ? `The field ${name} must be a text value, not a file.` : `Unknown file field ${name}.`, { field: name });
+          throw invalidRequest(
+            spec.fields.includes(name) ? `The field ${name} must be a text value, not a file.` : `Unknown file field ${name}.`,
+            { field: name },
+          );
         }
         const path = join(dir, `${name}.bin`);
         let size = 0;
@@ -160,7 +170,9 @@ export async function readMultipart(request: FastifyRequest, spec: FormSpec, tmp
         parts.push([name, hash.digest('hex')]);
       } else {
         if (!spec.fields.includes(name)) {
-          throw invalidRequest(Object.hasOwn(spec.files, name) ? `The field ${name} must be a file.` : `Unknown field ${name}.`, { field: name });
+          throw invalidRequest(Object.hasOwn(spec.files, name) ? `The field ${name} must be a file.` : `Unknown field ${name}.`, {
+            field: name,
+          });
         }
         if (part.valueTruncated) throw invalidRequest(`The field ${name} is too long.`, { field: name });
         fields[name] = String(part.value);
@@ -173,9 +185,12 @@ export async function readMultipart(request: FastifyRequest, spec: FormSpec, tmp
     if (parts.length === 0 && !emptyForm) {
       // "No inputs" is only ever a request without a body: a form with no well-formed part (no
       // boundary, wrong boundary, a mangled or compressed body) is refused, never the defaults.
-      throw invalidRequest('The multipart body contains no well-formed part: check the boundary named in Content-Type and that the body is not compressed.', {
-        reason: 'no_parts',
-      });
+      throw invalidRequest(
+        'The multipart body contains no well-formed part: check the boundary named in Content-Type and that the body is not compressed.',
+        {
+          reason: 'no_parts',
+        },
+      );
     }
   } catch (e) {
     await cleanup();
@@ -185,7 +200,8 @@ export async function readMultipart(request: FastifyRequest, spec: FormSpec, tmp
         headers: { Connection: 'close' },
       });
     }
-    if (e instanceof FieldTooLarge) throw tooLarge(`The file ${e.field} exceeds the ${e.limit} byte limit.`, { field: e.field, limit_bytes: e.limit });
+    if (e instanceof FieldTooLarge)
+      throw tooLarge(`The file ${e.field} exceeds the ${e.limit} byte limit.`, { field: e.field, limit_bytes: e.limit });
     if (gone.signal.aborted) throw invalidRequest('The client disconnected during the upload.', { reason: 'client_disconnected' });
     // Any other refusal (unknown or misplaced field...) may come while a large file is still on its
     // way: close rather than read and discard the rest of it.
@@ -235,11 +251,17 @@ export async function readMediaForm(request: FastifyRequest, spec: FormSpec, tmp
     const field = e.details.field;
     const opts = { headers: e.headers, cause: e };
     if (typeof field === 'string' && field in spec.files) {
-      throw new AppError('UNSUPPORTED_MEDIA', `The file ${field} is larger than the ${e.details.limit_bytes} byte limit.`, { ...opts, details: { field, limit_bytes: e.details.limit_bytes } });
+      throw new AppError('UNSUPPORTED_MEDIA', `The file ${field} is larger than the ${e.details.limit_bytes} byte limit.`, {
+        ...opts,
+        details: { field, limit_bytes: e.details.limit_bytes },
+      });
     }
     if (typeof e.details.content_length === 'number') {
       const limit = Math.max(...Object.values(spec.files).map((f) => f.maxBytes));
-      throw new AppError('UNSUPPORTED_MEDIA', `The upload is ${e.details.content_length} bytes; a file may have at most ${limit} bytes.`, { ...opts, details: { limit_bytes: limit, content_length: e.details.content_length } });
+      throw new AppError('UNSUPPORTED_MEDIA', `The upload is ${e.details.content_length} bytes; a file may have at most ${limit} bytes.`, {
+        ...opts,
+        details: { limit_bytes: limit, content_length: e.details.content_length },
+      });
     }
     throw e;
   }

@@ -72,7 +72,11 @@ const legacyError = {
           type: 'object',
           required: ['error_code', 'message'],
           properties: {
-            error_code: { type: 'string', description: 'CS-UORC01-003 not found, CS-UORC01-008 insufficient credits, CS-ORIV-002 not ready or parameter missing, CS-ORIV-001 other invalid request; RATE_LIMITED, SERVICE_BUSY, INTERNAL_ERROR as V1.' },
+            error_code: {
+              type: 'string',
+              description:
+                'CS-UORC01-003 not found, CS-UORC01-008 insufficient credits, CS-ORIV-002 not ready or parameter missing, CS-ORIV-001 other invalid request; RATE_LIMITED, SERVICE_BUSY, INTERNAL_ERROR as V1.',
+            },
             message: { type: 'string' },
             v1_code: { type: 'string', description: 'The V1 error code of the same failure.' },
             field: { type: 'string' },
@@ -106,11 +110,19 @@ export function registerOpenApi(app: FastifyInstance): void {
 }
 
 /** Every response carries the effective request ID (spec section 5). */
-const REQUEST_ID_HEADER = { 'X-Request-Id': { description: 'The caller\'s X-Request-Id when valid, else a generated one; equals error.request_id.', schema: { type: 'string', minLength: 1, maxLength: 128 } } };
+const REQUEST_ID_HEADER = {
+  'X-Request-Id': {
+    description: "The caller's X-Request-Id when valid, else a generated one; equals error.request_id.",
+    schema: { type: 'string', minLength: 1, maxLength: 128 },
+  },
+};
 
 /** Stable, unique operation IDs for SDK generators: `get_v1_videos_video_id`. */
 function operationId(method: string, url: string): string {
-  return `${method}_${url.replace(/[:{}]/g, '').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`;
+  return `${method}_${url
+    .replace(/[:{}]/g, '')
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .replace(/^_|_$/g, '')}`;
 }
 
 export function buildDocument(routes: Collected[]): Record<string, unknown> {
@@ -118,7 +130,11 @@ export function buildDocument(routes: Collected[]): Record<string, unknown> {
   for (const r of routes) {
     const s = (r.schema ?? {}) as Record<string, any>;
     const parameters: unknown[] = [];
-    for (const [where, key] of [['path', 'params'], ['query', 'querystring'], ['header', 'headers']] as const) {
+    for (const [where, key] of [
+      ['path', 'params'],
+      ['query', 'querystring'],
+      ['header', 'headers'],
+    ] as const) {
       const obj = s[key];
       if (!obj?.properties) continue;
       for (const [name, schema] of Object.entries<any>(obj.properties)) {
@@ -127,12 +143,21 @@ export function buildDocument(routes: Collected[]): Record<string, unknown> {
     }
     const responses: Record<string, unknown> = {};
     for (const [code, schema] of Object.entries<any>(s.response ?? {})) {
-      responses[code] = { description: schema.description ?? 'Success', headers: REQUEST_ID_HEADER, content: { 'application/json': { schema } } };
+      responses[code] = {
+        description: schema.description ?? 'Success',
+        headers: REQUEST_ID_HEADER,
+        content: { 'application/json': { schema } },
+      };
     }
-    for (const [code, description] of Object.entries(r.doc?.responses ?? {})) responses[code] ??= { description, headers: REQUEST_ID_HEADER };
+    for (const [code, description] of Object.entries(r.doc?.responses ?? {}))
+      responses[code] ??= { description, headers: REQUEST_ID_HEADER };
     const legacy = r.url.startsWith('/api/');
     const errorRef = legacy ? '#/components/schemas/LegacyError' : '#/components/schemas/Error';
-    responses.default = { description: legacy ? 'Legacy error' : 'Error envelope', headers: REQUEST_ID_HEADER, content: { 'application/json': { schema: { $ref: errorRef } } } };
+    responses.default = {
+      description: legacy ? 'Legacy error' : 'Error envelope',
+      headers: REQUEST_ID_HEADER,
+      content: { 'application/json': { schema: { $ref: errorRef } } },
+    };
     const op: Record<string, unknown> = {
       operationId: operationId(r.method, r.url),
       summary: r.doc?.summary ?? `${r.method.toUpperCase()} ${r.url}`,
@@ -141,7 +166,13 @@ export function buildDocument(routes: Collected[]): Record<string, unknown> {
       responses,
     };
     for (const [name, schema] of Object.entries(r.doc?.headers ?? {})) {
-      parameters.push({ name, in: 'header', required: false, schema, ...(typeof schema.description === 'string' ? { description: schema.description } : {}) });
+      parameters.push({
+        name,
+        in: 'header',
+        required: false,
+        schema,
+        ...(typeof schema.description === 'string' ? { description: schema.description } : {}),
+      });
     }
     const content: Record<string, unknown> = {};
     if (r.doc?.multipart) content['multipart/form-data'] = { schema: r.doc.multipart };

@@ -4,7 +4,10 @@ import type { Config } from '../config/config.js';
 
 /** The configuration the HTTP layer reads (limits, logging, rate limits, SSE timing) and its upload scratch dir. */
 export interface HttpSettings {
-  config: Pick<Config, 'logLevel' | 'http' | 'limits' | 'rateLimits' | 'events' | 'workers' | 'legacy' | 'publicUrl' | 'apiKeyCache' | 'metrics'>;
+  config: Pick<
+    Config,
+    'logLevel' | 'http' | 'limits' | 'rateLimits' | 'events' | 'workers' | 'legacy' | 'publicUrl' | 'apiKeyCache' | 'metrics'
+  >;
   tmpDir: string;
   /** Shared rate-limit buckets (Redis) when configured; else each API process keeps its own. */
   rateLimitStore?: RateLimitStore;

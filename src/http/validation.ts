@@ -11,7 +11,10 @@ import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
  * each route part picks one by `httpPart`.
  */
 type RouteSchema = { schema: FastifySchema; method: string; url: string; httpPart?: string };
-type BuildValidator = (externalSchemas: unknown, ajvOptions: { customOptions?: Record<string, unknown>; plugins?: unknown[] }) => FastifySchemaCompiler<unknown>;
+type BuildValidator = (
+  externalSchemas: unknown,
+  ajvOptions: { customOptions?: Record<string, unknown>; plugins?: unknown[] },
+) => FastifySchemaCompiler<unknown>;
 
 const fastifyRequire = createRequire(createRequire(import.meta.url).resolve('fastify'));
 const AjvCompiler = fastifyRequire('@fastify/ajv-compiler') as () => BuildValidator;

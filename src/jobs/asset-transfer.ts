@@ -16,7 +16,6 @@ import type { Ports } from '../domain/ports/index.js';
 export const CHARACTER_ASSET_FILES = ['character.json', 'texture.png', 'thumbnail.png'] as const;
 export const MOTION_ASSET_FILES = ['track.json', 'source.mp4', 'plate.png', 'audio.m4a'] as const;
 
-
 /** Uploads those of `names` that exist in `dir` to `<prefix>/<name>`. Returns what was uploaded. */
 export async function uploadAssets(storage: Storage, dir: string, prefix: string, names: readonly string[]): Promise<string[]> {
   const done: string[] = [];
@@ -44,7 +43,13 @@ export async function downloadAssets(storage: Storage, prefix: string, dir: stri
 }
 
 /** Fetches a URL input with the service's guard (public addresses only, size and time caps). */
-export async function fetchInput(deps: Pick<Ports, 'config'>, url: string, dest: string, kind: 'image' | 'video', signal: AbortSignal): Promise<void> {
+export async function fetchInput(
+  deps: Pick<Ports, 'config'>,
+  url: string,
+  dest: string,
+  kind: 'image' | 'video',
+  signal: AbortSignal,
+): Promise<void> {
   const maxBytes = kind === 'image' ? deps.config.limits.imageBytes : deps.config.limits.videoBytes;
   await fetchToFile(url, dest, { maxBytes, timeoutMs: deps.config.limits.urlFetchTimeoutMs, allowList: deps.config.urlAllowList, signal });
 }

@@ -19,7 +19,10 @@ export async function purgeEventHistory(deps: Pick<Ports, 'db' | 'config'>, now 
 }
 
 /** Runs the housekeeping now and then hourly; returns the function that stops it. */
-export function startMaintenance(deps: Pick<Ports, 'db' | 'config' | 'storage' | 'tmpDir'>, onError: (what: string, e: unknown) => void): () => void {
+export function startMaintenance(
+  deps: Pick<Ports, 'db' | 'config' | 'storage' | 'tmpDir'>,
+  onError: (what: string, e: unknown) => void,
+): () => void {
   const tick = () => {
     void purgeEventHistory(deps).catch((e: unknown) => onError('event history purge failed', e));
     void sweepAllExpiredDrafts(deps).catch((e: unknown) => onError('draft sweep failed', e));

@@ -22,7 +22,10 @@ export class ProgressReporter<S extends string> {
   report(stage: S, percent: number): void {
     const p = Math.max(0, Math.min(100, Math.floor(percent)));
     const now = Date.now();
-    const due = stage !== this.lastStage || p - this.lastPercent >= this.opts.minStep || (p !== this.lastPercent && now - this.lastAt >= this.opts.minIntervalMs);
+    const due =
+      stage !== this.lastStage ||
+      p - this.lastPercent >= this.opts.minStep ||
+      (p !== this.lastPercent && now - this.lastAt >= this.opts.minIntervalMs);
     if (!due) return;
     this.lastStage = stage;
     this.lastPercent = p;

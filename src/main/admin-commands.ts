@@ -24,7 +24,8 @@ export const adminCommands: Record<string, (db: Db, flags: Record<string, string
     const id = flags._0;
     if (!id) throw new Error('usage: render cancel RENDER_ID');
     // With Redis configured, the cancellation reaches the worker running the render at once.
-    const pubsub = config.pubsub.driver === 'redis' && config.redis.url ? new RedisPubSub(config.redis.url, config.redis.prefix) : new InProcessPubSub();
+    const pubsub =
+      config.pubsub.driver === 'redis' && config.redis.url ? new RedisPubSub(config.redis.url, config.redis.prefix) : new InProcessPubSub();
     const queue = new EmbeddedQueue(db, pubsub, {
       workerId: `admin:${process.pid}:${randomBytes(3).toString('hex')}`,
       leaseMs: config.workers.leaseMs,

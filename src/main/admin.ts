@@ -37,7 +37,8 @@ const COMMANDS: Record<string, Handler> = {
     return { account_id: f.account, granted: amount };
   },
   'project set-defaults': async (db, f) => {
-    if (f.character === undefined && f.motion === undefined) throw new UsageError('give --character and/or --motion (an ID, or "none" to clear)');
+    if (f.character === undefined && f.motion === undefined)
+      throw new UsageError('give --character and/or --motion (an ID, or "none" to clear)');
     // An omitted flag keeps the current default; "none" clears it.
     const pick = (v: string | undefined) => (v === undefined ? undefined : v === 'none' ? null : v);
     const defaults = await setProjectDefaults(db, need(f, 'account'), { characterId: pick(f.character), motionId: pick(f.motion) });
@@ -52,7 +53,9 @@ const USAGE = `usage: npm run admin -- <command> [options]
   key revoke KEY_ID
   credits grant --account ACCOUNT_ID --amount C
   project set-defaults --account ACCOUNT_ID [--character CHAR_ID|none] [--motion MOT_ID|none]
-${Object.keys(adminCommands).map((c) => `  ${c} ...`).join('\n')}`;
+${Object.keys(adminCommands)
+  .map((c) => `  ${c} ...`)
+  .join('\n')}`;
 
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);
@@ -60,7 +63,14 @@ async function main(): Promise<number> {
     args: argv,
     allowPositionals: true,
     strict: false,
-    options: { name: { type: 'string' }, credits: { type: 'string' }, account: { type: 'string' }, amount: { type: 'string' }, character: { type: 'string' }, motion: { type: 'string' } },
+    options: {
+      name: { type: 'string' },
+      credits: { type: 'string' },
+      account: { type: 'string' },
+      amount: { type: 'string' },
+      character: { type: 'string' },
+      motion: { type: 'string' },
+    },
   });
   const name = positionals.slice(0, 2).join(' ');
   const handler = COMMANDS[name];

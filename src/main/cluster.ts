@@ -88,7 +88,10 @@ async function waitReady(url: string, child: ChildProcess, out: () => string, ti
 }
 
 /** Starts an s3rver on a loopback port; returns the MARIONETTE_S3_* variables and its closer. */
-export async function startS3rver(dir: string, bucket = 'marionette'): Promise<{ env: Record<string, string>; close: () => Promise<void> }> {
+export async function startS3rver(
+  dir: string,
+  bucket = 'marionette',
+): Promise<{ env: Record<string, string>; close: () => Promise<void> }> {
   // @ts-expect-error s3rver ships no types (a dev dependency: for local clusters and tests only)
   const { default: S3rver } = await import('s3rver');
   await mkdir(dir, { recursive: true });
@@ -165,7 +168,11 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       },
     };
     const spawnIt = () => {
-      const child = spawn(process.execPath, ['--import', 'tsx', role === 'api' ? 'src/main/server.ts' : 'src/main/worker.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', role === 'api' ? 'src/main/server.ts' : 'src/main/worker.ts'], {
+        cwd: ROOT,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       const take = (b: Buffer) => {
         out += b.toString();
         if (out.length > 2_000_000) out = out.slice(-1_000_000);
@@ -219,7 +226,9 @@ async function main(): Promise<void> {
   const databaseUrl = process.env.MARIONETTE_DATABASE_URL;
   if (!databaseUrl?.startsWith('postgres')) throw new Error('set MARIONETTE_DATABASE_URL to a PostgreSQL URL (the cluster shares it)');
   const s3Env = process.env.MARIONETTE_S3_ENDPOINT
-    ? Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('MARIONETTE_S3_') || k === 'MARIONETTE_STORAGE')) as Record<string, string>
+    ? (Object.fromEntries(
+        Object.entries(process.env).filter(([k]) => k.startsWith('MARIONETTE_S3_') || k === 'MARIONETTE_STORAGE'),
+      ) as Record<string, string>)
     : undefined;
   const cluster = await startCluster({
     apis: Number(values.apis),

@@ -18,13 +18,16 @@ import { resolveTools } from '../engine/media/ffmpeg.js';
 function parseBackground(s: string): BackgroundSpec {
   if (s === 'original' || s === 'transparent') return { mode: s };
   const m = /^solid:(\d{1,3}),(\d{1,3}),(\d{1,3})$/.exec(s);
-  if (m) return { mode: 'solid', color: [Number(m[1]), Number(m[2]), Number(m[3])].map((v) => Math.min(255, v)) as [number, number, number] };
+  if (m)
+    return { mode: 'solid', color: [Number(m[1]), Number(m[2]), Number(m[3])].map((v) => Math.min(255, v)) as [number, number, number] };
   throw new Error(`--background must be original, transparent or solid:R,G,B (got ${s})`);
 }
 
-const progress = (label: string) => (a: unknown, b?: unknown): void => {
-  process.stderr.write(`\r${label} ${b === undefined ? a : `${String(a)} ${String(b)}`}%   `);
-};
+const progress =
+  (label: string) =>
+  (a: unknown, b?: unknown): void => {
+    process.stderr.write(`\r${label} ${b === undefined ? a : `${String(a)} ${String(b)}`}%   `);
+  };
 
 async function character(engine: Engine, v: Record<string, string | boolean | undefined>, out: string): Promise<CharacterAssets> {
   if (typeof v.character === 'string') return engine.loadCharacter(resolve(v.character));
@@ -44,8 +47,11 @@ async function motion(engine: Engine, v: Record<string, string | boolean | undef
   if (typeof v.video !== 'string') throw new Error('give --video, --template or --motion');
   await mkdir(out, { recursive: true });
   return engine.extractMotion({
-    videoFile: resolve(v.video), outDir: out, smoothing: !v['no-smoothing'],
-    targetFps: typeof v.fps === 'string' ? Number(v.fps) : undefined, onProgress: progress('motion'),
+    videoFile: resolve(v.video),
+    outDir: out,
+    smoothing: !v['no-smoothing'],
+    targetFps: typeof v.fps === 'string' ? Number(v.fps) : undefined,
+    onProgress: progress('motion'),
   });
 }
 
@@ -54,9 +60,16 @@ async function main(): Promise<void> {
   const { values: v } = parseArgs({
     args: rest,
     options: {
-      image: { type: 'string' }, video: { type: 'string' }, template: { type: 'string' }, out: { type: 'string' },
-      character: { type: 'string' }, motion: { type: 'string' }, 'default-character': { type: 'boolean' },
-      background: { type: 'string' }, fps: { type: 'string' }, 'no-smoothing': { type: 'boolean' },
+      image: { type: 'string' },
+      video: { type: 'string' },
+      template: { type: 'string' },
+      out: { type: 'string' },
+      character: { type: 'string' },
+      motion: { type: 'string' },
+      'default-character': { type: 'boolean' },
+      background: { type: 'string' },
+      fps: { type: 'string' },
+      'no-smoothing': { type: 'boolean' },
     },
   });
   const engine = createEngine({ tools: resolveTools(process.env) });
@@ -70,7 +83,16 @@ async function main(): Promise<void> {
   } else if (cmd === 'motion') {
     if (!v.out) throw new Error('--out DIR is required');
     const m = await motion(engine, v, resolve(v.out));
-    result = { ...m, track: { fps: m.track.fps, frameCount: m.track.frameCount, durationMs: m.track.durationMs, width: m.track.width, height: m.track.height } };
+    result = {
+      ...m,
+      track: {
+        fps: m.track.fps,
+        frameCount: m.track.frameCount,
+        durationMs: m.track.durationMs,
+        width: m.track.width,
+        height: m.track.height,
+      },
+    };
   } else if (cmd === 'render') {
     if (!v.out) throw new Error('--out Z.mp4 is required');
     const outFile = resolve(v.out);
@@ -78,8 +100,11 @@ async function main(): Promise<void> {
     const c = await character(engine, v, join(work, 'character'));
     const m = await motion(engine, v, join(work, 'motion'));
     const r = await engine.render({
-      character: c, motion: m, background: parseBackground(typeof v.background === 'string' ? v.background : 'original'),
-      outDir: work, onProgress: progress('render'),
+      character: c,
+      motion: m,
+      background: parseBackground(typeof v.background === 'string' ? v.background : 'original'),
+      outDir: work,
+      onProgress: progress('render'),
     });
     await rename(r.videoFile, outFile);
     const alphaOut = r.alphaFile ? outFile.replace(/\.mp4$/i, '') + '.alpha.mp4' : null;

@@ -5,7 +5,20 @@ import { join } from 'node:path';
 import type { Config } from '../config/config.js';
 import type { FastifyInstance } from 'fastify';
 import type { Ports } from '../domain/ports/index.js';
-import { idempotencyService, accountsService, charactersService, creditsService, draftsService, filesService, motionsService, rendersService, streamsService, videosService, type ServiceSet, type Services } from '../domain/services.js';
+import {
+  idempotencyService,
+  accountsService,
+  charactersService,
+  creditsService,
+  draftsService,
+  filesService,
+  motionsService,
+  rendersService,
+  streamsService,
+  videosService,
+  type ServiceSet,
+  type Services,
+} from '../domain/services.js';
 import { buildApp } from '../http/app.js';
 import { systemClock } from '../infra/clock/system-clock.js';
 import { migrate, openDb, type DbHandle } from '../infra/db/database.js';
@@ -148,11 +161,33 @@ export async function wire(config: Config, opts: { schema?: string } = {}): Prom
   const generator =
     g.driver === 'comfyui' && g.comfyuiUrl
       ? comfyUiGenerator({
-          baseUrl: g.comfyuiUrl, workflowDir: g.comfyuiWorkflowDir, ffmpeg: tools.ffmpeg, timeoutMs: g.timeoutMs,
-          soundtrack: (req, durationS, file) => writeSoundtrack({ prompt: req.prompt, tags: req.tags, seed: req.seed, durationS, workDir: req.workDir, signal: req.signal }, file),
+          baseUrl: g.comfyuiUrl,
+          workflowDir: g.comfyuiWorkflowDir,
+          ffmpeg: tools.ffmpeg,
+          timeoutMs: g.timeoutMs,
+          soundtrack: (req, durationS, file) =>
+            writeSoundtrack(
+              { prompt: req.prompt, tags: req.tags, seed: req.seed, durationS, workDir: req.workDir, signal: req.signal },
+              file,
+            ),
         })
       : embeddedGenerator({ engine, storage });
-  const deps: Adapters = { config, db: dbHandle.db, dialect: dbHandle.dialect, storage, signer, pubsub, queue, engine, generator, clock: systemClock, tmpDir, rateLimitStore, metrics, probes };
+  const deps: Adapters = {
+    config,
+    db: dbHandle.db,
+    dialect: dbHandle.dialect,
+    storage,
+    signer,
+    pubsub,
+    queue,
+    engine,
+    generator,
+    clock: systemClock,
+    tmpDir,
+    rateLimitStore,
+    metrics,
+    probes,
+  };
   return {
     deps,
     dbHandle,
@@ -167,7 +202,11 @@ export async function wire(config: Config, opts: { schema?: string } = {}): Prom
 
 /** The HTTP application: routes receive the services built from the adapters, and the HTTP settings. */
 export function buildHttpApp(deps: Adapters, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
-  return buildApp(buildServices(deps), { config: deps.config, tmpDir: deps.tmpDir, rateLimitStore: deps.rateLimitStore, metrics: deps.metrics, probes: deps.probes }, opts);
+  return buildApp(
+    buildServices(deps),
+    { config: deps.config, tmpDir: deps.tmpDir, rateLimitStore: deps.rateLimitStore, metrics: deps.metrics, probes: deps.probes },
+    opts,
+  );
 }
 
 /**

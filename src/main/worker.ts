@@ -16,7 +16,9 @@ async function main(): Promise<void> {
     await healthRoutes(ops, { config, metrics: wired.deps.metrics, probes: wired.deps.probes });
     await ops.listen({ port: config.workers.httpPort, host: config.host });
   }
-  process.stdout.write(`marionette worker started (database: ${wired.deps.dialect}, queue: ${config.queue.driver}, storage: ${config.storage.driver}, concurrency: ${config.workers.concurrency})\n`);
+  process.stdout.write(
+    `marionette worker started (database: ${wired.deps.dialect}, queue: ${config.queue.driver}, storage: ${config.storage.driver}, concurrency: ${config.workers.concurrency})\n`,
+  );
   let closing = false;
   const shutdown = async () => {
     if (closing) return;
@@ -30,6 +32,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((e) => {
-  process.stderr.write(e instanceof ConfigError ? `${e.message}\n` : `marionette worker failed: ${e instanceof Error ? e.stack : String(e)}\n`);
+  process.stderr.write(
+    e instanceof ConfigError ? `${e.message}\n` : `marionette worker failed: ${e instanceof Error ? e.stack : String(e)}\n`,
+  );
   process.exit(e instanceof ConfigError ? 2 : 1);
 });

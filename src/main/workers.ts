@@ -20,7 +20,9 @@ export async function startWorkers(deps: Deps): Promise<void> {
   await removeOrphanWorkDirs(deps);
   if (deps.config.workers.warmUp) {
     // In the background: the first job waits for the models anyway, the process start does not.
-    deps.engine.warmUp().catch((e) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg: 'engine warm-up failed', err: String(e) })}\n`));
+    deps.engine
+      .warmUp()
+      .catch((e) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg: 'engine warm-up failed', err: String(e) })}\n`));
   }
   // Unref'd timer: it never keeps a stopping process alive.
   startMaintenance(deps, (msg, e) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg, err: String(e) })}\n`));

@@ -34,16 +34,21 @@ interface AdminResult {
 
 function admin(env: Record<string, string>, ...args: string[]): Promise<AdminResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/main/admin.ts', ...args], { env: childEnv(env), timeout: 60_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      let out: any = null;
-      try {
-        out = stdout.trim() ? JSON.parse(stdout) : null;
-      } catch {
-        out = { unparsable: stdout };
-      }
-      resolve({ code, out, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/main/admin.ts', ...args],
+      { env: childEnv(env), timeout: 60_000 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+        let out: any = null;
+        try {
+          out = stdout.trim() ? JSON.parse(stdout) : null;
+        } catch {
+          out = { unparsable: stdout };
+        }
+        resolve({ code, out, stderr });
+      },
+    );
   });
 }
 
@@ -104,7 +109,10 @@ async function freshDatabase(kind: DbKind, dataDir: string): Promise<{ env: Reco
   await run(`create database ${name}`);
   const url = new URL(base);
   url.pathname = `/${name}`;
-  return { env: { MARIONETTE_DATA_DIR: dataDir, MARIONETTE_DATABASE_URL: url.toString() }, drop: () => run(`drop database if exists ${name} with (force)`) };
+  return {
+    env: { MARIONETTE_DATA_DIR: dataDir, MARIONETTE_DATABASE_URL: url.toString() },
+    drop: () => run(`drop database if exists ${name} with (force)`),
+  };
 }
 
 const execFileAsync = promisify(execFile);
@@ -181,12 +189,19 @@ for (const t of await dbTargets()) {
       assert.deepEqual(granted.out, { account_id: created.out.account_id, granted: 7.25 });
       assert.equal((await credits(second.out.api_key)).balance, 19.75);
       const grants = await db.db.selectFrom('ledger').selectAll().where('account_id', '=', created.out.account_id).execute();
-      assert.deepEqual(grants.map((r) => [r.kind, r.amount_milli]).sort(), [['grant', 12500], ['grant', 7250]]);
+      assert.deepEqual(grants.map((r) => [r.kind, r.amount_milli]).sort(), [
+        ['grant', 12500],
+        ['grant', 7250],
+      ]);
     });
 
     test('refusals: unknown account or key exit 1 with a JSON message; usage errors exit 2', async () => {
       const ghost = 'acct_01HZZZZZZZZZZZZZZZZZZZZZZZ';
-      const refused = [['key', 'create', '--account', ghost], ['key', 'revoke', 'key_01HZZZZZZZZZZZZZZZZZZZZZZZ'], ['credits', 'grant', '--account', ghost, '--amount', '5']];
+      const refused = [
+        ['key', 'create', '--account', ghost],
+        ['key', 'revoke', 'key_01HZZZZZZZZZZZZZZZZZZZZZZZ'],
+        ['credits', 'grant', '--account', ghost, '--amount', '5'],
+      ];
       const misused = [['account', 'create', '--credits', '5'], ['credits', 'grant', '--account', ghost, '--amount', '-3'], ['nonsense']];
       const accountsBefore = await countAccounts();
       const results = await Promise.all([...refused, ...misused].map((args) => admin(env, ...args)));
@@ -202,8 +217,11 @@ for (const t of await dbTargets()) {
       assert.equal(await countAccounts(), accountsBefore, 'no account was created by a refused command');
     });
 
-    test('project set-defaults: only the account\'s own usable assets, and a default render uses them', async () => {
-      const [acct, other] = await Promise.all([admin(env, 'account', 'create', '--name', 'Studio', '--credits', '10'), admin(env, 'account', 'create', '--name', 'Other', '--credits', '1')]);
+    test("project set-defaults: only the account's own usable assets, and a default render uses them", async () => {
+      const [acct, other] = await Promise.all([
+        admin(env, 'account', 'create', '--name', 'Studio', '--credits', '10'),
+        admin(env, 'account', 'create', '--name', 'Other', '--credits', '1'),
+      ]);
       const id = acct.out.account_id;
       const char = await insertCharacterRow(db.db, id, 'ready');
       const mot = await insertMotionRow(db.db, id, 'ready', 1500);
@@ -232,8 +250,18 @@ for (const t of await dbTargets()) {
       const render = (await res.json()) as any;
       assert.equal(res.status, 200, JSON.stringify(render));
       const row = await db.db.selectFrom('videos').selectAll().where('id', '=', render.id).executeTakeFirstOrThrow();
-      assert.deepEqual([JSON.parse(row.character_source), JSON.parse(row.motion_source)], [{ kind: 'character', id: char }, { kind: 'motion', id: mot }]);
-      assert.deepEqual([(await credits(acct.out.api_key)).balance, (await credits(acct.out.api_key)).reserved], [8, 2], 'ceil(1.5 s) reserved');
+      assert.deepEqual(
+        [JSON.parse(row.character_source), JSON.parse(row.motion_source)],
+        [
+          { kind: 'character', id: char },
+          { kind: 'motion', id: mot },
+        ],
+      );
+      assert.deepEqual(
+        [(await credits(acct.out.api_key)).balance, (await credits(acct.out.api_key)).reserved],
+        [8, 2],
+        'ceil(1.5 s) reserved',
+      );
 
       // An omitted flag keeps its default; "none" clears one.
       const cleared = await admin(env, 'project', 'set-defaults', '--account', id, '--motion', 'none');
@@ -287,14 +315,19 @@ for (const t of await dbTargets()) {
         // Four processes, each released at the same moment once loaded, all find the database empty.
         const goAt = String(Date.now() + 4000);
         const starter = join(import.meta.dirname, '../helpers/demo-starter.ts');
-        const results = await Promise.all([1, 2, 3, 4].map(async () => {
-          const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', starter, url, dir, goAt], { timeout: 60_000 });
-          return JSON.parse(stdout.trim()) as { created: boolean; apiKey: string | null };
-        }));
+        const results = await Promise.all(
+          [1, 2, 3, 4].map(async () => {
+            const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', starter, url, dir, goAt], { timeout: 60_000 });
+            return JSON.parse(stdout.trim()) as { created: boolean; apiKey: string | null };
+          }),
+        );
         const made = results.filter((r) => r.created);
         assert.equal(made.length, 1, `exactly one starter created the demo account: ${JSON.stringify(results)}`);
         const accounts = await first.db.selectFrom('accounts').select('id').execute();
-        assert.deepEqual(accounts.map((a) => a.id), [DEMO_ACCOUNT_ID]);
+        assert.deepEqual(
+          accounts.map((a) => a.id),
+          [DEMO_ACCOUNT_ID],
+        );
         assert.equal((await first.db.selectFrom('api_keys').select('id').execute()).length, 1);
         assert.equal((await readFile(join(dir, 'demo-api-key'), 'utf8')).trim(), made[0].apiKey);
       } finally {

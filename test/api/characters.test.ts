@@ -24,7 +24,12 @@ async function balance(svc: TestService, key?: string): Promise<number> {
 }
 
 async function ledgerOf(svc: TestService, resourceId: string) {
-  return svc.wired.deps.db.selectFrom('ledger').select(['kind', 'amount_milli']).where('resource_id', '=', resourceId).orderBy('id').execute();
+  return svc.wired.deps.db
+    .selectFrom('ledger')
+    .select(['kind', 'amount_milli'])
+    .where('resource_id', '=', resourceId)
+    .orderBy('id')
+    .execute();
 }
 
 for (const t of await dbTargets()) {
@@ -36,16 +41,33 @@ for (const t of await dbTargets()) {
     after(async () => svc?.close());
 
     const create = (fields: Record<string, string>, opts: { image?: string | null; key?: string; headers?: Record<string, string> } = {}) =>
-      form(fields, opts.image === undefined ? SMALL_PNG : opts.image).then((body) => svc.request('/v1/characters', { method: 'POST', body, key: opts.key, headers: opts.headers }));
+      form(fields, opts.image === undefined ? SMALL_PNG : opts.image).then((body) =>
+        svc.request('/v1/characters', { method: 'POST', body, key: opts.key, headers: opts.headers }),
+      );
 
     it('creates a queued Character with the spec 2.2 shape, stores the source, charges and enqueues in one go', async () => {
       const acct = await svc.newAccount(10);
-      const res = await create({ name: 'Hero' }, { key: acct.apiKey, headers: { 'x-request-id': 'req-char-1', 'x-service-source': 'sdk-test' } });
+      const res = await create(
+        { name: 'Hero' },
+        { key: acct.apiKey, headers: { 'x-request-id': 'req-char-1', 'x-service-source': 'sdk-test' } },
+      );
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('x-request-id'), 'req-char-1');
       const body = (await res.json()) as Record<string, unknown>;
       assert.match(String(body.id), /^char_[0-9A-HJKMNP-TV-Z]{26}$/);
-      assert.deepEqual(Object.keys(body).sort(), ['capabilities', 'completed_at', 'created_at', 'error', 'glb', 'id', 'name', 'progress', 'status', 'type', 'vsplat']);
+      assert.deepEqual(Object.keys(body).sort(), [
+        'capabilities',
+        'completed_at',
+        'created_at',
+        'error',
+        'glb',
+        'id',
+        'name',
+        'progress',
+        'status',
+        'type',
+        'vsplat',
+      ]);
       assert.equal(body.status, 'queued');
       assert.equal(body.name, 'Hero');
       assert.equal(body.type, 'render');
@@ -111,14 +133,27 @@ for (const t of await dbTargets()) {
       const { readdir } = await import('node:fs/promises');
       const charDir = await readdir(`${svc.config.storage.root}/characters`).catch(() => [] as string[]);
       const known = new Set((await svc.wired.deps.db.selectFrom('characters').select('id').execute()).map((r) => r.id));
-      assert.deepEqual(charDir.filter((d) => !known.has(d)), [], 'no orphan source in storage');
+      assert.deepEqual(
+        charDir.filter((d) => !known.has(d)),
+        [],
+        'no orphan source in storage',
+      );
       assert.deepEqual(await readdir(`${svc.config.dataDir}/tmp/uploads`).catch(() => []), []);
       // The same account can still afford a render Character: nothing was held back.
       assert.equal((await create({}, { key: acct.apiKey })).status, 200);
     });
 
     it('accepts every field with valid values and stores them', async () => {
-      const res = await create({ name: '', type: 'all', enhance: 'false', joint_set: 'full', model_precision: '0.25', filter_low_quality: '1', render_thumbnail: 'TRUE', task_id: 'task-all-fields' });
+      const res = await create({
+        name: '',
+        type: 'all',
+        enhance: 'false',
+        joint_set: 'full',
+        model_precision: '0.25',
+        filter_low_quality: '1',
+        render_thumbnail: 'TRUE',
+        task_id: 'task-all-fields',
+      });
       assert.equal(res.status, 200);
       const body = (await res.json()) as { id: string; name: string };
       assert.equal(body.name, '');
@@ -170,9 +205,14 @@ for (const t of await dbTargets()) {
       assert.deepEqual([row.task_id, row.render_thumbnail, row.model_precision, row.source_kind], [null, 0, null, 'upload']);
       // What a browser sends for a file input left empty (FormData cannot produce filename="").
       const b = 'formboundaryS1';
-      const raw = `--${b}\r\nContent-Disposition: form-data; name="image"; filename=""\r\nContent-Type: application/octet-stream\r\n\r\n\r\n` +
+      const raw =
+        `--${b}\r\nContent-Disposition: form-data; name="image"; filename=""\r\nContent-Type: application/octet-stream\r\n\r\n\r\n` +
         `--${b}\r\nContent-Disposition: form-data; name="image_url"\r\n\r\nhttps://example.com/a.png\r\n--${b}--\r\n`;
-      const viaUrl = await svc.request('/v1/characters', { method: 'POST', body: raw, headers: { 'content-type': `multipart/form-data; boundary=${b}` } });
+      const viaUrl = await svc.request('/v1/characters', {
+        method: 'POST',
+        body: raw,
+        headers: { 'content-type': `multipart/form-data; boundary=${b}` },
+      });
       assert.equal(viaUrl.status, 200);
       const emptyNamed = new FormData();
       emptyNamed.append('image', new Blob([]), 'empty.png');
@@ -189,7 +229,9 @@ for (const t of await dbTargets()) {
       const both = await errorOf(await create({ image_url: 'https://example.com/a.png' }));
       assert.equal(both.status, 400);
       assert.deepEqual(both.body.error.details.fields, ['image', 'image_url']);
-      const json = await errorOf(await svc.request('/v1/characters', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));
+      const json = await errorOf(
+        await svc.request('/v1/characters', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
+      );
       assert.equal(json.status, 400);
       assert.equal(json.code, 'INVALID_REQUEST');
     });
@@ -202,7 +244,13 @@ for (const t of await dbTargets()) {
       assert.equal(row.source_kind, 'url');
       assert.equal(row.source_url, 'https://example.com/people/hero.png');
       assert.equal(row.source_key, null);
-      for (const url of ['ftp://example.com/a.png', 'not a url', 'http://127.0.0.1/a.png', 'http://169.254.169.254/latest/meta-data', 'https://user:pw@example.com/a.png']) {
+      for (const url of [
+        'ftp://example.com/a.png',
+        'not a url',
+        'http://127.0.0.1/a.png',
+        'http://169.254.169.254/latest/meta-data',
+        'https://user:pw@example.com/a.png',
+      ]) {
         const err = await errorOf(await create({ image_url: url }, { image: null }));
         assert.equal(err.status, 400, url);
         assert.equal(err.code, 'INVALID_REQUEST', url);
@@ -240,10 +288,16 @@ for (const t of await dbTargets()) {
       const body = (await res.json()) as { items: { id: string; progress: unknown; name: string }[] };
       assert.deepEqual(Object.keys(body), ['items']);
       assert.equal(body.items.length, 100);
-      assert.deepEqual(body.items.map((c) => c.id), ids.slice(0, 102).reverse().slice(0, 100));
+      assert.deepEqual(
+        body.items.map((c) => c.id),
+        ids.slice(0, 102).reverse().slice(0, 100),
+      );
       assert.ok(body.items.every((c) => c.progress === null));
-      const mine = await (await svc.request('/v1/characters')).json() as { items: { id: string }[] };
-      assert.ok(mine.items.every((c) => !ids.includes(c.id)), 'another account sees none of them');
+      const mine = (await (await svc.request('/v1/characters')).json()) as { items: { id: string }[] };
+      assert.ok(
+        mine.items.every((c) => !ids.includes(c.id)),
+        'another account sees none of them',
+      );
     });
 
     it('gets a Character; another account, a wrong family and a malformed ID all get 404 CHARACTER_NOT_FOUND', async () => {
@@ -284,19 +338,41 @@ for (const t of await dbTargets()) {
       assert.deepEqual(await ledgerOf(svc, id), [{ kind: 'charge', amount_milli: -1000 }]);
       const jobs = await svc.wired.deps.db.selectFrom('jobs').select('status').where('resource_id', '=', id).execute();
       assert.deepEqual(jobs, [{ status: 'cancelled' }], 'its queued job will not run');
-      assert.equal(await transitionCharacter(svc.wired.deps.db, id, { to: 'processing' }), null, 'a worker cannot move a deleted Character');
+      assert.equal(
+        await transitionCharacter(svc.wired.deps.db, id, { to: 'processing' }),
+        null,
+        'a worker cannot move a deleted Character',
+      );
     });
 
     it('documents the Character and Motion endpoints in the OpenAPI document', async () => {
       const doc = (await (await svc.request('/v1/openapi.json')).json()) as { paths: Record<string, Record<string, any>> };
       const form = doc.paths['/v1/characters'].post.requestBody.content['multipart/form-data'].schema;
-      assert.deepEqual(Object.keys(form.properties).sort(), ['enhance', 'filter_low_quality', 'image', 'image_url', 'joint_set', 'model_precision', 'name', 'render_thumbnail', 'task_id', 'type']);
+      assert.deepEqual(Object.keys(form.properties).sort(), [
+        'enhance',
+        'filter_low_quality',
+        'image',
+        'image_url',
+        'joint_set',
+        'model_precision',
+        'name',
+        'render_thumbnail',
+        'task_id',
+        'type',
+      ]);
       assert.equal(form.properties.image.format, 'binary');
-      assert.ok(doc.paths['/v1/characters/{character_id}/export'].get.parameters.some((p: any) => p.name === 'download_type' && p.in === 'query'));
+      assert.ok(
+        doc.paths['/v1/characters/{character_id}/export'].get.parameters.some((p: any) => p.name === 'download_type' && p.in === 'query'),
+      );
       assert.ok(doc.paths['/v1/motions'].post.requestBody.content['multipart/form-data'].schema.properties.motion_video_url);
       assert.deepEqual(doc.paths['/v1/motions/import'].post.requestBody.content['application/json'].schema.required, ['template_id']);
       assert.deepEqual(doc.paths['/v1/motions'].get.parameters.map((p: any) => p.name).sort(), ['cursor', 'limit']);
-      for (const path of ['/v1/characters/{character_id}', '/v1/motions/{motion_id}', '/v1/motions/templates', '/v1/motions/{motion_id}/export']) {
+      for (const path of [
+        '/v1/characters/{character_id}',
+        '/v1/motions/{motion_id}',
+        '/v1/motions/templates',
+        '/v1/motions/{motion_id}/export',
+      ]) {
         assert.ok(doc.paths[path]?.get?.responses?.['200'], path);
       }
       assert.ok(doc.paths['/v1/characters/{character_id}'].delete.responses['200']);
@@ -306,7 +382,11 @@ for (const t of await dbTargets()) {
       const db = svc.wired.deps.db;
       const storage = svc.wired.deps.storage;
       const plain = ((await (await create({})).json()) as { id: string }).id;
-      assert.deepEqual(await (await svc.request(`/v1/characters/${plain}/export`)).json(), { id: plain, vsplat_url: null, thumbnail_url: null });
+      assert.deepEqual(await (await svc.request(`/v1/characters/${plain}/export`)).json(), {
+        id: plain,
+        vsplat_url: null,
+        thumbnail_url: null,
+      });
       const bad = await errorOf(await svc.request(`/v1/characters/${plain}/export?download_type=glb`));
       assert.equal(bad.status, 400);
       assert.equal(bad.code, 'INVALID_REQUEST');
@@ -332,7 +412,10 @@ for (const t of await dbTargets()) {
       assert.equal((await errorOf(await svc.request(`/v1/characters/${id}/export?download_type=vsplat`))).code, 'EXTRACTION_UNAVAILABLE');
       const done = await transitionCharacter(db, id, { to: 'vsplat', status: 'ready' });
       assert.equal(done?.status, 'ready');
-      const e2 = (await (await svc.request(`/v1/characters/${id}/export?download_type=vsplat`)).json()) as { vsplat_url: string; thumbnail_url: string };
+      const e2 = (await (await svc.request(`/v1/characters/${id}/export?download_type=vsplat`)).json()) as {
+        vsplat_url: string;
+        thumbnail_url: string;
+      };
       assert.equal(await (await fetch(e2.vsplat_url)).text(), 'splat-bytes');
       assert.ok(e2.thumbnail_url);
       const got = (await (await svc.request(`/v1/characters/${id}`)).json()) as Record<string, unknown>;
@@ -356,12 +439,17 @@ for (const t of await dbTargets()) {
       assert.equal(res.status, 200);
       return ((await res.json()) as { id: string }).id;
     }
-    const read = async (id: string, key?: string) => (await (await svc.request(`/v1/characters/${id}`, key ? { key } : {})).json()) as Record<string, any>;
+    const read = async (id: string, key?: string) =>
+      (await (await svc.request(`/v1/characters/${id}`, key ? { key } : {})).json()) as Record<string, any>;
 
     it('queued → processing → progress → ready: progress, capabilities and completed_at follow; terminal is final', async () => {
       const db = svc.wired.deps.db;
       const id = await newCharacter({}, svc.apiKey);
-      assert.equal((await transitionCharacter(db, id, { to: 'progress', progress: 40 }))?.status, 'processing', 'progress implies processing');
+      assert.equal(
+        (await transitionCharacter(db, id, { to: 'progress', progress: 40 }))?.status,
+        'processing',
+        'progress implies processing',
+      );
       assert.equal((await read(id)).progress, 40);
       await transitionCharacter(db, id, { to: 'progress', progress: 20 });
       assert.equal((await read(id)).progress, 40, 'progress never goes backwards');
@@ -419,7 +507,10 @@ for (const t of await dbTargets()) {
       assert.equal(failedExport.code, 'EXTRACTION_FAILED');
       const cancelled = await newCharacter({}, acct.apiKey);
       assert.equal((await transitionCharacter(db, cancelled, { to: 'cancelled' }))?.status, 'cancelled');
-      assert.deepEqual((await ledgerOf(svc, cancelled)).map((r) => r.kind), ['charge', 'refund']);
+      assert.deepEqual(
+        (await ledgerOf(svc, cancelled)).map((r) => r.kind),
+        ['charge', 'refund'],
+      );
       assert.equal(await balance(svc, acct.apiKey), 60);
     });
   });

@@ -63,18 +63,83 @@ async function makeFixtures(): Promise<void> {
   work = await mkdtemp(join(tmpdir(), 'marionette-corrupt-'));
   // A real person moving, re-encoded small with a short GOP so damage lands in many frames.
   clip.good = join(work, 'good.mp4');
-  ffmpeg(['-i', mediaFile('videos/animate-x--dance_3.mp4'), '-t', '4', '-vf', 'scale=256:-2', '-c:v', 'libx264', '-preset', 'veryfast', '-g', '12', '-pix_fmt', 'yuv420p', '-an', clip.good]);
+  ffmpeg([
+    '-i',
+    mediaFile('videos/animate-x--dance_3.mp4'),
+    '-t',
+    '4',
+    '-vf',
+    'scale=256:-2',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-g',
+    '12',
+    '-pix_fmt',
+    'yuv420p',
+    '-an',
+    clip.good,
+  ]);
   clip.goodMov = join(work, 'good.mov');
-  ffmpeg(['-i', mediaFile('videos/liveportrait--d19.mp4'), '-t', '3', '-vf', 'scale=200:-2', '-c:v', 'libx264', '-preset', 'ultrafast', '-an', '-f', 'mov', clip.goodMov]);
+  ffmpeg([
+    '-i',
+    mediaFile('videos/liveportrait--d19.mp4'),
+    '-t',
+    '3',
+    '-vf',
+    'scale=200:-2',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-an',
+    '-f',
+    'mov',
+    clip.goodMov,
+  ]);
   clip.goodWebm = join(work, 'good.webm');
-  ffmpeg(['-i', mediaFile('videos/liveportrait--d18.mp4'), '-t', '3', '-vf', 'scale=160:-2', '-c:v', 'libvpx-vp9', '-b:v', '200k', '-deadline', 'realtime', '-cpu-used', '8', '-an', clip.goodWebm]);
+  ffmpeg([
+    '-i',
+    mediaFile('videos/liveportrait--d18.mp4'),
+    '-t',
+    '3',
+    '-vf',
+    'scale=160:-2',
+    '-c:v',
+    'libvpx-vp9',
+    '-b:v',
+    '200k',
+    '-deadline',
+    'realtime',
+    '-cpu-used',
+    '8',
+    '-an',
+    clip.goodWebm,
+  ]);
   clip.noisy = join(work, 'noisy.mp4');
   await damage(clip.good, clip.noisy, [0.05, 0.5, 0.95], 2000, 'noise');
   clip.zeroMiddle = join(work, 'zero-middle.mp4');
   await damage(clip.good, clip.zeroMiddle, [0.45, 0.5, 0.55], 1500, 'zero');
   // A synthetic scene (not a person), at another size, damaged only near its end.
   clip.synthetic = join(work, 'synthetic.mp4');
-  ffmpeg(['-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=24', '-t', '3', '-c:v', 'libx264', '-preset', 'veryfast', '-g', '12', '-pix_fmt', 'yuv420p', clip.synthetic]);
+  ffmpeg([
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=320x180:rate=24',
+    '-t',
+    '3',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-g',
+    '12',
+    '-pix_fmt',
+    'yuv420p',
+    clip.synthetic,
+  ]);
   clip.endOnly = join(work, 'end-only.mp4');
   await damage(clip.synthetic, clip.endOnly, [0.93, 0.97], 1500, 'noise');
 }
@@ -94,7 +159,13 @@ async function filesUnder(dir: string): Promise<string[]> {
 async function footprint(svc: TestService) {
   const db = svc.wired.deps.db;
   const count = async (t: 'motions' | 'videos' | 'ledger' | 'jobs') => (await db.selectFrom(t).select('id').execute()).length;
-  return { files: await filesUnder(svc.config.dataDir), motions: await count('motions'), videos: await count('videos'), ledger: await count('ledger'), jobs: await count('jobs') };
+  return {
+    files: await filesUnder(svc.config.dataDir),
+    motions: await count('motions'),
+    videos: await count('videos'),
+    ledger: await count('ledger'),
+    jobs: await count('jobs'),
+  };
 }
 
 function assertCorrupt(e: { status: number; code: string; body: any }): void {
@@ -130,7 +201,13 @@ describe('decode check of a video (engine)', { skip: !hasSharedMedia() && NO_MED
   });
 
   it('passes every shared driving video and valid MP4, MOV and WebM re-encodes', async () => {
-    const files = ['animate-x--dance_1.mp4', 'animate-x--dance_3.mp4', 'liveportrait--d18.mp4', 'liveportrait--d19.mp4', 'liveportrait--s13.mp4'].map((f) => mediaFile(`videos/${f}`));
+    const files = [
+      'animate-x--dance_1.mp4',
+      'animate-x--dance_3.mp4',
+      'liveportrait--d18.mp4',
+      'liveportrait--d19.mp4',
+      'liveportrait--s13.mp4',
+    ].map((f) => mediaFile(`videos/${f}`));
     for (const f of [...files, clip.good, clip.goodMov, clip.goodWebm, clip.synthetic]) {
       const info = await probeVideo(tools, f);
       const r = await checkVideoFrames(tools, f, info.durationMs, { timeoutMs: 30_000 });
@@ -192,7 +269,10 @@ for (const t of await dbTargets()) {
       const prep = await svc.request('/v1/renders/prepare', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ image: { content_type: 'image/jpeg', size_bytes: image.length }, motion_video: { content_type: 'video/mp4', size_bytes: video.length } }),
+        body: JSON.stringify({
+          image: { content_type: 'image/jpeg', size_bytes: image.length },
+          motion_video: { content_type: 'video/mp4', size_bytes: video.length },
+        }),
       });
       assert.equal(prep.status, 200, await prep.clone().text());
       const plan = (await prep.json()) as { draft_id: string; uploads: { field: string; url: string; headers: Record<string, string> }[] };
@@ -207,11 +287,15 @@ for (const t of await dbTargets()) {
       });
       assert.ok(res.status >= 400 && res.status < 500, `a draft whose video was refused is not rendered (got ${res.status})`);
       assert.equal((await footprint(svc)).ledger, ledger);
-      assert.deepEqual((await filesUnder(join(svc.config.dataDir, 'tmp'))), []);
+      assert.deepEqual(await filesUnder(join(svc.config.dataDir, 'tmp')), []);
     });
 
     it('valid MP4, MOV and WebM clips still make motions', async () => {
-      for (const [f, name] of [[clip.good, 'a.mp4'], [clip.goodMov, 'b.mov'], [clip.goodWebm, 'c.webm']] as const) {
+      for (const [f, name] of [
+        [clip.good, 'a.mp4'],
+        [clip.goodMov, 'b.mov'],
+        [clip.goodWebm, 'c.webm'],
+      ] as const) {
         const body = new FormData();
         body.append('video', await openAsBlob(f), name);
         const res = await svc.request('/v1/motions', { method: 'POST', body });

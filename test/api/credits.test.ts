@@ -9,10 +9,13 @@ import { insertMotionRow } from '../helpers/asset-rows.js';
 
 /** GET /v1/credits and the credit rules of render creation (DECISIONS "Credits"). */
 
-const insertMotion = (svc: TestService, accountId: string, durationMs: number) => insertMotionRow(svc.wired.deps.db, accountId, 'ready', durationMs);
+const insertMotion = (svc: TestService, accountId: string, durationMs: number) =>
+  insertMotionRow(svc.wired.deps.db, accountId, 'ready', durationMs);
 
-const ledgerOf = (svc: TestService, accountId: string) => svc.wired.deps.db.selectFrom('ledger').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
-const balanceRow = (svc: TestService, accountId: string) => svc.wired.deps.db.selectFrom('balances').selectAll().where('account_id', '=', accountId).executeTakeFirstOrThrow();
+const ledgerOf = (svc: TestService, accountId: string) =>
+  svc.wired.deps.db.selectFrom('ledger').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+const balanceRow = (svc: TestService, accountId: string) =>
+  svc.wired.deps.db.selectFrom('balances').selectAll().where('account_id', '=', accountId).executeTakeFirstOrThrow();
 
 for (const t of await dbTargets()) {
   describe(`credits (${t.kind})`, { skip: t.skip }, () => {
@@ -36,7 +39,7 @@ for (const t of await dbTargets()) {
       assert.deepEqual([anon.status, anon.code], [401, 'UNAUTHENTICATED']);
     });
 
-    test('GET /v1/credits/ledger pages the caller\'s movements newest first, in credits, and only the caller\'s', async () => {
+    test("GET /v1/credits/ledger pages the caller's movements newest first, in credits, and only the caller's", async () => {
       const acct = await svc.newAccount(10);
       // Three movements: the grant, then a reservation and its settlement of a 2.5 s render (3 reserved, 2.5 charged).
       const motion = await insertMotion(svc, acct.accountId, 2500);
@@ -58,7 +61,11 @@ for (const t of await dbTargets()) {
         cursor = page.next_cursor;
       } while (cursor);
       assert.equal(seen.length, rows.length, 'every row once');
-      assert.deepEqual(seen.map((e) => e.id), rows.map((r) => r.id).reverse(), 'newest first');
+      assert.deepEqual(
+        seen.map((e) => e.id),
+        rows.map((r) => r.id).reverse(),
+        'newest first',
+      );
       for (const e of seen) {
         const r = rows.find((x) => x.id === e.id)!;
         assert.equal(e.amount, Number(r.amount_milli) / 1000);
@@ -92,22 +99,38 @@ for (const t of await dbTargets()) {
       assert.deepEqual([settled.balance, settled.reserved], [7.6, 0]);
     });
 
-    test('a render the balance cannot cover is refused with 402 and leaves nothing behind', { skip: !hasSharedMedia() && NO_MEDIA_REASON }, async () => {
-      const acct = await svc.newAccount(2);
-      const motion = await insertMotion(svc, acct.accountId, 2001);
-      const fd = new FormData();
-      fd.append('image', new Blob([await readFile(mediaFile('images/mimicmotion--demo1.jpg'))]), 'me.jpg');
-      fd.append('motion_id', motion);
-      const storedBefore = await readdir(join(svc.config.storage.root, 'renders')).catch(() => [] as string[]);
-      const e = await errorOf(await svc.request('/v1/renders', { method: 'POST', body: fd, key: acct.apiKey }));
-      assert.deepEqual([e.status, e.code, e.body.error.details.required, e.body.error.details.balance], [402, 'INSUFFICIENT_CREDITS', 3, 2]);
-      assert.equal(e.body.error.remediation.action, 'add_credits');
-      assert.equal((await svc.wired.deps.db.selectFrom('videos').select('id').where('account_id', '=', acct.accountId).execute()).length, 0);
-      assert.equal((await svc.wired.deps.db.selectFrom('jobs').select('id').where('type', '=', 'render.run').execute()).length, (await svc.wired.deps.db.selectFrom('videos').select('id').execute()).length);
-      assert.deepEqual(await readdir(join(svc.config.storage.root, 'renders')).catch(() => [] as string[]), storedBefore);
-      assert.deepEqual((await ledgerOf(svc, acct.accountId)).map((r) => r.kind), ['grant']);
-      assert.equal((await balanceRow(svc, acct.accountId)).available_milli, 2000);
-    });
+    test(
+      'a render the balance cannot cover is refused with 402 and leaves nothing behind',
+      { skip: !hasSharedMedia() && NO_MEDIA_REASON },
+      async () => {
+        const acct = await svc.newAccount(2);
+        const motion = await insertMotion(svc, acct.accountId, 2001);
+        const fd = new FormData();
+        fd.append('image', new Blob([await readFile(mediaFile('images/mimicmotion--demo1.jpg'))]), 'me.jpg');
+        fd.append('motion_id', motion);
+        const storedBefore = await readdir(join(svc.config.storage.root, 'renders')).catch(() => [] as string[]);
+        const e = await errorOf(await svc.request('/v1/renders', { method: 'POST', body: fd, key: acct.apiKey }));
+        assert.deepEqual(
+          [e.status, e.code, e.body.error.details.required, e.body.error.details.balance],
+          [402, 'INSUFFICIENT_CREDITS', 3, 2],
+        );
+        assert.equal(e.body.error.remediation.action, 'add_credits');
+        assert.equal(
+          (await svc.wired.deps.db.selectFrom('videos').select('id').where('account_id', '=', acct.accountId).execute()).length,
+          0,
+        );
+        assert.equal(
+          (await svc.wired.deps.db.selectFrom('jobs').select('id').where('type', '=', 'render.run').execute()).length,
+          (await svc.wired.deps.db.selectFrom('videos').select('id').execute()).length,
+        );
+        assert.deepEqual(await readdir(join(svc.config.storage.root, 'renders')).catch(() => [] as string[]), storedBefore);
+        assert.deepEqual(
+          (await ledgerOf(svc, acct.accountId)).map((r) => r.kind),
+          ['grant'],
+        );
+        assert.equal((await balanceRow(svc, acct.accountId)).available_milli, 2000);
+      },
+    );
 
     test('50 concurrent creations against a balance covering exactly 10 give exactly 10 successes', async () => {
       const acct = await svc.newAccount(10);
@@ -135,7 +158,11 @@ for (const t of await dbTargets()) {
       assert.equal(running, 0);
       const videos = await svc.wired.deps.db.selectFrom('videos').select('id').where('account_id', '=', acct.accountId).execute();
       assert.deepEqual(new Set(videos.map((v) => v.id)), ids);
-      const jobs = await svc.wired.deps.db.selectFrom('jobs').select('resource_id').where('resource_id', 'in', [...ids]).execute();
+      const jobs = await svc.wired.deps.db
+        .selectFrom('jobs')
+        .select('resource_id')
+        .where('resource_id', 'in', [...ids])
+        .execute();
       assert.equal(jobs.length, 10);
       assert.equal(((await (await svc.request('/v1/credits', { key: acct.apiKey })).json()) as any).balance, 0);
     });

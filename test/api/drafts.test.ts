@@ -70,7 +70,8 @@ for (const target of await dbTargets()) {
     const createFromDraft = (draftId: string, key: string | undefined, apiKey?: string) =>
       svc.request('/v1/renders', json({ draft_id: draftId }, key === undefined ? {} : { 'idempotency-key': key }, apiKey));
 
-    const ledger = (resourceId: string) => svc.wired.deps.db.selectFrom('ledger').selectAll().where('resource_id', '=', resourceId).execute();
+    const ledger = (resourceId: string) =>
+      svc.wired.deps.db.selectFrom('ledger').selectAll().where('resource_id', '=', resourceId).execute();
 
     it('prepare answers a draft with one signed PUT plan per declared file', async () => {
       const before = Date.now();
@@ -123,9 +124,31 @@ for (const target of await dbTargets()) {
       await db
         .insertInto('characters')
         .values({
-          id: charId, account_id: theirs.accountId, name: '', type: 'render', status: 'processing', progress: 0, enhance: 0, joint_set: 'body', model_precision: null,
-          filter_low_quality: 0, render_thumbnail: 0, task_id: null, vsplat_status: null, source_kind: 'url', source_key: null, source_url: 'https://example.com/a.png',
-          assets_key: null, failure_json: null, charge_milli: 0, request_id: null, service_source: null, created_at: now, updated_at: now, completed_at: null, deleted_at: null,
+          id: charId,
+          account_id: theirs.accountId,
+          name: '',
+          type: 'render',
+          status: 'processing',
+          progress: 0,
+          enhance: 0,
+          joint_set: 'body',
+          model_precision: null,
+          filter_low_quality: 0,
+          render_thumbnail: 0,
+          task_id: null,
+          vsplat_status: null,
+          source_kind: 'url',
+          source_key: null,
+          source_url: 'https://example.com/a.png',
+          assets_key: null,
+          failure_json: null,
+          charge_milli: 0,
+          request_id: null,
+          service_source: null,
+          created_at: now,
+          updated_at: now,
+          completed_at: null,
+          deleted_at: null,
         })
         .execute();
       const video = { motion_video: { content_type: 'video/mp4', size_bytes: 100 } };
@@ -159,7 +182,10 @@ for (const target of await dbTargets()) {
       assert.equal(row.background_mode, 'solid');
       assert.equal(row.bg_color, '0,177,64');
       const moves = await ledger(body.id);
-      assert.deepEqual(moves.map((m) => [m.kind, Number(m.amount_milli)]), [['reserve', -8000]]);
+      assert.deepEqual(
+        moves.map((m) => [m.kind, Number(m.amount_milli)]),
+        [['reserve', -8000]],
+      );
       const draft = await svc.wired.deps.db.selectFrom('drafts').selectAll().where('id', '=', plan.draft_id).executeTakeFirstOrThrow();
       assert.equal(draft.status, 'consumed');
       assert.equal(draft.render_id, body.id);
@@ -174,7 +200,11 @@ for (const target of await dbTargets()) {
       assert.equal(again.status, 202);
       assert.equal(((await again.json()) as any).id, first.id);
       // Key order and whitespace do not make a different body.
-      const spaced = await svc.request('/v1/renders', { method: 'POST', body: `{ "draft_id" : "${plan.draft_id}" }`, headers: { 'content-type': 'application/json', 'idempotency-key': key } });
+      const spaced = await svc.request('/v1/renders', {
+        method: 'POST',
+        body: `{ "draft_id" : "${plan.draft_id}" }`,
+        headers: { 'content-type': 'application/json', 'idempotency-key': key },
+      });
       assert.equal(((await spaced.json()) as any).id, first.id);
 
       const consumed = await errorOf(await createFromDraft(plan.draft_id, `${key}-new`));
@@ -196,7 +226,11 @@ for (const target of await dbTargets()) {
       const key = `burst-${plan.draft_id}`;
       const answers = await Promise.all(Array.from({ length: 20 }, () => createFromDraft(plan.draft_id, key)));
       const bodies = (await Promise.all(answers.map((r) => r.json()))) as any[];
-      assert.deepEqual(answers.map((r) => r.status), Array(20).fill(202), JSON.stringify(bodies.find((b) => b.error)));
+      assert.deepEqual(
+        answers.map((r) => r.status),
+        Array(20).fill(202),
+        JSON.stringify(bodies.find((b) => b.error)),
+      );
       const ids = new Set(bodies.map((b) => b.id));
       assert.equal(ids.size, 1);
       const rows = await svc.wired.deps.db.selectFrom('videos').select('id').where('draft_id', '=', plan.draft_id).execute();
@@ -229,7 +263,9 @@ for (const target of await dbTargets()) {
         assert.equal(err.code, 'INVALID_REQUEST');
         assert.equal(err.body.error.details.header, 'Idempotency-Key');
       }
-      const extra = await errorOf(await svc.request('/v1/renders', json({ draft_id: plan.draft_id, motion_id: 'x' }, { 'idempotency-key': 'k' })));
+      const extra = await errorOf(
+        await svc.request('/v1/renders', json({ draft_id: plan.draft_id, motion_id: 'x' }, { 'idempotency-key': 'k' })),
+      );
       assert.equal(extra.status, 400);
     });
 
@@ -283,7 +319,11 @@ for (const target of await dbTargets()) {
       assert.equal(kindErr.code, 'UPLOAD_MISMATCH');
       assert.equal(kindErr.body.error.details.reason, 'type');
       assert.equal(await store.stat(`drafts/${notVideo.draft_id}/motion_video`), null);
-      const rows = await svc.wired.deps.db.selectFrom('uploads').select('status').where('draft_id', 'in', [plan.draft_id, notVideo.draft_id]).execute();
+      const rows = await svc.wired.deps.db
+        .selectFrom('uploads')
+        .select('status')
+        .where('draft_id', 'in', [plan.draft_id, notVideo.draft_id])
+        .execute();
       assert.ok(rows.every((r) => r.status === 'pending'));
     });
 
@@ -323,7 +363,7 @@ for (const target of await dbTargets()) {
       assert.deepEqual(err2.body.error.details.fields, ['image', 'motion_video']);
     });
 
-    it('prepare sweeps the account\'s long-expired open drafts with their bytes and stale keys; consumed drafts stay', async () => {
+    it("prepare sweeps the account's long-expired open drafts with their bytes and stale keys; consumed drafts stay", async () => {
       const db = svc.wired.deps.db;
       const old = new Date(Date.now() - 2 * 3600 * 1000).toISOString();
       const stale = await uploadedDraft();
@@ -337,7 +377,10 @@ for (const target of await dbTargets()) {
       assert.equal(await svc.wired.deps.storage.stat(`drafts/${stale.draft_id}/motion_video`), null);
       assert.ok(await db.selectFrom('drafts').select('id').where('id', '=', used.draft_id).executeTakeFirst());
       assert.ok(await svc.wired.deps.storage.stat(`drafts/${used.draft_id}/motion_video`));
-      assert.equal(await db.selectFrom('idempotency_keys').select('key').where('key', '=', `sw-${used.draft_id}`).executeTakeFirst(), undefined);
+      assert.equal(
+        await db.selectFrom('idempotency_keys').select('key').where('key', '=', `sw-${used.draft_id}`).executeTakeFirst(),
+        undefined,
+      );
     });
 
     it("the workers' hourly sweep removes long-expired open drafts of every account, bytes included", async () => {
@@ -398,7 +441,9 @@ for (const target of await dbTargets()) {
         req.once('response', (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : null }));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, body: chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : null }),
+          );
         });
         req.once('error', reject);
       });
@@ -407,57 +452,69 @@ for (const target of await dbTargets()) {
       return { req, response };
     }
 
-    it('a PUT that began before the draft was consumed and ends after it is refused and changes no byte the render reads', { timeout: 15000 }, async () => {
-      const plan = await uploadedDraft();
-      const key = `drafts/${plan.draft_id}/image`;
-      const before = await storedSha(key);
-      const u = plan.uploads.find((x) => x.field === 'image')!;
-      const { req, response } = slowPut(u.url, u.headers, image.length);
-      req.write(image.subarray(0, 1000));
-      await new Promise((r) => setTimeout(r, 100)); // the PUT is past its checks and streaming
-      const created = await createFromDraft(plan.draft_id, `late-put-${plan.draft_id}`);
-      const createdText = await created.text();
-      req.end(image.subarray(1000));
-      assert.equal(created.status, 202, createdText);
-      const late = await response;
-      assert.equal(late.status, 409);
-      assert.equal(late.body.error.code, 'DRAFT_ALREADY_CONSUMED');
-      assert.equal(await storedSha(key), before);
-      const row = await svc.wired.deps.db.selectFrom('uploads').select('status').where('storage_key', '=', key).executeTakeFirstOrThrow();
-      assert.equal(row.status, 'uploaded');
-    });
+    it(
+      'a PUT that began before the draft was consumed and ends after it is refused and changes no byte the render reads',
+      { timeout: 15000 },
+      async () => {
+        const plan = await uploadedDraft();
+        const key = `drafts/${plan.draft_id}/image`;
+        const before = await storedSha(key);
+        const u = plan.uploads.find((x) => x.field === 'image')!;
+        const { req, response } = slowPut(u.url, u.headers, image.length);
+        req.write(image.subarray(0, 1000));
+        await new Promise((r) => setTimeout(r, 100)); // the PUT is past its checks and streaming
+        const created = await createFromDraft(plan.draft_id, `late-put-${plan.draft_id}`);
+        const createdText = await created.text();
+        req.end(image.subarray(1000));
+        assert.equal(created.status, 202, createdText);
+        const late = await response;
+        assert.equal(late.status, 409);
+        assert.equal(late.body.error.code, 'DRAFT_ALREADY_CONSUMED');
+        assert.equal(await storedSha(key), before);
+        const row = await svc.wired.deps.db.selectFrom('uploads').select('status').where('storage_key', '=', key).executeTakeFirstOrThrow();
+        assert.equal(row.status, 'uploaded');
+      },
+    );
 
-    it('repeated PUTs: an interrupted one leaves the earlier upload, concurrent ones all land whole, a mismatching one deletes it', { timeout: 15000 }, async () => {
-      const plan = await prepare(declareBoth({ imageSha: sha(image) }));
-      const key = `drafts/${plan.draft_id}/image`;
-      const u = plan.uploads.find((x) => x.field === 'image')!;
-      assert.equal((await put(plan, 'image', image)).status, 200);
-      const uploadRow = () => svc.wired.deps.db.selectFrom('uploads').select(['status']).where('storage_key', '=', key).executeTakeFirstOrThrow();
-      const tmp = join(svc.wired.deps.tmpDir, 'uploads');
-      const tempPuts = () => (existsSync(tmp) ? readdirSync(tmp).filter((f) => f.startsWith('put-')) : []);
+    it(
+      'repeated PUTs: an interrupted one leaves the earlier upload, concurrent ones all land whole, a mismatching one deletes it',
+      { timeout: 15000 },
+      async () => {
+        const plan = await prepare(declareBoth({ imageSha: sha(image) }));
+        const key = `drafts/${plan.draft_id}/image`;
+        const u = plan.uploads.find((x) => x.field === 'image')!;
+        assert.equal((await put(plan, 'image', image)).status, 200);
+        const uploadRow = () =>
+          svc.wired.deps.db.selectFrom('uploads').select(['status']).where('storage_key', '=', key).executeTakeFirstOrThrow();
+        const tmp = join(svc.wired.deps.tmpDir, 'uploads');
+        const tempPuts = () => (existsSync(tmp) ? readdirSync(tmp).filter((f) => f.startsWith('put-')) : []);
 
-      const { req } = slowPut(u.url, u.headers, image.length);
-      req.write(image.subarray(0, image.length >> 1));
-      const t0 = Date.now();
-      while (tempPuts().length === 0 && Date.now() - t0 < 3000) await new Promise((r) => setTimeout(r, 10));
-      req.destroy();
-      const t1 = Date.now();
-      while (tempPuts().length > 0 && Date.now() - t1 < 3000) await new Promise((r) => setTimeout(r, 10));
-      assert.deepEqual(tempPuts(), []);
-      assert.equal(await storedSha(key), sha(image), 'the interrupted PUT did not touch the earlier upload');
-      assert.equal((await uploadRow()).status, 'uploaded');
+        const { req } = slowPut(u.url, u.headers, image.length);
+        req.write(image.subarray(0, image.length >> 1));
+        const t0 = Date.now();
+        while (tempPuts().length === 0 && Date.now() - t0 < 3000) await new Promise((r) => setTimeout(r, 10));
+        req.destroy();
+        const t1 = Date.now();
+        while (tempPuts().length > 0 && Date.now() - t1 < 3000) await new Promise((r) => setTimeout(r, 10));
+        assert.deepEqual(tempPuts(), []);
+        assert.equal(await storedSha(key), sha(image), 'the interrupted PUT did not touch the earlier upload');
+        assert.equal((await uploadRow()).status, 'uploaded');
 
-      const twins = await Promise.all(Array.from({ length: 4 }, () => put(plan, 'image', image)));
-      assert.deepEqual(twins.map((r) => r.status), [200, 200, 200, 200]);
-      assert.equal(await storedSha(key), sha(image));
-      assert.deepEqual(tempPuts(), []);
+        const twins = await Promise.all(Array.from({ length: 4 }, () => put(plan, 'image', image)));
+        assert.deepEqual(
+          twins.map((r) => r.status),
+          [200, 200, 200, 200],
+        );
+        assert.equal(await storedSha(key), sha(image));
+        assert.deepEqual(tempPuts(), []);
 
-      const wrong = await errorOf(await put(plan, 'image', Buffer.from(image).fill(0, 0, 64)));
-      assert.equal(wrong.code, 'UPLOAD_MISMATCH');
-      assert.equal(wrong.body.error.details.reason, 'sha256');
-      assert.equal(await svc.wired.deps.storage.stat(key), null);
-      assert.equal((await uploadRow()).status, 'pending');
-    });
+        const wrong = await errorOf(await put(plan, 'image', Buffer.from(image).fill(0, 0, 64)));
+        assert.equal(wrong.code, 'UPLOAD_MISMATCH');
+        assert.equal(wrong.body.error.details.reason, 'sha256');
+        assert.equal(await svc.wired.deps.storage.stat(key), null);
+        assert.equal((await uploadRow()).status, 'pending');
+      },
+    );
 
     it('idempotency keys belong to an account: another account may use the same key string for its own render', async () => {
       const other = await svc.newAccount(100);

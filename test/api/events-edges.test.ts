@@ -7,7 +7,19 @@ import { insertQueuedRender } from '../jobs/render-fixture.js';
 import { renderEventStreams } from '../jobs/sse-reader.js';
 import type { PubSub } from '../../src/domain/ports/pubsub.js';
 
-const FIELDS = ['alpha_url', 'completed_at', 'error', 'event_id', 'id', 'occurred_at', 'progress', 'sequence', 'stage', 'status', 'video_url'];
+const FIELDS = [
+  'alpha_url',
+  'completed_at',
+  'error',
+  'event_id',
+  'id',
+  'occurred_at',
+  'progress',
+  'sequence',
+  'stage',
+  'status',
+  'video_url',
+];
 
 /** Edges of GET /v1/renders/{id}/events: foreign resume IDs, the full data shape, leaks, rate limits. */
 for (const t of await dbTargets()) {
@@ -61,7 +73,9 @@ for (const t of await dbTargets()) {
         await transitionRender(deps(), r.id, { to: 'processing' });
         await transitionRender(deps(), r.id, { to: 'progress', stage: 'rendering', progress: 30 });
       }
-      const firstOf = async (id: string) => (await deps().db.selectFrom('render_events').select('id').where('render_id', '=', id).orderBy('sequence').executeTakeFirstOrThrow()).id;
+      const firstOf = async (id: string) =>
+        (await deps().db.selectFrom('render_events').select('id').where('render_id', '=', id).orderBy('sequence').executeTakeFirstOrThrow())
+          .id;
       const mineLatest = await firstOf(mine.id);
       for (const resumeId of [await firstOf(sibling.id), await firstOf(foreign.id)]) {
         const s = await stream(mine.id, { 'last-event-id': resumeId });
@@ -88,20 +102,29 @@ for (const t of await dbTargets()) {
           await deps().storage.putStream(key, Readable.from([Buffer.from('x')]));
           await transitionRender(deps(), r.id, { to: 'ready', videoKey: key, alphaKey: null, durationMs: 1000 });
         } else if (end === 'failed') {
-          await transitionRender(deps(), r.id, { to: 'failed', error: { code: 'INTERNAL_ERROR', message: 'Processing failed after 3 attempts.', retryable: true } });
+          await transitionRender(deps(), r.id, {
+            to: 'failed',
+            error: { code: 'INTERNAL_ERROR', message: 'Processing failed after 3 attempts.', retryable: true },
+          });
         } else {
           await transitionRender(deps(), r.id, { to: 'cancelled' });
         }
         await s.until([end]);
         const all = s.frames.filter((f) => f.event !== 'heartbeat');
-        assert.deepEqual(all.map((f) => f.event), ['snapshot', 'processing', 'progress', end]);
+        assert.deepEqual(
+          all.map((f) => f.event),
+          ['snapshot', 'processing', 'progress', end],
+        );
         for (const f of all) {
           assert.deepEqual(Object.keys(f.json).sort(), FIELDS, `${f.event} fields`);
           assert.equal(f.id, f.json.event_id);
           assert.equal(f.json.id, r.id);
           assert.ok(!Number.isNaN(Date.parse(f.json.occurred_at)));
         }
-        assert.deepEqual(all.slice(1).map((f) => f.json.sequence), [2, 3, 4]);
+        assert.deepEqual(
+          all.slice(1).map((f) => f.json.sequence),
+          [2, 3, 4],
+        );
         const last = all[3].json;
         assert.ok(last.completed_at);
         assert.equal(last.video_url !== null, end === 'ready');

@@ -58,7 +58,19 @@ for (const t of await dbTargets()) {
       assert.equal(snap.json.status, 'queued');
       assert.equal(snap.json.sequence, 1);
       assert.equal(snap.id, snap.json.event_id, 'the frame id is the latest event ID');
-      assert.deepEqual(Object.keys(snap.json).sort(), ['alpha_url', 'completed_at', 'error', 'event_id', 'id', 'occurred_at', 'progress', 'sequence', 'stage', 'status', 'video_url']);
+      assert.deepEqual(Object.keys(snap.json).sort(), [
+        'alpha_url',
+        'completed_at',
+        'error',
+        'event_id',
+        'id',
+        'occurred_at',
+        'progress',
+        'sequence',
+        'stage',
+        'status',
+        'video_url',
+      ]);
 
       // An output for the ready event's signed URL.
       const key = `renders/${r.id}/output/video.mp4`;
@@ -109,9 +121,15 @@ for (const t of await dbTargets()) {
           ['progress', 5, 90],
         ],
       );
-      await transitionRender(deps(), r.id, { to: 'failed', error: { code: 'INVALID_MOTION', message: 'No performer found in the driving video.', retryable: false } });
+      await transitionRender(deps(), r.id, {
+        to: 'failed',
+        error: { code: 'INVALID_MOTION', message: 'No performer found in the driving video.', retryable: false },
+      });
       const rest = await again.until(['failed']);
-      assert.deepEqual(rest.map((f) => [f.event, f.json.sequence]), [['failed', 6]]);
+      assert.deepEqual(
+        rest.map((f) => [f.event, f.json.sequence]),
+        [['failed', 6]],
+      );
       const err = rest[0].json.error;
       assert.equal(err.code, 'INVALID_MOTION');
       assert.equal(err.request_id, r.request_id);
@@ -163,7 +181,10 @@ for (const t of await dbTargets()) {
       await transitionRender({ db: deps().db, pubsub: silent }, r.id, { to: 'processing' });
       await transitionRender({ db: deps().db, pubsub: silent }, r.id, { to: 'cancelled' });
       const frames = await s.until(['cancelled'], 5000);
-      assert.deepEqual(frames.map((f) => f.event), ['processing', 'cancelled']);
+      assert.deepEqual(
+        frames.map((f) => f.event),
+        ['processing', 'cancelled'],
+      );
     });
 
     it('many streams of one render share the delivery and all see the same sequence', async () => {
@@ -173,7 +194,11 @@ for (const t of await dbTargets()) {
       await transitionRender(deps(), r.id, { to: 'processing' });
       await transitionRender(deps(), r.id, { to: 'cancelled' });
       const all = await Promise.all(streams.map((s) => s.until(['cancelled'])));
-      for (const frames of all) assert.deepEqual(frames.map((f) => f.json.sequence), [2, 3]);
+      for (const frames of all)
+        assert.deepEqual(
+          frames.map((f) => f.json.sequence),
+          [2, 3],
+        );
     });
 
     it('history older than the retention is purged but for the last event; resuming then gets a snapshot of it', async () => {
@@ -185,12 +210,30 @@ for (const t of await dbTargets()) {
       const failed = (await first.until(['failed']))[0];
       await transitionRender(deps(), recent.id, { to: 'cancelled' });
       // 25 h and 23 h after their terminal events: only the first is past the 24 h retention.
-      await deps().db.updateTable('videos').set({ completed_at: new Date(Date.now() - 25 * 3600_000).toISOString() }).where('id', '=', r.id).execute();
-      await deps().db.updateTable('videos').set({ completed_at: new Date(Date.now() - 23 * 3600_000).toISOString() }).where('id', '=', recent.id).execute();
+      await deps()
+        .db.updateTable('videos')
+        .set({ completed_at: new Date(Date.now() - 25 * 3600_000).toISOString() })
+        .where('id', '=', r.id)
+        .execute();
+      await deps()
+        .db.updateTable('videos')
+        .set({ completed_at: new Date(Date.now() - 23 * 3600_000).toISOString() })
+        .where('id', '=', recent.id)
+        .execute();
       const live = await newRender();
       assert.ok((await purgeEventHistory(deps())) >= 1);
-      const left = await deps().db.selectFrom('render_events').select(['render_id', 'id']).where('render_id', 'in', [r.id, recent.id, live.id]).orderBy('render_id').orderBy('sequence').execute();
-      assert.deepEqual(left.filter((e) => e.render_id === r.id).map((e) => e.id), [failed.id], 'the expired render keeps only its terminal event');
+      const left = await deps()
+        .db.selectFrom('render_events')
+        .select(['render_id', 'id'])
+        .where('render_id', 'in', [r.id, recent.id, live.id])
+        .orderBy('render_id')
+        .orderBy('sequence')
+        .execute();
+      assert.deepEqual(
+        left.filter((e) => e.render_id === r.id).map((e) => e.id),
+        [failed.id],
+        'the expired render keeps only its terminal event',
+      );
       assert.equal(left.filter((e) => e.render_id === recent.id).length, 2, 'a render within the retention keeps its history');
       assert.equal(left.filter((e) => e.render_id === live.id).length, 1, 'an active render keeps its history');
       const again = await stream(r.id, { 'last-event-id': snap.id! });

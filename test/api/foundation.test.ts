@@ -114,7 +114,12 @@ for (const t of await dbTargets()) {
     });
 
     test('unknown routes are 404 INVALID_REQUEST and retired ones 405, both in the envelope', async () => {
-      for (const [method, path] of [['GET', '/v1/nothing-here'], ['PATCH', '/v1/credits'], ['GET', '/nowhere'], ['POST', '/v1/videos/x/y']]) {
+      for (const [method, path] of [
+        ['GET', '/v1/nothing-here'],
+        ['PATCH', '/v1/credits'],
+        ['GET', '/nowhere'],
+        ['POST', '/v1/videos/x/y'],
+      ]) {
         const res = await svc.request(path, { method, headers: { 'x-request-id': `route-${method}` } });
         const e = await envelope(res, 404, 'INVALID_REQUEST');
         assert.equal(e.request_id, `route-${method}`);
@@ -128,8 +133,16 @@ for (const t of await dbTargets()) {
       const json = { 'content-type': 'application/json', 'idempotency-key': 'k1' };
       await envelope(await svc.request('/v1/renders', { method: 'POST', headers: json, body: '{"draft_id": ' }), 400, 'INVALID_REQUEST');
       await envelope(await svc.request('/v1/renders', { method: 'POST', headers: json, body: '' }), 400, 'INVALID_REQUEST');
-      await envelope(await svc.request('/v1/renders', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' }), 400, 'INVALID_REQUEST');
-      const big = await envelope(await svc.request('/v1/renders', { method: 'POST', headers: json, body: JSON.stringify({ draft_id: 'd'.repeat(4000) }) }), 400, 'INVALID_REQUEST');
+      await envelope(
+        await svc.request('/v1/renders', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' }),
+        400,
+        'INVALID_REQUEST',
+      );
+      const big = await envelope(
+        await svc.request('/v1/renders', { method: 'POST', headers: json, body: JSON.stringify({ draft_id: 'd'.repeat(4000) }) }),
+        400,
+        'INVALID_REQUEST',
+      );
       assert.equal(big.details.limit_bytes, 2048);
     });
 
@@ -137,15 +150,29 @@ for (const t of await dbTargets()) {
       const url = `${svc.baseUrl}/v1/renders`;
       const auth = { authorization: `Bearer ${svc.apiKey}` };
       const broken = '--xyz\r\nContent-Disposition: form-data; name="character_id"\r\n\r\nchar_1\r\n--xyz\r\nContent-Disposition: form-da';
-      await envelope(await raw(url, { method: 'POST', headers: { ...auth, 'content-type': 'multipart/form-data; boundary=xyz' }, body: broken }), 400, 'INVALID_REQUEST');
-      await envelope(await raw(url, { method: 'POST', headers: { ...auth, 'content-type': 'multipart/form-data' }, body: 'abc' }), 400, 'INVALID_REQUEST');
+      await envelope(
+        await raw(url, { method: 'POST', headers: { ...auth, 'content-type': 'multipart/form-data; boundary=xyz' }, body: broken }),
+        400,
+        'INVALID_REQUEST',
+      );
+      await envelope(
+        await raw(url, { method: 'POST', headers: { ...auth, 'content-type': 'multipart/form-data' }, body: 'abc' }),
+        400,
+        'INVALID_REQUEST',
+      );
 
       const asText = new FormData();
       asText.append('image', 'this should have been a file');
-      assert.equal((await envelope(await svc.request('/v1/renders', { method: 'POST', body: asText }), 400, 'INVALID_REQUEST')).details.field, 'image');
+      assert.equal(
+        (await envelope(await svc.request('/v1/renders', { method: 'POST', body: asText }), 400, 'INVALID_REQUEST')).details.field,
+        'image',
+      );
       const asFile = new FormData();
       asFile.append('character_id', new Blob(['char_x']), 'id.txt');
-      assert.equal((await envelope(await svc.request('/v1/renders', { method: 'POST', body: asFile }), 400, 'INVALID_REQUEST')).details.field, 'character_id');
+      assert.equal(
+        (await envelope(await svc.request('/v1/renders', { method: 'POST', body: asFile }), 400, 'INVALID_REQUEST')).details.field,
+        'character_id',
+      );
 
       const tooBig = new FormData();
       tooBig.append('image', new Blob([Buffer.alloc(10_000, 7)]), 'big.png');
@@ -160,12 +187,35 @@ for (const t of await dbTargets()) {
       const json = { 'content-type': 'application/json' };
       const templates = (await (await svc.request('/v1/motions/templates')).json()) as any;
       const templateId = templates.items[0].id as string;
-      for (const body of [{ template_id: 7 }, { template_id: true }, { template_id: [templateId] }, { template_id: templateId, name: 12 }, { template_id: templateId, name: false }]) {
-        const e = await envelope(await svc.request('/v1/motions/import', { method: 'POST', headers: json, body: JSON.stringify(body) }), 400, 'INVALID_REQUEST');
+      for (const body of [
+        { template_id: 7 },
+        { template_id: true },
+        { template_id: [templateId] },
+        { template_id: templateId, name: 12 },
+        { template_id: templateId, name: false },
+      ]) {
+        const e = await envelope(
+          await svc.request('/v1/motions/import', { method: 'POST', headers: json, body: JSON.stringify(body) }),
+          400,
+          'INVALID_REQUEST',
+        );
         assert.equal(e.details.location, 'body', JSON.stringify(body));
       }
-      assert.equal((await svc.request('/v1/motions/import', { method: 'POST', headers: json, body: JSON.stringify({ template_id: templateId, name: '12' }) })).status, 200);
-      const draftId = await envelope(await svc.request('/v1/renders', { method: 'POST', headers: { ...json, 'idempotency-key': 'coerce-1' }, body: '{"draft_id": 7}' }), 400, 'INVALID_REQUEST');
+      assert.equal(
+        (
+          await svc.request('/v1/motions/import', {
+            method: 'POST',
+            headers: json,
+            body: JSON.stringify({ template_id: templateId, name: '12' }),
+          })
+        ).status,
+        200,
+      );
+      const draftId = await envelope(
+        await svc.request('/v1/renders', { method: 'POST', headers: { ...json, 'idempotency-key': 'coerce-1' }, body: '{"draft_id": 7}' }),
+        400,
+        'INVALID_REQUEST',
+      );
       assert.deepEqual([draftId.details.field, /must be a string/.test(draftId.message)], ['draft_id', true]);
       const form = new FormData();
       form.append('template_id', templateId);

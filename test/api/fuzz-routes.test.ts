@@ -64,7 +64,14 @@ const oddUnicode = fc.constantFrom(
 );
 const huge = fc.constantFrom('x'.repeat(10_000), 'é'.repeat(70_000), '9'.repeat(400));
 const boundaryNumber = fc.constantFrom(0, -1, 1, 2 ** 31, 2 ** 53, -(2 ** 53), 1e308, -0, 0.5, 1e-9);
-const idLike = fc.constantFrom('render_01HZZZZZZZZZZZZZZZZZZZZZZZ', 'vid_01HZZZZZZZZZZZZZZZZZZZZZZZ', 'char_x', 'mot_', 'draft_01HZ', 'anim_01HZZZZZZZZZZZZZZZZZZZZZZZ');
+const idLike = fc.constantFrom(
+  'render_01HZZZZZZZZZZZZZZZZZZZZZZZ',
+  'vid_01HZZZZZZZZZZZZZZZZZZZZZZZ',
+  'char_x',
+  'mot_',
+  'draft_01HZ',
+  'anim_01HZZZZZZZZZZZZZZZZZZZZZZZ',
+);
 
 /** Any JSON value, biased towards the awkward ones. */
 const weird: fc.Arbitrary<unknown> = fc.oneof(
@@ -86,7 +93,10 @@ function valueFor(schema: any): fc.Arbitrary<unknown> {
   if (types.includes('string')) {
     own.push(fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 40, 60) }));
     if (schema.maxLength) own.push(fc.constant('a'.repeat(schema.maxLength)), fc.constant('a'.repeat(schema.maxLength + 1)));
-    if (schema.format === 'uri') own.push(fc.constantFrom('http://127.0.0.1:1/x.png', 'file:///etc/passwd', 'https://[::1]/a', 'http://169.254.169.254/', 'ftp://a/b'));
+    if (schema.format === 'uri')
+      own.push(
+        fc.constantFrom('http://127.0.0.1:1/x.png', 'file:///etc/passwd', 'https://[::1]/a', 'http://169.254.169.254/', 'ftp://a/b'),
+      );
   }
   if (types.includes('integer') || types.includes('number')) {
     own.push(boundaryNumber, fc.integer({ min: (schema.minimum ?? 0) - 2, max: (schema.maximum ?? 100) + 2 }));
@@ -97,7 +107,7 @@ function valueFor(schema: any): fc.Arbitrary<unknown> {
   return fc.oneof({ weight: 3, arbitrary: fc.oneof(...own) }, { weight: 1, arbitrary: weird });
 }
 
-const asText = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v) ?? 'undefined');
+const asText = (v: unknown): string => (typeof v === 'string' ? v : (JSON.stringify(v) ?? 'undefined'));
 
 interface Built {
   url: string;
@@ -111,72 +121,100 @@ function requestFor(op: Operation, base: string): fc.Arbitrary<Built> {
   const headerParams = op.params.filter((p) => p.in === 'header');
   const pathArb = fc.tuple(...pathParams.map(() => fc.oneof(idLike, fc.string({ minLength: 1 }), oddUnicode, huge)));
   const queryArb = fc.array(
-    fc.tuple(queryParams.length ? fc.oneof(fc.constantFrom(...queryParams.map((p) => p.name)), fc.string({ maxLength: 6 })) : fc.string({ maxLength: 6 }), queryParams.length ? fc.oneof(...queryParams.map((p) => valueFor(p.schema))) : weird),
+    fc.tuple(
+      queryParams.length
+        ? fc.oneof(fc.constantFrom(...queryParams.map((p) => p.name)), fc.string({ maxLength: 6 }))
+        : fc.string({ maxLength: 6 }),
+      queryParams.length ? fc.oneof(...queryParams.map((p) => valueFor(p.schema))) : weird,
+    ),
     { maxLength: 4 },
   );
-  const headerArb = fc.array(fc.tuple(fc.constantFrom(...(headerParams.length ? headerParams.map((p) => p.name) : ['x-service-source']), 'idempotency-key', 'x-request-id'), fc.oneof(fc.string({ maxLength: 140 }), oddUnicode)), { maxLength: 2 });
+  const headerArb = fc.array(
+    fc.tuple(
+      fc.constantFrom(...(headerParams.length ? headerParams.map((p) => p.name) : ['x-service-source']), 'idempotency-key', 'x-request-id'),
+      fc.oneof(fc.string({ maxLength: 140 }), oddUnicode),
+    ),
+    { maxLength: 2 },
+  );
   const props: Record<string, any> = { ...(op.json?.properties ?? {}), ...(op.multipart?.properties ?? {}) };
   const fieldNames = Object.keys(props);
-  const fieldArb = fc.array(
-    fc.tuple(fieldNames.length ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...fieldNames) }, { weight: 1, arbitrary: fc.string({ maxLength: 10 }) }) : fc.string({ maxLength: 10 }), fc.nat()),
-    { maxLength: 6 },
-  ).chain((pairs) => fc.tuple(...pairs.map(([name]) => fc.tuple(fc.constant(name), valueFor(props[name]))))) as fc.Arbitrary<[string, unknown][]>;
+  const fieldArb = fc
+    .array(
+      fc.tuple(
+        fieldNames.length
+          ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...fieldNames) }, { weight: 1, arbitrary: fc.string({ maxLength: 10 }) })
+          : fc.string({ maxLength: 10 }),
+        fc.nat(),
+      ),
+      { maxLength: 6 },
+    )
+    .chain((pairs) => fc.tuple(...pairs.map(([name]) => fc.tuple(fc.constant(name), valueFor(props[name]))))) as fc.Arbitrary<
+    [string, unknown][]
+  >;
   const bodyKind = fc.constantFrom(
     ...(['none', 'json', 'json-duplicates', 'json-broken', 'json-array', 'multipart', 'multipart-duplicates', 'text'] as const),
   );
-  const keyArb = fc.oneof({ weight: 8, arbitrary: fc.constant('good') }, { weight: 1, arbitrary: fc.constantFrom('none', 'garbage', 'basic') });
+  const keyArb = fc.oneof(
+    { weight: 8, arbitrary: fc.constant('good') },
+    { weight: 1, arbitrary: fc.constantFrom('none', 'garbage', 'basic') },
+  );
 
-  return fc.record({ path: pathArb, query: queryArb, headers: headerArb, fields: fieldArb, kind: bodyKind, key: keyArb }).map(({ path, query, headers, fields, kind, key }) => {
-    let p = op.path;
-    pathParams.forEach((param, i) => (p = p.replace(`{${param.name}}`, encodeURIComponent(path[i]))));
-    const qs = query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(asText(v))}`).join('&');
-    const h = new Headers();
-    for (const [k, v] of headers) {
-      try {
-        h.append(k, v);
-      } catch {
-        /* a value fetch itself refuses to send (CR/LF, non-Latin-1): not a server input */
-      }
-    }
-    h.set('x-fuzz-key', key);
-    const init: RequestInit = { method: op.method, headers: h };
-    if (op.method !== 'GET' && op.method !== 'DELETE') {
-      const obj = Object.fromEntries(fields);
-      switch (kind) {
-        case 'json':
-          h.set('content-type', 'application/json');
-          init.body = JSON.stringify(obj);
-          break;
-        case 'json-duplicates':
-          h.set('content-type', 'application/json');
-          init.body = `{${fields.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v) ?? 'null'}`).concat(fields.map(([k]) => `${JSON.stringify(k)}:"dup"`)).join(',')}}`;
-          break;
-        case 'json-broken':
-          h.set('content-type', 'application/json');
-          init.body = JSON.stringify(obj).slice(0, -1) + '\u0000';
-          break;
-        case 'json-array':
-          h.set('content-type', 'application/json');
-          init.body = JSON.stringify([obj]);
-          break;
-        case 'multipart':
-        case 'multipart-duplicates': {
-          const fd = new FormData();
-          for (const [k, v] of fields) fd.append(k, asText(v));
-          if (kind === 'multipart-duplicates') for (const [k, v] of fields) fd.append(k, new Blob([asText(v)]), 'dup.bin');
-          init.body = fd;
-          break;
+  return fc
+    .record({ path: pathArb, query: queryArb, headers: headerArb, fields: fieldArb, kind: bodyKind, key: keyArb })
+    .map(({ path, query, headers, fields, kind, key }) => {
+      let p = op.path;
+      pathParams.forEach((param, i) => (p = p.replace(`{${param.name}}`, encodeURIComponent(path[i]))));
+      const qs = query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(asText(v))}`).join('&');
+      const h = new Headers();
+      for (const [k, v] of headers) {
+        try {
+          h.append(k, v);
+        } catch {
+          /* a value fetch itself refuses to send (CR/LF, non-Latin-1): not a server input */
         }
-        case 'text':
-          h.set('content-type', 'text/plain');
-          init.body = asText(obj);
-          break;
-        case 'none':
-          break;
       }
-    }
-    return { url: `${base}${p}${qs ? `?${qs}` : ''}`, init };
-  });
+      h.set('x-fuzz-key', key);
+      const init: RequestInit = { method: op.method, headers: h };
+      if (op.method !== 'GET' && op.method !== 'DELETE') {
+        const obj = Object.fromEntries(fields);
+        switch (kind) {
+          case 'json':
+            h.set('content-type', 'application/json');
+            init.body = JSON.stringify(obj);
+            break;
+          case 'json-duplicates':
+            h.set('content-type', 'application/json');
+            init.body = `{${fields
+              .map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v) ?? 'null'}`)
+              .concat(fields.map(([k]) => `${JSON.stringify(k)}:"dup"`))
+              .join(',')}}`;
+            break;
+          case 'json-broken':
+            h.set('content-type', 'application/json');
+            init.body = JSON.stringify(obj).slice(0, -1) + '\u0000';
+            break;
+          case 'json-array':
+            h.set('content-type', 'application/json');
+            init.body = JSON.stringify([obj]);
+            break;
+          case 'multipart':
+          case 'multipart-duplicates': {
+            const fd = new FormData();
+            for (const [k, v] of fields) fd.append(k, asText(v));
+            if (kind === 'multipart-duplicates') for (const [k, v] of fields) fd.append(k, new Blob([asText(v)]), 'dup.bin');
+            init.body = fd;
+            break;
+          }
+          case 'text':
+            h.set('content-type', 'text/plain');
+            init.body = asText(obj);
+            break;
+          case 'none':
+            break;
+        }
+      }
+      return { url: `${base}${p}${qs ? `?${qs}` : ''}`, init };
+    });
 }
 
 async function filesUnder(dir: string): Promise<string[]> {
@@ -203,7 +241,10 @@ describe(`every OpenAPI route under random input (seed ${SEED})`, () => {
   const money = async () => {
     const db = svc.wired.deps.db;
     const balances = await db.selectFrom('balances').selectAll().orderBy('account_id').execute();
-    const ledger = await db.selectFrom('ledger').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const ledger = await db
+      .selectFrom('ledger')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return { balances: balances.map((b) => [b.account_id, b.available_milli, b.reserved_milli]), ledger: Number(ledger.n) };
   };
 
@@ -249,13 +290,20 @@ describe(`every OpenAPI route under random input (seed ${SEED})`, () => {
               if (op.path.startsWith('/api/') && body?.error === undefined) {
                 // The Legacy interface's own envelope (docs/legacy.md): `detail` is a message or {error_code, message, v1_code}.
                 const d = body?.detail;
-                assert.ok(typeof d === 'string' || (typeof d?.error_code === 'string' && typeof d?.message === 'string' && codes.has(d?.v1_code)), `not a Legacy envelope: ${text.slice(0, 300)}`);
+                assert.ok(
+                  typeof d === 'string' || (typeof d?.error_code === 'string' && typeof d?.message === 'string' && codes.has(d?.v1_code)),
+                  `not a Legacy envelope: ${text.slice(0, 300)}`,
+                );
               } else {
                 assert.ok(codes.has(body?.error?.code), `not an envelope: ${text.slice(0, 300)}`);
                 assert.equal(typeof body.error.message, 'string');
                 assert.equal(body.error.request_id, res.headers.get('x-request-id'));
               }
-              assert.deepEqual(await money(), before, `a refused ${init.method} ${op.path} (${res.status} ${body?.error?.code ?? body?.detail?.error_code ?? body?.detail}) moved credits`);
+              assert.deepEqual(
+                await money(),
+                before,
+                `a refused ${init.method} ${op.path} (${res.status} ${body?.error?.code ?? body?.detail?.error_code ?? body?.detail}) moved credits`,
+              );
             }
           }),
           { numRuns: RUNS, seed: SEED + i, interruptAfterTimeLimit: PER_OPERATION_MS, endOnFailure: true },

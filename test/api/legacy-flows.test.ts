@@ -43,11 +43,20 @@ for (const t of await dbTargets()) {
         await new Promise((r) => setTimeout(r, 50));
       }
     }
-    const json = async (path: string, init?: RequestInit & { key?: string | null }) => (await svc.request(path, init)).json() as Promise<any>;
-    const legacyStatus = (path: string, want: string) => until(`${path} ${want}`, async () => ((await json(path)).status === want ? json(path) : null));
+    const json = async (path: string, init?: RequestInit & { key?: string | null }) =>
+      (await svc.request(path, init)).json() as Promise<any>;
+    const legacyStatus = (path: string, want: string) =>
+      until(`${path} ${want}`, async () => ((await json(path)).status === want ? json(path) : null));
     async function readyCharacterAndScene(): Promise<{ character: string; scene: string }> {
-      const c = await json('/api/characters/preprocess', { method: 'POST', body: await form({ ref_image: { file: IMAGE, name: 'hero.jpg' }, name: 'Hero' }) });
-      const s = await json('/api/scenes/import', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ template_uuid: 'wave' }) });
+      const c = await json('/api/characters/preprocess', {
+        method: 'POST',
+        body: await form({ ref_image: { file: IMAGE, name: 'hero.jpg' }, name: 'Hero' }),
+      });
+      const s = await json('/api/scenes/import', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ template_uuid: 'wave' }),
+      });
       await legacyStatus(`/api/characters/${c.id}`, 'ready');
       await legacyStatus(`/api/scenes/${s.scene_id}`, 'ready');
       return { character: c.id, scene: s.scene_id };
@@ -70,14 +79,31 @@ for (const t of await dbTargets()) {
       const v1Read = await json(`/v1/videos/${v1.id}`);
       assert.deepEqual([v1Read.status, v1Read.completed_at], ['ready', done.completed_at]);
 
-      const legacy = await json('/api/render', { method: 'POST', body: await form({ character_id: character, scene_id: scene, background_mode: 'solid', bg_color: '10,20,30' }) });
-      const ready = await until('V1 ready', async () => ((await json(`/v1/videos/${legacy.job_id}`)).status === 'ready' ? json(`/v1/videos/${legacy.job_id}`) : null));
+      const legacy = await json('/api/render', {
+        method: 'POST',
+        body: await form({ character_id: character, scene_id: scene, background_mode: 'solid', bg_color: '10,20,30' }),
+      });
+      const ready = await until('V1 ready', async () =>
+        (await json(`/v1/videos/${legacy.job_id}`)).status === 'ready' ? json(`/v1/videos/${legacy.job_id}`) : null,
+      );
       assert.equal(ready.id, legacy.job_id);
       assert.ok(ready.video_url);
-      const events = await svc.wired.deps.db.selectFrom('render_events').select('type').where('render_id', '=', legacy.job_id).orderBy('sequence').execute();
-      assert.deepEqual(events.map((e) => e.type).filter((x) => x !== 'progress'), ['queued', 'processing', 'ready'], 'the same event history as a V1 render');
+      const events = await svc.wired.deps.db
+        .selectFrom('render_events')
+        .select('type')
+        .where('render_id', '=', legacy.job_id)
+        .orderBy('sequence')
+        .execute();
+      assert.deepEqual(
+        events.map((e) => e.type).filter((x) => x !== 'progress'),
+        ['queued', 'processing', 'ready'],
+        'the same event history as a V1 render',
+      );
       // Settled at the measured 1.2 s of the template: 1.2 credits.
-      assert.deepEqual((await ledgerOf(svc.wired.deps.db, legacy.job_id)).map((l) => l.kind), ['reserve', 'settle']);
+      assert.deepEqual(
+        (await ledgerOf(svc.wired.deps.db, legacy.job_id)).map((l) => l.kind),
+        ['reserve', 'settle'],
+      );
     });
 
     test('soft-deleting the scene and the character while a render that uses them runs: success, the render still completes and reads', async () => {
@@ -98,8 +124,13 @@ for (const t of await dbTargets()) {
         const done = await legacyStatus(`/api/render/${job.job_id}`, 'complete');
         assert.equal((await fetch(done.cdn_url)).status, 200);
         // Deleted: no longer listed, readable or usable for new renders.
-        assert.equal((await json('/api/scenes')).scenes.some((s: any) => s.scene_id === scene), false);
-        const again = await legacyError(await svc.request('/api/render', { method: 'POST', body: await form({ character_id: character, scene_id: scene }) }));
+        assert.equal(
+          (await json('/api/scenes')).scenes.some((s: any) => s.scene_id === scene),
+          false,
+        );
+        const again = await legacyError(
+          await svc.request('/api/render', { method: 'POST', body: await form({ character_id: character, scene_id: scene }) }),
+        );
         assert.deepEqual([again.status, again.code], [404, 'CS-UORC01-003']);
         // A finished render that used them keeps reading, with a fresh URL each time.
         const later = await json(`/api/render/${job.job_id}`);
@@ -118,15 +149,25 @@ for (const t of await dbTargets()) {
       engine.extractMotion = async ({ outDir }) => real.writeTemplateMotion(real.listTemplates()[0].id, outDir);
       (engine as any).extractMotion3d = (input: any) => real.extractMotion3d(input);
       try {
-        const started = await json('/api/extract/dynamic-fbx', { method: 'POST', body: await form({ driving_video: { file: mediaFile('videos/liveportrait--d18.mp4'), name: 'd.mp4' }, name: 'Moves' }) });
+        const started = await json('/api/extract/dynamic-fbx', {
+          method: 'POST',
+          body: await form({ driving_video: { file: mediaFile('videos/liveportrait--d18.mp4'), name: 'd.mp4' }, name: 'Moves' }),
+        });
         assert.match(started.scene_id, /^mot_/);
         assert.equal(started.poll_url, `/api/scenes/${started.scene_id}`);
         await legacyStatus(`/api/scenes/${started.scene_id}`, 'ready');
-        const exp = await json('/api/extract/dynamic-fbx', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ scene_id: started.scene_id }) });
+        const exp = await json('/api/extract/dynamic-fbx', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ scene_id: started.scene_id }),
+        });
         assert.equal(exp.status, 'ready', JSON.stringify(exp));
         assert.equal(exp.fbx_url, exp.metahuman_url);
         const v1 = await json(`/v1/motions/${started.scene_id}/export?download_type=fbx`);
-        for (const [legacyUrl, v1Url] of [[exp.metahuman_url, v1.metahuman_url], [exp.mixamo_url, v1.mixamo_url]]) {
+        for (const [legacyUrl, v1Url] of [
+          [exp.metahuman_url, v1.metahuman_url],
+          [exp.mixamo_url, v1.mixamo_url],
+        ]) {
           assert.equal(new URL(legacyUrl).pathname, new URL(v1Url).pathname);
           const bytes = Buffer.from(await (await fetch(legacyUrl)).arrayBuffer());
           assert.equal(bytes.subarray(0, 18).toString('latin1'), 'Kaydara FBX Binary', 'a binary FBX file');
@@ -140,18 +181,30 @@ for (const t of await dbTargets()) {
     test('static-bin: a character made from an image gets its splat; the Legacy export answers bin_url, the PLY V1 exports', async () => {
       // Character analysis and the splat are the real engine's here (the splat is built from the analysis).
       const real = createEngine({ tools: resolveTools(process.env) });
-      const scripted = { analyzeCharacter: engine.analyzeCharacter, loadCharacter: engine.loadCharacter, extractVsplat: (engine as any).extractVsplat };
+      const scripted = {
+        analyzeCharacter: engine.analyzeCharacter,
+        loadCharacter: engine.loadCharacter,
+        extractVsplat: (engine as any).extractVsplat,
+      };
       engine.analyzeCharacter = (input) => real.analyzeCharacter(input);
       engine.loadCharacter = (dir) => real.loadCharacter(dir);
       (engine as any).extractVsplat = (input: any) => real.extractVsplat(input);
       try {
-        const started = await json('/api/extract/static-bin', { method: 'POST', body: await form({ ref_image: { file: IMAGE, name: 'hero.jpg' }, fp: 'fp16', model: 'splat-v1' }) });
+        const started = await json('/api/extract/static-bin', {
+          method: 'POST',
+          body: await form({ ref_image: { file: IMAGE, name: 'hero.jpg' }, fp: 'fp16', model: 'splat-v1' }),
+        });
         assert.match(started.character_id, /^char_/, JSON.stringify(started));
-        await until('the character to be ready', async () => {
-          const c = await json(`/api/characters/${started.character_id}`);
-          if (c.status === 'failed') throw new Error(`character failed: ${JSON.stringify(await json(`/v1/characters/${started.character_id}`))}`);
-          return c.status === 'ready';
-        }, 240_000);
+        await until(
+          'the character to be ready',
+          async () => {
+            const c = await json(`/api/characters/${started.character_id}`);
+            if (c.status === 'failed')
+              throw new Error(`character failed: ${JSON.stringify(await json(`/v1/characters/${started.character_id}`))}`);
+            return c.status === 'ready';
+          },
+          240_000,
+        );
         const exp = await json('/api/extract/static-bin', { method: 'POST', body: await form({ character_id: started.character_id }) });
         assert.equal(exp.status, 'ready', JSON.stringify(exp));
         assert.equal(exp.bin_url, exp.vsplat_url);
@@ -193,22 +246,36 @@ for (const t of await dbTargets()) {
           return ['ready', 'cancelled'].includes(v.status) ? v : null;
         });
         const jobRow = await until('the job to end', async () => {
-          const j = await svc.wired.deps.db.selectFrom('jobs').select('status').where('resource_id', '=', job.job_id).executeTakeFirstOrThrow();
+          const j = await svc.wired.deps.db
+            .selectFrom('jobs')
+            .select('status')
+            .where('resource_id', '=', job.job_id)
+            .executeTakeFirstOrThrow();
           return j.status !== 'active' && j.status !== 'queued' ? j : null;
         });
         const kinds = (await ledgerOf(svc.wired.deps.db, job.job_id)).map((l) => l.kind);
-        const events = (await svc.wired.deps.db.selectFrom('render_events').select('type').where('render_id', '=', job.job_id).execute()).map((e) => e.type);
+        const events = (
+          await svc.wired.deps.db.selectFrom('render_events').select('type').where('render_id', '=', job.job_id).execute()
+        ).map((e) => e.type);
         assert.equal(events.filter((e) => ['ready', 'failed', 'cancelled'].includes(e)).length, 1, `one terminal event: ${events}`);
         assert.equal(answer.status, final.status === 'ready' ? 'complete' : 'cancelled', 'the DELETE answers the outcome that stuck');
         assert.equal(answer.cancelled, final.status === 'cancelled');
         assert.deepEqual(kinds, ['reserve', final.status === 'ready' ? 'settle' : 'release']);
         const after = await balanceMilli(svc.wired.deps.db, svc.accountId);
         assert.equal(after.reserved, before.reserved);
-        assert.equal(before.available - after.available, final.status === 'ready' ? 1200 : 0, 'charged 1.2 credits when complete, nothing when cancelled');
+        assert.equal(
+          before.available - after.available,
+          final.status === 'ready' ? 1200 : 0,
+          'charged 1.2 credits when complete, nothing when cancelled',
+        );
         if (final.status === 'cancelled') {
           assert.equal(jobRow.status, 'cancelled');
           // The job is marked cancelled at once; the worker may still be uploading, then discards what it wrote.
-          await until('no orphan output', async () => (await svc.wired.deps.storage.stat(`renders/${job.job_id}/output/video.mp4`)) === null, 5000);
+          await until(
+            'no orphan output',
+            async () => (await svc.wired.deps.storage.stat(`renders/${job.job_id}/output/video.mp4`)) === null,
+            5000,
+          );
         }
         outcomes.push(final.status);
       }

@@ -45,8 +45,22 @@ export async function syntheticVideo(dir: string, seconds: number): Promise<stri
   const tools = resolveTools(process.env);
   const out = join(dir, `synthetic-${seconds}s.mp4`);
   await run(tools.ffmpeg, [
-    '-v', 'error', '-y', '-f', 'lavfi', '-i', `testsrc=size=64x64:rate=10:duration=${seconds}`, '-g', '20',
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', out,
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc=size=64x64:rate=10:duration=${seconds}`,
+    '-g',
+    '20',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-pix_fmt',
+    'yuv420p',
+    out,
   ]);
   return out;
 }

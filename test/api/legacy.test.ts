@@ -46,7 +46,13 @@ for (const t of await dbTargets()) {
     });
 
     test('401: no credential and a bad one answer { detail: string } with WWW-Authenticate, on every Legacy path', async () => {
-      for (const [method, path] of [['GET', '/api/credits'], ['GET', '/api/characters'], ['POST', '/api/render'], ['DELETE', `/api/render/render_01ARZ3NDEKTSV4RRFFQ69G5FAV`], ['GET', '/api/scenes']]) {
+      for (const [method, path] of [
+        ['GET', '/api/credits'],
+        ['GET', '/api/characters'],
+        ['POST', '/api/render'],
+        ['DELETE', `/api/render/render_01ARZ3NDEKTSV4RRFFQ69G5FAV`],
+        ['GET', '/api/scenes'],
+      ]) {
         const none = await svc.request(path, { method, key: null });
         assert.equal(none.status, 401, `${method} ${path}`);
         assert.deepEqual(await none.json(), { detail: 'Not authenticated' });
@@ -61,8 +67,16 @@ for (const t of await dbTargets()) {
     });
 
     test('POST /api/render: every character source with every scene source; the Legacy answer; model recorded', async () => {
-      const characters: Record<string, Part> = { character_id: charReady, ref_image: { file: IMAGE, name: 'me.jpg' }, ref_image_url: `${svc.baseUrl}/assets/me.png` };
-      const scenes: Record<string, Part> = { scene_id: motReady, driving_video: { file: VIDEO, name: 'dance.mp4' }, driving_video_url: `${svc.baseUrl}/assets/dance.mp4` };
+      const characters: Record<string, Part> = {
+        character_id: charReady,
+        ref_image: { file: IMAGE, name: 'me.jpg' },
+        ref_image_url: `${svc.baseUrl}/assets/me.png`,
+      };
+      const scenes: Record<string, Part> = {
+        scene_id: motReady,
+        driving_video: { file: VIDEO, name: 'dance.mp4' },
+        driving_video_url: `${svc.baseUrl}/assets/dance.mp4`,
+      };
       for (const [cf, cv] of Object.entries(characters)) {
         for (const [sf, sv] of Object.entries(scenes)) {
           const res = await post('/api/render', { [cf]: cv, [sf]: sv, model: 'v2-legacy' });
@@ -88,7 +102,12 @@ for (const t of await dbTargets()) {
     });
 
     test('POST /api/render: background_mode and bg_color reach the render; the V1 rules answer in Legacy errors', async () => {
-      const res = await post('/api/render', { character_id: charReady, scene_id: motReady, background_mode: 'solid', bg_color: '0,177,64' });
+      const res = await post('/api/render', {
+        character_id: charReady,
+        scene_id: motReady,
+        background_mode: 'solid',
+        bg_color: '0,177,64',
+      });
       const { job_id } = (await res.json()) as any;
       const row = await videoRow(job_id);
       assert.deepEqual([row.background_mode, row.bg_color], ['solid', '0,177,64']);
@@ -96,7 +115,13 @@ for (const t of await dbTargets()) {
       const cases: [string, Record<string, Part>, number, string, RegExp?][] = [
         ['no scene source', { character_id: charReady }, 400, 'CS-ORIV-002', /driving_video, driving_video_url, scene_id/],
         ['no source at all', {}, 400, 'CS-ORIV-002'],
-        ['two character sources', { character_id: charReady, ref_image_url: 'https://example.com/a.png', scene_id: motReady }, 400, 'CS-ORIV-001', /ref_image_url/],
+        [
+          'two character sources',
+          { character_id: charReady, ref_image_url: 'https://example.com/a.png', scene_id: motReady },
+          400,
+          'CS-ORIV-001',
+          /ref_image_url/,
+        ],
         ['bg_color without solid', { character_id: charReady, scene_id: motReady, bg_color: '1,2,3' }, 400, 'CS-ORIV-001', /bg_color/],
         ['unknown field', { character_id: charReady, scene_id: motReady, motion_id: motReady }, 400, 'CS-ORIV-001', /motion_id/],
         ['unknown scene', { character_id: charReady, scene_id: 'mot_01ARZ3NDEKTSV4RRFFQ69G5FAV' }, 404, 'CS-UORC01-003'],
@@ -129,17 +154,41 @@ for (const t of await dbTargets()) {
       const pc = await insertCharacterRow(db(), poor.accountId, 'ready');
       const e = await legacyError(await post('/api/render', { character_id: pc, scene_id: long }, { key: poor.apiKey }));
       assert.deepEqual([e.status, e.code], [402, 'CS-UORC01-008']);
-      assert.equal(Number((await db().selectFrom('videos').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', poor.accountId).executeTakeFirstOrThrow()).n), 0);
+      assert.equal(
+        Number(
+          (
+            await db()
+              .selectFrom('videos')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .where('account_id', '=', poor.accountId)
+              .executeTakeFirstOrThrow()
+          ).n,
+        ),
+        0,
+      );
     });
 
     test('GET /api/render/{job_id}: queued, complete with cdn_url / mask_cdn_url, failed with top-level error fields; open without a credential', async () => {
-      const created = (await (await post('/api/render', { character_id: charReady, scene_id: motReady, background_mode: 'transparent' })).json()) as any;
+      const created = (await (
+        await post('/api/render', { character_id: charReady, scene_id: motReady, background_mode: 'transparent' })
+      ).json()) as any;
       const res = await svc.request(created.status_url, { key: null });
       assertDeprecated(res, `/v1/videos/${created.job_id}`);
       const job = (await res.json()) as any;
       assert.equal(res.status, 200, JSON.stringify(job));
       assert.deepEqual(
-        [job.job_id, job.status, job.mode, job.progress, job.cdn_url, job.mask_cdn_url, job.error, job.error_code, job.enqueued_at, job.completed_at],
+        [
+          job.job_id,
+          job.status,
+          job.mode,
+          job.progress,
+          job.cdn_url,
+          job.mask_cdn_url,
+          job.error,
+          job.error_code,
+          job.enqueued_at,
+          job.completed_at,
+        ],
         [created.job_id, 'queued', 'asset', 0, null, null, null, null, created.enqueued_at, null],
       );
 
@@ -148,7 +197,12 @@ for (const t of await dbTargets()) {
       await deps.storage.putFile(`renders/${created.job_id}/output/video.mp4`, VIDEO);
       await deps.storage.putFile(`renders/${created.job_id}/output/alpha.mp4`, VIDEO);
       await transitionRender(deps, created.job_id, { to: 'processing' });
-      await transitionRender(deps, created.job_id, { to: 'ready', videoKey: `renders/${created.job_id}/output/video.mp4`, alphaKey: `renders/${created.job_id}/output/alpha.mp4`, durationMs: 2500 });
+      await transitionRender(deps, created.job_id, {
+        to: 'ready',
+        videoKey: `renders/${created.job_id}/output/video.mp4`,
+        alphaKey: `renders/${created.job_id}/output/alpha.mp4`,
+        durationMs: 2500,
+      });
       const done = (await (await svc.request(`/api/render/${created.job_id}`)).json()) as any;
       assert.deepEqual([done.status, done.progress], ['complete', 100]);
       assert.ok(done.completed_at);
@@ -159,19 +213,38 @@ for (const t of await dbTargets()) {
       }
       // The same render read through V1.
       const v1 = (await (await svc.request(`/v1/videos/${created.job_id}`)).json()) as any;
-      assert.deepEqual([v1.status, new URL(v1.video_url).pathname, new URL(v1.alpha_url).pathname], ['ready', new URL(done.cdn_url).pathname, new URL(done.mask_cdn_url).pathname]);
+      assert.deepEqual(
+        [v1.status, new URL(v1.video_url).pathname, new URL(v1.alpha_url).pathname],
+        ['ready', new URL(done.cdn_url).pathname, new URL(done.mask_cdn_url).pathname],
+      );
 
       const failing = (await (await post('/api/render', { character_id: charReady, scene_id: motReady })).json()) as any;
-      await transitionRender(deps, failing.job_id, { to: 'failed', error: { code: 'INVALID_MOTION', message: 'No performer was found in the driving video.', retryable: false } });
+      await transitionRender(deps, failing.job_id, {
+        to: 'failed',
+        error: { code: 'INVALID_MOTION', message: 'No performer was found in the driving video.', retryable: false },
+      });
       const failed = (await (await svc.request(`/api/render/${failing.job_id}`, { key: null })).json()) as any;
-      assert.deepEqual([failed.status, failed.error_code, failed.error, failed.cdn_url], ['failed', 'CS-ORIV-001', 'No performer was found in the driving video.', null]);
+      assert.deepEqual(
+        [failed.status, failed.error_code, failed.error, failed.cdn_url],
+        ['failed', 'CS-ORIV-001', 'No performer was found in the driving video.', null],
+      );
 
       // A credential that is sent is checked: bad → 401, another account's job → 404.
       const other = await svc.newAccount(10);
-      assert.deepEqual(await legacyError(await svc.request(`/api/render/${created.job_id}`, { key: 'mk_live_nope' })).then((e) => [e.status, e.detail]), [401, 'Invalid or revoked API key']);
-      assert.deepEqual(await legacyError(await svc.request(`/api/render/${created.job_id}`, { key: other.apiKey })).then((e) => [e.status, e.code]), [404, 'CS-UORC01-003']);
+      assert.deepEqual(
+        await legacyError(await svc.request(`/api/render/${created.job_id}`, { key: 'mk_live_nope' })).then((e) => [e.status, e.detail]),
+        [401, 'Invalid or revoked API key'],
+      );
+      assert.deepEqual(
+        await legacyError(await svc.request(`/api/render/${created.job_id}`, { key: other.apiKey })).then((e) => [e.status, e.code]),
+        [404, 'CS-UORC01-003'],
+      );
       for (const id of ['render_01ARZ3NDEKTSV4RRFFQ69G5FAV', 'nope', charReady]) {
-        assert.deepEqual(await legacyError(await svc.request(`/api/render/${id}`, { key: null })).then((e) => [e.status, e.code]), [404, 'CS-UORC01-003'], id);
+        assert.deepEqual(
+          await legacyError(await svc.request(`/api/render/${id}`, { key: null })).then((e) => [e.status, e.code]),
+          [404, 'CS-UORC01-003'],
+          id,
+        );
       }
     });
 
@@ -186,14 +259,29 @@ for (const t of await dbTargets()) {
       assert.deepEqual(await balanceMilli(db(), svc.accountId), before);
       const again = (await (await svc.request(`/api/render/${created.job_id}`, { method: 'DELETE' })).json()) as any;
       assert.deepEqual([again.status, again.cancelled], ['cancelled', false]);
-      assert.deepEqual((await ledgerOf(db(), created.job_id)).map((l) => l.kind), ['reserve', 'release']);
-      assert.equal((await (await svc.request(`/v1/videos/${created.job_id}`)).json() as any).status, 'cancelled');
+      assert.deepEqual(
+        (await ledgerOf(db(), created.job_id)).map((l) => l.kind),
+        ['reserve', 'release'],
+      );
+      assert.equal(((await (await svc.request(`/v1/videos/${created.job_id}`)).json()) as any).status, 'cancelled');
       const job = await db().selectFrom('jobs').select('status').where('resource_id', '=', created.job_id).executeTakeFirstOrThrow();
       assert.equal(job.status, 'cancelled');
 
       const other = await svc.newAccount(10);
-      assert.deepEqual(await legacyError(await svc.request(`/api/render/${created.job_id}`, { method: 'DELETE', key: other.apiKey })).then((e) => [e.status, e.code]), [404, 'CS-UORC01-003']);
-      assert.deepEqual(await legacyError(await svc.request(`/api/render/${created.job_id}`, { method: 'DELETE', key: null })).then((e) => [e.status, e.detail]), [401, 'Not authenticated']);
+      assert.deepEqual(
+        await legacyError(await svc.request(`/api/render/${created.job_id}`, { method: 'DELETE', key: other.apiKey })).then((e) => [
+          e.status,
+          e.code,
+        ]),
+        [404, 'CS-UORC01-003'],
+      );
+      assert.deepEqual(
+        await legacyError(await svc.request(`/api/render/${created.job_id}`, { method: 'DELETE', key: null })).then((e) => [
+          e.status,
+          e.detail,
+        ]),
+        [401, 'Not authenticated'],
+      );
     });
 
     test('a Legacy cancel racing the completion settles exactly once (20 races)', async () => {
@@ -204,7 +292,8 @@ for (const t of await dbTargets()) {
         const row = await insertQueuedRender(deps, accountId, { reserveCredits: 3 });
         await deps.storage.putFile(`renders/${row.id}/output/video.mp4`, VIDEO);
         await transitionRender(deps, row.id, { to: 'processing' });
-        const complete = () => transitionRender(deps, row.id, { to: 'ready', videoKey: `renders/${row.id}/output/video.mp4`, alphaKey: null, durationMs: 2500 });
+        const complete = () =>
+          transitionRender(deps, row.id, { to: 'ready', videoKey: `renders/${row.id}/output/video.mp4`, alphaKey: null, durationMs: 2500 });
         const cancel = () => svc.request(`/api/render/${row.id}`, { method: 'DELETE', key: apiKey }).then((r) => r.json() as Promise<any>);
         // The DELETE travels through HTTP, the completion is in-process: a varying head start for the
         // completion lets either side win, so both outcomes are exercised.
@@ -220,7 +309,8 @@ for (const t of await dbTargets()) {
         assert.equal(answer.cancelled, final.status === 'cancelled');
         assert.equal(ready !== null, final.status === 'ready');
         assert.deepEqual(kinds, ['reserve', final.status === 'ready' ? 'settle' : 'release']);
-        if (final.status === 'cancelled') assert.equal(await deps.storage.stat(`renders/${row.id}/output/video.mp4`), null, 'no orphan output');
+        if (final.status === 'cancelled')
+          assert.equal(await deps.storage.stat(`renders/${row.id}/output/video.mp4`), null, 'no orphan output');
         outcomes.add(final.status);
       }
       // Every reservation was closed exactly once: nothing stays reserved.
@@ -231,7 +321,14 @@ for (const t of await dbTargets()) {
     test('GET /api/characters: limit 1-100 (default 50), offset; newest first; offset paging walks every character once', async () => {
       const acct = await svc.newAccount(10);
       const ids: string[] = [];
-      for (let i = 0; i < 23; i++) ids.push(await insertCharacterRow(db(), acct.accountId, (['ready', 'queued', 'processing', 'failed', 'cancelled'] as AssetStatus[])[i % 5]));
+      for (let i = 0; i < 23; i++)
+        ids.push(
+          await insertCharacterRow(
+            db(),
+            acct.accountId,
+            (['ready', 'queued', 'processing', 'failed', 'cancelled'] as AssetStatus[])[i % 5],
+          ),
+        );
       await svc.request(`/api/characters/${ids[0]}`, { method: 'DELETE', key: acct.apiKey });
       const live = ids.slice(1).reverse();
       const seen: string[] = [];
@@ -251,7 +348,10 @@ for (const t of await dbTargets()) {
       const all = (await (await svc.request('/api/characters', { key: acct.apiKey })).json()) as any;
       assert.equal(all.total, 22);
       const statuses = Object.fromEntries(all.characters.map((c: any) => [c.id, c.status]));
-      assert.deepEqual([statuses[ids[1]], statuses[ids[2]], statuses[ids[3]], statuses[ids[4]], statuses[ids[5]]], ['pending', 'processing', 'failed', 'failed', 'ready']);
+      assert.deepEqual(
+        [statuses[ids[1]], statuses[ids[2]], statuses[ids[3]], statuses[ids[4]], statuses[ids[5]]],
+        ['pending', 'processing', 'failed', 'failed', 'ready'],
+      );
       // Default limit 50: 60 characters give 50 on the first page.
       for (let i = 0; i < 38; i++) await insertCharacterRow(db(), acct.accountId, 'ready');
       assert.equal(((await (await svc.request('/api/characters', { key: acct.apiKey })).json()) as any).total, 50);
@@ -264,11 +364,18 @@ for (const t of await dbTargets()) {
 
     test('characters: preprocess (either image spelling, model recorded, 1 credit), get, soft delete returning success', async () => {
       const acct = await svc.newAccount(10);
-      const res = await post('/api/characters/preprocess', { ref_image: { file: IMAGE, name: 'me.jpg' }, name: 'Hero', model: 'hq-2' }, { key: acct.apiKey });
+      const res = await post(
+        '/api/characters/preprocess',
+        { ref_image: { file: IMAGE, name: 'me.jpg' }, name: 'Hero', model: 'hq-2' },
+        { key: acct.apiKey },
+      );
       assertDeprecated(res, '/v1/characters');
       const c = (await res.json()) as any;
       assert.equal(res.status, 200, JSON.stringify(c));
-      assert.deepEqual([Object.keys(c).sort(), c.name, c.status, c.completed_at], [['completed_at', 'created_at', 'id', 'name', 'status'], 'Hero', 'pending', null]);
+      assert.deepEqual(
+        [Object.keys(c).sort(), c.name, c.status, c.completed_at],
+        [['completed_at', 'created_at', 'id', 'name', 'status'], 'Hero', 'pending', null],
+      );
       assert.match(c.id, /^char_/);
       const row = await db().selectFrom('characters').selectAll().where('id', '=', c.id).executeTakeFirstOrThrow();
       assert.deepEqual([row.legacy_model, row.type, row.source_kind], ['hq-2', 'render', 'upload']);
@@ -278,7 +385,13 @@ for (const t of await dbTargets()) {
 
       const e1 = await legacyError(await post('/api/characters/preprocess', { name: 'x' }, { key: acct.apiKey }));
       assert.deepEqual([e1.status, e1.code], [400, 'CS-ORIV-002']);
-      const e2 = await legacyError(await post('/api/characters/preprocess', { image: { file: IMAGE, name: 'a.jpg' }, ref_image_url: 'https://example.com/x.png' }, { key: acct.apiKey }));
+      const e2 = await legacyError(
+        await post(
+          '/api/characters/preprocess',
+          { image: { file: IMAGE, name: 'a.jpg' }, ref_image_url: 'https://example.com/x.png' },
+          { key: acct.apiKey },
+        ),
+      );
       assert.deepEqual([e2.status, e2.code], [400, 'CS-ORIV-001']);
 
       const got = await svc.request(`/api/characters/${c.id}`, { key: acct.apiKey });
@@ -288,26 +401,57 @@ for (const t of await dbTargets()) {
       assert.equal(((await (await svc.request(`/v1/characters/${c.id}`, { key: acct.apiKey })).json()) as any).status, 'queued');
       const del = await svc.request(`/api/characters/${c.id}`, { method: 'DELETE', key: acct.apiKey });
       assert.deepEqual([del.status, await del.json()], [200, { success: true }]);
-      assert.deepEqual(await legacyError(await svc.request(`/api/characters/${c.id}`, { key: acct.apiKey })).then((e) => [e.status, e.code]), [404, 'CS-UORC01-003']);
-      assert.deepEqual(await legacyError(await svc.request(`/api/characters/${c.id}`, { method: 'DELETE', key: acct.apiKey })).then((e) => [e.status, e.code]), [404, 'CS-UORC01-003']);
+      assert.deepEqual(
+        await legacyError(await svc.request(`/api/characters/${c.id}`, { key: acct.apiKey })).then((e) => [e.status, e.code]),
+        [404, 'CS-UORC01-003'],
+      );
+      assert.deepEqual(
+        await legacyError(await svc.request(`/api/characters/${c.id}`, { method: 'DELETE', key: acct.apiKey })).then((e) => [
+          e.status,
+          e.code,
+        ]),
+        [404, 'CS-UORC01-003'],
+      );
       assert.equal((await svc.request(`/v1/characters/${c.id}`, { key: acct.apiKey })).status, 404);
     });
 
     test('scenes: import from a template (free), create from a video, list by offset, get, soft delete', async () => {
       const acct = await svc.newAccount(10);
       const template = svc.wired.deps.engine.listTemplates()[0];
-      const res = await svc.request('/api/scenes/import', { method: 'POST', key: acct.apiKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ template_uuid: template.id, name: 'Wave' }) });
+      const res = await svc.request('/api/scenes/import', {
+        method: 'POST',
+        key: acct.apiKey,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ template_uuid: template.id, name: 'Wave' }),
+      });
       assertDeprecated(res, '/v1/motions/import');
       const imported = (await res.json()) as any;
       assert.equal(res.status, 200, JSON.stringify(imported));
       assert.match(imported.scene_id, /^mot_/);
-      assert.deepEqual([imported.job_id, imported.status, imported.name, typeof imported.message], [imported.scene_id, 'pending', 'Wave', 'string']);
+      assert.deepEqual(
+        [imported.job_id, imported.status, imported.name, typeof imported.message],
+        [imported.scene_id, 'pending', 'Wave', 'string'],
+      );
       assert.equal('character_uuids' in imported, false, 'single-person templates track no persons');
       assert.deepEqual(await balanceMilli(db(), acct.accountId), { available: 10_000, reserved: 0 }, 'importing is free');
 
-      const missing = await legacyError(await svc.request('/api/scenes/import', { method: 'POST', key: acct.apiKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'x' }) }));
+      const missing = await legacyError(
+        await svc.request('/api/scenes/import', {
+          method: 'POST',
+          key: acct.apiKey,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'x' }),
+        }),
+      );
       assert.deepEqual([missing.status, missing.code], [400, 'CS-ORIV-002']);
-      const unknown = await legacyError(await svc.request('/api/scenes/import', { method: 'POST', key: acct.apiKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ template_uuid: 'tpl_nope' }) }));
+      const unknown = await legacyError(
+        await svc.request('/api/scenes/import', {
+          method: 'POST',
+          key: acct.apiKey,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ template_uuid: 'tpl_nope' }),
+        }),
+      );
       assert.deepEqual([unknown.status, unknown.code], [404, 'CS-UORC01-003']);
 
       const created = await post('/api/scenes', { driving_video: { file: VIDEO, name: 'd.mp4' }, name: 'Dance' }, { key: acct.apiKey });
@@ -326,7 +470,10 @@ for (const t of await dbTargets()) {
       const del = await svc.request(`/api/scenes/${scene.scene_id}`, { method: 'DELETE', key: acct.apiKey });
       assertDeprecated(del, `/v1/motions/${scene.scene_id}`);
       assert.deepEqual([del.status, await del.json()], [200, { success: true }]);
-      assert.deepEqual(await legacyError(await svc.request(`/api/scenes/${scene.scene_id}`, { key: acct.apiKey })).then((e) => [e.status, e.code]), [404, 'CS-UORC01-003']);
+      assert.deepEqual(
+        await legacyError(await svc.request(`/api/scenes/${scene.scene_id}`, { key: acct.apiKey })).then((e) => [e.status, e.code]),
+        [404, 'CS-UORC01-003'],
+      );
       assert.equal(((await (await svc.request('/api/scenes', { key: acct.apiKey })).json()) as any).total, 1);
     });
 
@@ -341,19 +488,39 @@ for (const t of await dbTargets()) {
       const plain = await insertCharacterRow(db(), acct.accountId, 'ready');
       const v1 = (await (await svc.request(`/v1/characters/${plain}/export?download_type=vsplat`, { key: acct.apiKey })).json()) as any;
       const e = await legacyError(await post('/api/extract/static-bin', { character_id: plain }, { key: acct.apiKey }));
-      assert.deepEqual([e.status, e.code, e.detail.message, e.detail.v1_code], [409, 'CS-ORIV-002', v1.error.message, 'EXTRACTION_UNAVAILABLE']);
-      const json = await legacyError(await svc.request('/api/extract/static-bin', { method: 'POST', key: acct.apiKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ character_id: plain }) }));
+      assert.deepEqual(
+        [e.status, e.code, e.detail.message, e.detail.v1_code],
+        [409, 'CS-ORIV-002', v1.error.message, 'EXTRACTION_UNAVAILABLE'],
+      );
+      const json = await legacyError(
+        await svc.request('/api/extract/static-bin', {
+          method: 'POST',
+          key: acct.apiKey,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ character_id: plain }),
+        }),
+      );
       assert.deepEqual([json.status, json.code], [409, 'CS-ORIV-002']);
 
       // With an image: a vsplat Character, priced as V1 (25 credits); its extraction then fails as V1's does here.
-      const started = await post('/api/extract/static-bin', { ref_image: { file: IMAGE, name: 'a.jpg' }, fp: 'fp16', model: 'splat-v1' }, { key: acct.apiKey });
+      const started = await post(
+        '/api/extract/static-bin',
+        { ref_image: { file: IMAGE, name: 'a.jpg' }, fp: 'fp16', model: 'splat-v1' },
+        { key: acct.apiKey },
+      );
       assertDeprecated(started, /^\/v1\/characters\/.+\/export$/);
       const s = (await started.json()) as any;
       assert.equal(started.status, 200, JSON.stringify(s));
       assert.deepEqual([s.status, s.poll_url], ['pending', `/api/characters/${s.character_id}`]);
       assert.equal((await balanceMilli(db(), acct.accountId)).available, 17_000);
-      await transitionCharacter(db(), s.character_id, { to: 'failed', part: 'vsplat', reason: '3D extraction is not available on this server yet.' });
-      const v1f = (await (await svc.request(`/v1/characters/${s.character_id}/export?download_type=vsplat`, { key: acct.apiKey })).json()) as any;
+      await transitionCharacter(db(), s.character_id, {
+        to: 'failed',
+        part: 'vsplat',
+        reason: '3D extraction is not available on this server yet.',
+      });
+      const v1f = (await (
+        await svc.request(`/v1/characters/${s.character_id}/export?download_type=vsplat`, { key: acct.apiKey })
+      ).json()) as any;
       const lf = await legacyError(await post('/api/extract/static-bin', { character_id: s.character_id }, { key: acct.apiKey }));
       assert.deepEqual([lf.status, lf.code, lf.detail.message, lf.detail.v1_code], [400, 'CS-ORIV-001', v1f.error.message, v1f.error.code]);
 
@@ -361,7 +528,11 @@ for (const t of await dbTargets()) {
       const v1m = (await (await svc.request(`/v1/motions/${mot}/export?download_type=fbx`, { key: acct.apiKey })).json()) as any;
       const lm = await legacyError(await post('/api/extract/dynamic-fbx', { scene_id: mot }, { key: acct.apiKey }));
       assert.deepEqual([lm.status, lm.code, lm.detail.message], [409, 'CS-ORIV-002', v1m.error.message]);
-      const glb = await post('/api/extract/dynamic-fbx', { driving_video: { file: VIDEO, name: 'd.mp4' }, enable_smoothing: 'false', target_fps: '12' }, { key: acct.apiKey });
+      const glb = await post(
+        '/api/extract/dynamic-fbx',
+        { driving_video: { file: VIDEO, name: 'd.mp4' }, enable_smoothing: 'false', target_fps: '12' },
+        { key: acct.apiKey },
+      );
       const g = (await glb.json()) as any;
       assert.equal(glb.status, 200, JSON.stringify(g));
       const mrow = await db().selectFrom('motions').selectAll().where('id', '=', g.scene_id).executeTakeFirstOrThrow();
@@ -374,16 +545,26 @@ for (const t of await dbTargets()) {
       const acct = await svc.newAccount(1000);
       const c = await insertCharacterRow(db(), acct.accountId, 'ready');
       const sixMinutes = await syntheticVideo(media, 360);
-      const ok = await post('/api/render', { character_id: c, driving_video: { file: sixMinutes, name: 'long.mp4' } }, { key: acct.apiKey });
+      const ok = await post(
+        '/api/render',
+        { character_id: c, driving_video: { file: sixMinutes, name: 'long.mp4' } },
+        { key: acct.apiKey },
+      );
       const okBody = (await ok.json()) as any;
       assert.equal(ok.status, 200, JSON.stringify(okBody));
       assert.equal(Number((await videoRow(okBody.job_id)).reserved_milli), 360_000);
-      const v1 = await svc.request('/v1/renders', { method: 'POST', key: acct.apiKey, body: await form({ character_id: c, motion_video: { file: sixMinutes, name: 'long.mp4' } }) });
+      const v1 = await svc.request('/v1/renders', {
+        method: 'POST',
+        key: acct.apiKey,
+        body: await form({ character_id: c, motion_video: { file: sixMinutes, name: 'long.mp4' } }),
+      });
       assert.equal(v1.status, 422, 'V1 keeps its own 5-minute limit');
       await svc.request(`/api/render/${okBody.job_id}`, { method: 'DELETE', key: acct.apiKey });
 
       const tooLong = await syntheticVideo(media, 601);
-      const e = await legacyError(await post('/api/render', { character_id: c, driving_video: { file: tooLong, name: 'long.mp4' } }, { key: acct.apiKey }));
+      const e = await legacyError(
+        await post('/api/render', { character_id: c, driving_video: { file: tooLong, name: 'long.mp4' } }, { key: acct.apiKey }),
+      );
       assert.deepEqual([e.status, e.code, e.detail.v1_code], [400, 'CS-ORIV-001', 'UNSUPPORTED_MEDIA']);
       assert.match(e.detail.message, /600 s/);
       const es = await legacyError(await post('/api/scenes', { driving_video: { file: tooLong, name: 'long.mp4' } }, { key: acct.apiKey }));
@@ -394,21 +575,42 @@ for (const t of await dbTargets()) {
       const total = 110 * MiB;
       const req = httpRequest(`${svc.baseUrl}/api/render`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${acct.apiKey}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(total) },
+        headers: {
+          authorization: `Bearer ${acct.apiKey}`,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'content-length': String(total),
+        },
       });
       req.on('error', () => {});
       const response = new Promise<IncomingMessage>((resolve) => req.once('response', resolve));
-      req.write(`--${boundary}\r\nContent-Disposition: form-data; name="driving_video"; filename="big.mp4"\r\nContent-Type: video/mp4\r\n\r\n`);
+      req.write(
+        `--${boundary}\r\nContent-Disposition: form-data; name="driving_video"; filename="big.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
+      );
       let sent = 0;
       let answeredAt = -1;
       void response.then(() => (answeredAt = sent));
       const chunk = Buffer.alloc(256 * 1024, 7);
       while (sent < total - MiB && answeredAt < 0 && !req.destroyed) {
         sent += chunk.length;
-        if (!req.write(chunk)) await new Promise<void>((r) => { const done = () => { req.off('drain', done); req.off('close', done); r(); }; req.on('drain', done); req.on('close', done); });
+        if (!req.write(chunk))
+          await new Promise<void>((r) => {
+            const done = () => {
+              req.off('drain', done);
+              req.off('close', done);
+              r();
+            };
+            req.on('drain', done);
+            req.on('close', done);
+          });
       }
       const r = await response;
-      const body = JSON.parse(await new Promise<string>((ok2) => { let s = ''; r.on('data', (d) => (s += d)); r.on('end', () => ok2(s)); }));
+      const body = JSON.parse(
+        await new Promise<string>((ok2) => {
+          let s = '';
+          r.on('data', (d) => (s += d));
+          r.on('end', () => ok2(s));
+        }),
+      );
       req.destroy();
       assert.deepEqual([r.statusCode, body.detail.error_code, body.detail.field], [400, 'CS-ORIV-001', 'driving_video']);
       assert.match(body.detail.message, new RegExp(String(100 * MiB)));
@@ -418,13 +620,23 @@ for (const t of await dbTargets()) {
       // A declared length no Legacy form can fit is refused before a byte of the body is read.
       const req2 = httpRequest(`${svc.baseUrl}/api/render`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${acct.apiKey}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(200 * MiB) },
+        headers: {
+          authorization: `Bearer ${acct.apiKey}`,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'content-length': String(200 * MiB),
+        },
       });
       req2.on('error', () => {});
       const r2p = new Promise<IncomingMessage>((resolve) => req2.once('response', resolve));
       req2.write(`--${boundary}\r\n`);
       const r2 = await r2p;
-      const b2 = JSON.parse(await new Promise<string>((ok2) => { let s = ''; r2.on('data', (d) => (s += d)); r2.on('end', () => ok2(s)); }));
+      const b2 = JSON.parse(
+        await new Promise<string>((ok2) => {
+          let s = '';
+          r2.on('data', (d) => (s += d));
+          r2.on('end', () => ok2(s));
+        }),
+      );
       req2.destroy();
       assert.deepEqual([r2.statusCode, b2.detail.error_code], [400, 'CS-ORIV-001']);
     });

@@ -26,7 +26,16 @@ function ffmpeg(args: string[]): void {
 
 async function makeFixtures(): Promise<void> {
   work = await mkdtemp(join(tmpdir(), 'marionette-media-'));
-  const src = (size: string, seconds: number) => ['-f', 'lavfi', '-i', `testsrc=size=${size}:rate=10`, '-t', String(seconds), '-pix_fmt', 'yuv420p'];
+  const src = (size: string, seconds: number) => [
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc=size=${size}:rate=10`,
+    '-t',
+    String(seconds),
+    '-pix_fmt',
+    'yuv420p',
+  ];
   clip.short = join(work, 'short.mp4');
   ffmpeg([...src('128x128', 0.3), '-c:v', 'libx264', clip.short]);
   clip.tiny = join(work, 'tiny.mp4');
@@ -41,7 +50,9 @@ async function makeFixtures(): Promise<void> {
   await writeFile(clip.text, 'this is plain text pretending to be a PNG\n'.repeat(20));
   // 600x600 of one colour: far over 512 px per side, far under 4096 bytes.
   clip.wide = join(work, 'wide.png');
-  await sharp({ create: { width: 600, height: 600, channels: 3, background: { r: 200, g: 40, b: 40 } } }).png({ palette: true }).toFile(clip.wide);
+  await sharp({ create: { width: 600, height: 600, channels: 3, background: { r: 200, g: 40, b: 40 } } })
+    .png({ palette: true })
+    .toFile(clip.wide);
   clip.webp = join(work, 'figure.webp');
   await sharp(mediaFile('images/animateddrawings--char1-mask.png')).webp().toFile(clip.webp);
 }
@@ -76,7 +87,12 @@ async function post(svc: TestService, path: '/v1/characters' | '/v1/motions', fi
   return svc.request(path, { method: 'POST', body });
 }
 
-async function expectRefused(svc: TestService, path: '/v1/characters' | '/v1/motions', file: string, detail?: (d: Record<string, unknown>) => void) {
+async function expectRefused(
+  svc: TestService,
+  path: '/v1/characters' | '/v1/motions',
+  file: string,
+  detail?: (d: Record<string, unknown>) => void,
+) {
   const before = await footprint(svc);
   const err = await errorOf(await post(svc, path, file));
   assert.equal(err.status, 422, `${path} ${file}: ${JSON.stringify(err.body)}`);
@@ -105,7 +121,12 @@ for (const t of await dbTargets()) {
     after(async () => svc?.close());
 
     it('accepts PNG, JPEG and WebP by content, whatever the name says', async () => {
-      for (const file of [mediaFile('images/animate-x--4.png'), mediaFile('images/mimicmotion--demo1.jpg'), mediaFile('images/musepose--ref.png'), clip.webp]) {
+      for (const file of [
+        mediaFile('images/animate-x--4.png'),
+        mediaFile('images/mimicmotion--demo1.jpg'),
+        mediaFile('images/musepose--ref.png'),
+        clip.webp,
+      ]) {
         const res = await post(svc, '/v1/characters', file, 'whatever.gif');
         assert.equal(res.status, 200, file);
         const { id } = (await res.json()) as { id: string };
@@ -125,7 +146,10 @@ for (const t of await dbTargets()) {
     });
 
     it('refuses a truncated PNG or JPEG whose header is intact (decoded in full at the door)', async () => {
-      for (const [source, name] of [['images/animate-x--4.png', 'cut.png'], ['images/mimicmotion--demo1.jpg', 'cut.jpg']]) {
+      for (const [source, name] of [
+        ['images/animate-x--4.png', 'cut.png'],
+        ['images/mimicmotion--demo1.jpg', 'cut.jpg'],
+      ]) {
         const bytes = await readFile(mediaFile(source));
         const cut = join(work, name);
         await writeFile(cut, bytes.subarray(0, Math.floor(bytes.length * 0.6)));
@@ -181,13 +205,20 @@ for (const t of await dbTargets()) {
     before(async () => {
       tight = await startService({
         db: t.kind,
-        env: { MARIONETTE_MAX_IMAGE_BYTES: '4096', MARIONETTE_MAX_IMAGE_SIDE: '512', MARIONETTE_MIN_VIDEO_MS: '7500', MARIONETTE_MAX_VIDEO_BYTES: '1048576' },
+        env: {
+          MARIONETTE_MAX_IMAGE_BYTES: '4096',
+          MARIONETTE_MAX_IMAGE_SIDE: '512',
+          MARIONETTE_MIN_VIDEO_MS: '7500',
+          MARIONETTE_MAX_VIDEO_BYTES: '1048576',
+        },
       });
     });
     after(async () => tight?.close());
 
     it('applies configured image byte and side limits', async () => {
-      await expectRefused(tight, '/v1/characters', mediaFile('images/animateddrawings--char1-mask.png'), (d) => assert.equal(d.limit_bytes, 4096));
+      await expectRefused(tight, '/v1/characters', mediaFile('images/animateddrawings--char1-mask.png'), (d) =>
+        assert.equal(d.limit_bytes, 4096),
+      );
       await expectRefused(tight, '/v1/characters', clip.wide, (d) => assert.deepEqual([d.width, d.height, d.max_side_px], [600, 600, 512]));
       const small = join(work, 'small.png');
       await sharp(mediaFile('images/animateddrawings--char1-mask.png')).resize(64).png({ palette: true }).toFile(small);

@@ -29,22 +29,59 @@ for (const t of await dbTargets()) {
     });
     after(async () => svc?.close());
 
-    const create = async (fields: Record<string, string>, files: Record<string, string> = {}, init: { key?: string; headers?: Record<string, string> } = {}) =>
-      svc.request('/v1/motions', { method: 'POST', body: await form(fields, files), ...init });
+    const create = async (
+      fields: Record<string, string>,
+      files: Record<string, string> = {},
+      init: { key?: string; headers?: Record<string, string> } = {},
+    ) => svc.request('/v1/motions', { method: 'POST', body: await form(fields, files), ...init });
     const importJson = (body: unknown, key?: string) =>
-      svc.request('/v1/motions/import', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), key });
+      svc.request('/v1/motions/import', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        key,
+      });
     const firstTemplate = () => svc.wired.deps.engine.listTemplates()[0];
 
     it('creates a queued Motion from an uploaded video: shape, stored source, probed duration, job, free of charge', async () => {
       const acct = await svc.newAccount(5);
-      const res = await create({ name: 'Dance' }, { video: DANCE }, { key: acct.apiKey, headers: { 'x-request-id': 'req-mot-1', 'x-service-source': 'cli' } });
+      const res = await create(
+        { name: 'Dance' },
+        { video: DANCE },
+        { key: acct.apiKey, headers: { 'x-request-id': 'req-mot-1', 'x-service-source': 'cli' } },
+      );
       assert.equal(res.status, 200);
       const body = (await res.json()) as Record<string, unknown>;
       assert.match(String(body.id), /^mot_[0-9A-HJKMNP-TV-Z]{26}$/);
-      assert.deepEqual(Object.keys(body).sort(), ['capabilities', 'completed_at', 'created_at', 'error', 'glb', 'id', 'name', 'progress', 'status', 'type', 'vsplat']);
-      assert.deepEqual({ ...body, id: 'x', created_at: 'x' }, {
-        id: 'x', status: 'queued', name: 'Dance', progress: 0, capabilities: [], created_at: 'x', completed_at: null, error: null, type: 'render', vsplat: null, glb: null,
-      });
+      assert.deepEqual(Object.keys(body).sort(), [
+        'capabilities',
+        'completed_at',
+        'created_at',
+        'error',
+        'glb',
+        'id',
+        'name',
+        'progress',
+        'status',
+        'type',
+        'vsplat',
+      ]);
+      assert.deepEqual(
+        { ...body, id: 'x', created_at: 'x' },
+        {
+          id: 'x',
+          status: 'queued',
+          name: 'Dance',
+          progress: 0,
+          capabilities: [],
+          created_at: 'x',
+          completed_at: null,
+          error: null,
+          type: 'render',
+          vsplat: null,
+          glb: null,
+        },
+      );
       const id = String(body.id);
       const row = await svc.wired.deps.db.selectFrom('motions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
       assert.equal(row.source_kind, 'upload');
@@ -74,7 +111,11 @@ for (const t of await dbTargets()) {
         assert.equal(row.source_url, URL_SOURCE);
         assert.equal(row.duration_ms, null);
       }
-      assert.equal((await create({ video_url: URL_SOURCE, motion_video_url: '', task_id: '' })).status, 200, 'empty fields count as not sent');
+      assert.equal(
+        (await create({ video_url: URL_SOURCE, motion_video_url: '', task_id: '' })).status,
+        200,
+        'empty fields count as not sent',
+      );
       const unsafe = await errorOf(await create({ motion_video_url: 'http://10.0.0.7/clip.mp4' }));
       assert.equal(unsafe.status, 400);
       assert.equal(unsafe.body.error.details.field, 'motion_video_url');
@@ -94,14 +135,25 @@ for (const t of await dbTargets()) {
     });
 
     it('stores every field with valid values; glb/all report the glb sub-status', async () => {
-      const res = await create({ video_url: URL_SOURCE, name: 'Full', type: 'all', enable_smoothing: 'false', target_fps: '60', joint_set: 'full', task_id: 't'.repeat(128) });
+      const res = await create({
+        video_url: URL_SOURCE,
+        name: 'Full',
+        type: 'all',
+        enable_smoothing: 'false',
+        target_fps: '60',
+        joint_set: 'full',
+        task_id: 't'.repeat(128),
+      });
       assert.equal(res.status, 200);
       const body = (await res.json()) as { id: string; glb: unknown; vsplat: unknown; type: string };
       assert.equal(body.type, 'all');
       assert.deepEqual(body.glb, { status: 'queued' });
       assert.equal(body.vsplat, null);
       const row = await svc.wired.deps.db.selectFrom('motions').selectAll().where('id', '=', body.id).executeTakeFirstOrThrow();
-      assert.deepEqual([row.enable_smoothing, row.target_fps, row.joint_set, row.task_id, row.glb_status], [0, 60, 'full', 't'.repeat(128), 'queued']);
+      assert.deepEqual(
+        [row.enable_smoothing, row.target_fps, row.joint_set, row.task_id, row.glb_status],
+        [0, 60, 'full', 't'.repeat(128), 'queued'],
+      );
       assert.equal((await create({ video_url: URL_SOURCE, target_fps: '1', type: 'glb' })).status, 200);
     });
 
@@ -125,7 +177,10 @@ for (const t of await dbTargets()) {
         assert.equal(err.code, 'INVALID_REQUEST');
         assert.equal(err.body.error.details.field, field);
         assert.ok(err.body.error.message.includes(field), err.body.error.message);
-        assert.equal((await svc.wired.deps.db.selectFrom('motions').select('id').where('account_id', '=', acct.accountId).execute()).length, 0);
+        assert.equal(
+          (await svc.wired.deps.db.selectFrom('motions').select('id').where('account_id', '=', acct.accountId).execute()).length,
+          0,
+        );
       });
     }
 
@@ -136,7 +191,11 @@ for (const t of await dbTargets()) {
       assert.equal(err.code, 'IDEMPOTENCY_KEY_REUSED');
       const stored = await readdir(join(svc.config.storage.root, 'motions')).catch(() => [] as string[]);
       const known = new Set((await svc.wired.deps.db.selectFrom('motions').select('id').execute()).map((r) => r.id));
-      assert.deepEqual(stored.filter((d) => !known.has(d)), [], 'the refused upload was removed from storage');
+      assert.deepEqual(
+        stored.filter((d) => !known.has(d)),
+        [],
+        'the refused upload was removed from storage',
+      );
       assert.deepEqual(await readdir(join(svc.config.dataDir, 'tmp', 'uploads')).catch(() => []), []);
     });
 
@@ -153,7 +212,10 @@ for (const t of await dbTargets()) {
       const m = (await imported.json()) as { id: string; status: string; name: string; type: string };
       assert.deepEqual([m.status, m.name, m.type], ['queued', tpl.name, 'render']);
       const row = await svc.wired.deps.db.selectFrom('motions').selectAll().where('id', '=', m.id).executeTakeFirstOrThrow();
-      assert.deepEqual([row.source_kind, row.template_id, Number(row.duration_ms)], ['template', tpl.id, Math.round(tpl.duration_s * 1000)]);
+      assert.deepEqual(
+        [row.source_kind, row.template_id, Number(row.duration_ms)],
+        ['template', tpl.id, Math.round(tpl.duration_s * 1000)],
+      );
       const jobs = await svc.wired.deps.db.selectFrom('jobs').select('type').where('resource_id', '=', m.id).execute();
       assert.deepEqual(jobs, [{ type: 'motion.extract' }]);
       const named = (await (await importJson({ template_id: tpl.id, name: 'My take' })).json()) as { name: string };
@@ -164,26 +226,38 @@ for (const t of await dbTargets()) {
       const unknown = await errorOf(await importJson({ template_id: 'no-such-template' }));
       assert.equal(unknown.status, 404);
       assert.equal(unknown.code, 'MOTION_TEMPLATE_NOT_FOUND');
-      for (const body of [{}, { template_id: '' }, { template_id: null }, { template_id: ['a', 'b'] }, { template_id: firstTemplate().id, extra: true }, { template_id: firstTemplate().id, name: 'n'.repeat(257) }]) {
+      for (const body of [
+        {},
+        { template_id: '' },
+        { template_id: null },
+        { template_id: ['a', 'b'] },
+        { template_id: firstTemplate().id, extra: true },
+        { template_id: firstTemplate().id, name: 'n'.repeat(257) },
+      ]) {
         const err = await errorOf(await importJson(body));
         assert.equal(err.status, 400, JSON.stringify(body));
         assert.equal(err.code, 'INVALID_REQUEST');
       }
-      const notJson = await errorOf(await svc.request('/v1/motions/import', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' }));
+      const notJson = await errorOf(
+        await svc.request('/v1/motions/import', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' }),
+      );
       assert.equal(notJson.status, 400);
     });
 
     it('lists Motions newest first in cursor pages; progress null; deleted and foreign ones excluded', async () => {
       const acct = await svc.newAccount();
       const ids: string[] = [];
-      for (let i = 0; i < 6; i++) ids.push(((await (await importJson({ template_id: firstTemplate().id, name: `m${i}` }, acct.apiKey)).json()) as { id: string }).id);
+      for (let i = 0; i < 6; i++)
+        ids.push(((await (await importJson({ template_id: firstTemplate().id, name: `m${i}` }, acct.apiKey)).json()) as { id: string }).id);
       assert.equal((await svc.request(`/v1/motions/${ids[5]}`, { method: 'DELETE', key: acct.apiKey })).status, 200);
       const newestFirst = ids.slice(0, 5).reverse();
       const seen: string[] = [];
       let cursor: string | null = null;
       const flags: boolean[] = [];
       do {
-        const res: Response = await svc.request(`/v1/motions?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { key: acct.apiKey });
+        const res: Response = await svc.request(`/v1/motions?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
+          key: acct.apiKey,
+        });
         assert.equal(res.status, 200);
         const page = (await res.json()) as { items: { id: string; progress: unknown }[]; next_cursor: string | null; has_more: boolean };
         assert.deepEqual(Object.keys(page).sort(), ['has_more', 'items', 'next_cursor']);
@@ -196,14 +270,27 @@ for (const t of await dbTargets()) {
       assert.deepEqual(seen, newestFirst);
       assert.deepEqual(flags, [true, true, false]);
       const all = (await (await svc.request('/v1/motions', { key: acct.apiKey })).json()) as { items: { id: string }[]; has_more: boolean };
-      assert.deepEqual(all.items.map((m) => m.id), newestFirst, 'default limit 20 covers them');
+      assert.deepEqual(
+        all.items.map((m) => m.id),
+        newestFirst,
+        'default limit 20 covers them',
+      );
       assert.equal(all.has_more, false);
       const mine = (await (await svc.request('/v1/motions?limit=100')).json()) as { items: { id: string }[] };
       assert.ok(mine.items.every((m) => !ids.includes(m.id)));
     });
 
     it('refuses bad limits and cursors with 400', async () => {
-      for (const q of ['limit=0', 'limit=101', 'limit=abc', 'limit=2.5', 'cursor=garbage', `cursor=${Buffer.from('m1:char_01J00000000000000000000000').toString('base64url')}`, 'cursor=', 'status=ready']) {
+      for (const q of [
+        'limit=0',
+        'limit=101',
+        'limit=abc',
+        'limit=2.5',
+        'cursor=garbage',
+        `cursor=${Buffer.from('m1:char_01J00000000000000000000000').toString('base64url')}`,
+        'cursor=',
+        'status=ready',
+      ]) {
         const err = await errorOf(await svc.request(`/v1/motions?${q}`));
         assert.equal(err.status, 400, q);
         assert.equal(err.code, 'INVALID_REQUEST', q);
@@ -214,9 +301,18 @@ for (const t of await dbTargets()) {
       const { id } = (await (await importJson({ template_id: firstTemplate().id })).json()) as { id: string };
       assert.equal((await svc.request(`/v1/motions/${id}`)).status, 200);
       const other = await svc.newAccount();
-      const probes = [[id, other.apiKey], [id.replace('mot_', 'char_'), svc.apiKey], ['mot_nope', svc.apiKey], ['mot_' + 'Z'.repeat(26), svc.apiKey]] as const;
+      const probes = [
+        [id, other.apiKey],
+        [id.replace('mot_', 'char_'), svc.apiKey],
+        ['mot_nope', svc.apiKey],
+        ['mot_' + 'Z'.repeat(26), svc.apiKey],
+      ] as const;
       for (const [probe, key] of probes) {
-        for (const [path, method] of [[`/v1/motions/${probe}`, 'GET'], [`/v1/motions/${probe}`, 'DELETE'], [`/v1/motions/${probe}/export?download_type=glb`, 'GET']]) {
+        for (const [path, method] of [
+          [`/v1/motions/${probe}`, 'GET'],
+          [`/v1/motions/${probe}`, 'DELETE'],
+          [`/v1/motions/${probe}/export?download_type=glb`, 'GET'],
+        ]) {
           const err = await errorOf(await svc.request(path, { method, key }));
           assert.equal(err.status, 404, `${method} ${path}`);
           assert.equal(err.code, 'MOTION_NOT_FOUND', `${method} ${path}`);
@@ -234,7 +330,9 @@ for (const t of await dbTargets()) {
       assert.equal((await errorOf(await svc.request(`/v1/motions/${id}`))).code, 'MOTION_NOT_FOUND');
       assert.equal((await svc.request(`/v1/motions/${id}`, { method: 'DELETE' })).status, 404);
       assert.ok(await svc.wired.deps.storage.stat(`motions/${id}/source`));
-      assert.deepEqual(await svc.wired.deps.db.selectFrom('jobs').select('status').where('resource_id', '=', id).execute(), [{ status: 'cancelled' }]);
+      assert.deepEqual(await svc.wired.deps.db.selectFrom('jobs').select('status').where('resource_id', '=', id).execute(), [
+        { status: 'cancelled' },
+      ]);
       assert.equal(await transitionMotion(svc.wired.deps.db, id, { to: 'processing' }), null);
     });
 
@@ -250,17 +348,32 @@ for (const t of await dbTargets()) {
       assert.equal(render.status, 409);
       assert.equal(render.code, 'EXTRACTION_UNAVAILABLE');
       const id = ((await (await create({ video_url: URL_SOURCE, type: 'glb' })).json()) as { id: string }).id;
-      assert.equal((await errorOf(await svc.request(`/v1/motions/${id}/export?download_type=fbx`))).body.error.details.glb_status, 'queued');
+      assert.equal(
+        (await errorOf(await svc.request(`/v1/motions/${id}/export?download_type=fbx`))).body.error.details.glb_status,
+        'queued',
+      );
       const assets = `motions/${id}/assets`;
       await svc.wired.deps.storage.putStream(`${assets}/metahuman.fbx`, Readable.from([Buffer.from('fbx-metahuman')]));
       await transitionMotion(db, id, { to: 'ready', assetsKey: assets, durationMs: 4000 });
-      assert.equal((await (await svc.request(`/v1/motions/${id}`)).json() as { status: string }).status, 'processing', 'waits for its glb');
+      assert.equal(
+        ((await (await svc.request(`/v1/motions/${id}`)).json()) as { status: string }).status,
+        'processing',
+        'waits for its glb',
+      );
       assert.equal((await transitionMotion(db, id, { to: 'glb', status: 'ready' }))?.status, 'ready');
-      const exp = (await (await svc.request(`/v1/motions/${id}/export?download_type=fbx`)).json()) as { id: string; metahuman_url: string; mixamo_url: string | null };
+      const exp = (await (await svc.request(`/v1/motions/${id}/export?download_type=fbx`)).json()) as {
+        id: string;
+        metahuman_url: string;
+        mixamo_url: string | null;
+      };
       assert.equal(exp.id, id);
       assert.equal(await (await fetch(exp.metahuman_url)).text(), 'fbx-metahuman');
       assert.equal(exp.mixamo_url, null, 'no mixamo file was produced');
-      assert.equal((await errorOf(await svc.request(`/v1/motions/${id}/export?download_type=glb`))).code, 'EXTRACTION_UNAVAILABLE', 'no glb file');
+      assert.equal(
+        (await errorOf(await svc.request(`/v1/motions/${id}/export?download_type=glb`))).code,
+        'EXTRACTION_UNAVAILABLE',
+        'no glb file',
+      );
       const got = (await (await svc.request(`/v1/motions/${id}`)).json()) as Record<string, unknown>;
       assert.deepEqual([got.status, got.progress, got.glb, got.capabilities], ['ready', 100, { status: 'ready' }, ['video_render']]);
     });
@@ -274,13 +387,17 @@ for (const t of await dbTargets()) {
       assert.deepEqual([ready?.status, Number(ready?.duration_ms), ready?.progress], ['ready', 8123, 100]);
       assert.equal(await transitionMotion(db, id, { to: 'failed', reason: 'late' }), null);
       const glb = ((await (await create({ video_url: URL_SOURCE, type: 'all' })).json()) as { id: string }).id;
-      const [a, b] = await Promise.all([transitionMotion(db, glb, { to: 'failed', reason: 'x', part: 'glb' }), transitionMotion(db, glb, { to: 'cancelled' })]);
+      const [a, b] = await Promise.all([
+        transitionMotion(db, glb, { to: 'failed', reason: 'x', part: 'glb' }),
+        transitionMotion(db, glb, { to: 'cancelled' }),
+      ]);
       assert.equal([a, b].filter((r) => r !== null).length, 1, 'one terminal transition wins');
       const got = (await (await svc.request(`/v1/motions/${glb}`)).json()) as Record<string, any>;
       assert.ok(got.status === 'failed' ? got.glb.status === 'failed' : got.status === 'cancelled' && got.glb.status === 'cancelled');
       assert.equal(got.error, null);
       assert.ok(got.completed_at);
-      if (got.status === 'failed') assert.equal((await errorOf(await svc.request(`/v1/motions/${glb}/export?download_type=glb`))).code, 'EXTRACTION_FAILED');
+      if (got.status === 'failed')
+        assert.equal((await errorOf(await svc.request(`/v1/motions/${glb}/export?download_type=glb`))).code, 'EXTRACTION_FAILED');
     });
   });
 }

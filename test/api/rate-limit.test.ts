@@ -29,10 +29,7 @@ describe('in-process token bucket store', () => {
 
   it('the default numbers: creations burst 40 then 20/s, reads 100/s; a refusal spends nothing', async () => {
     const config = loadConfig({});
-    assert.deepEqual(
-      { ...config.rateLimits },
-      { enabled: true, createPerSecond: 20, createBurst: 40, readPerSecond: 100 },
-    );
+    assert.deepEqual({ ...config.rateLimits }, { enabled: true, createPerSecond: 20, createBurst: 40, readPerSecond: 100 });
     let now = 0;
     const store = new MemoryRateLimitStore(() => now);
     const create = { ratePerSecond: 20, burst: 40 };
@@ -58,12 +55,18 @@ for (const target of await dbTargets()) {
     before(async () => {
       svc = await startService({
         db: target.kind,
-        env: { MARIONETTE_RATE_LIMITS: 'true', MARIONETTE_RATE_READ_PER_S: '2', MARIONETTE_RATE_CREATE_PER_S: '1', MARIONETTE_RATE_CREATE_BURST: '3' },
+        env: {
+          MARIONETTE_RATE_LIMITS: 'true',
+          MARIONETTE_RATE_READ_PER_S: '2',
+          MARIONETTE_RATE_CREATE_PER_S: '1',
+          MARIONETTE_RATE_CREATE_BURST: '3',
+        },
       });
     });
     after(() => svc?.close());
 
-    const create = (key?: string) => svc.request('/v1/renders/prepare', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', key });
+    const create = (key?: string) =>
+      svc.request('/v1/renders/prepare', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', key });
 
     function assertLimited(err: Awaited<ReturnType<typeof errorOf>>, res: Response, maxWaitMs: number): number {
       assert.equal(err.status, 429);

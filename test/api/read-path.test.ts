@@ -47,7 +47,14 @@ describe('compiledOnce', () => {
   before(async () => {
     h = await openDb({ url: 'sqlite::memory:' });
     await h.db.schema.createTable('t').addColumn('id', 'text').addColumn('n', 'integer').execute();
-    await h.db.insertInto('t' as never).values([{ id: 'a', n: 1 }, { id: 'b', n: 2 }, { id: 'c', n: 3 }] as never).execute();
+    await h.db
+      .insertInto('t' as never)
+      .values([
+        { id: 'a', n: 1 },
+        { id: 'b', n: 2 },
+        { id: 'c', n: 3 },
+      ] as never)
+      .execute();
   });
   after(() => h?.close());
 
@@ -55,8 +62,14 @@ describe('compiledOnce', () => {
     const q = compiledOnce((db, id: string, limit: number) =>
       (db as any).selectFrom('t').select(['id', 'n']).where('id', '>=', id).where('n', '<', 100).orderBy('id').limit(limit),
     );
-    assert.deepEqual(await q(h.db, 'a', 2), [{ id: 'a', n: 1 }, { id: 'b', n: 2 }]);
-    assert.deepEqual(await q(h.db, 'b', 5), [{ id: 'b', n: 2 }, { id: 'c', n: 3 }]);
+    assert.deepEqual(await q(h.db, 'a', 2), [
+      { id: 'a', n: 1 },
+      { id: 'b', n: 2 },
+    ]);
+    assert.deepEqual(await q(h.db, 'b', 5), [
+      { id: 'b', n: 2 },
+      { id: 'c', n: 3 },
+    ]);
     assert.deepEqual(await q(h.db, 'z', 5), []);
   });
 });
@@ -73,7 +86,11 @@ for (const t of await dbTargets()) {
     it('a key revoked through the service stops working at once', async () => {
       const other = await svc.newAccount();
       assert.equal((await svc.request('/v1/credits', { key: other.apiKey })).status, 200);
-      const row = await svc.wired.deps.db.selectFrom('api_keys').select('id').where('account_id', '=', other.accountId).executeTakeFirstOrThrow();
+      const row = await svc.wired.deps.db
+        .selectFrom('api_keys')
+        .select('id')
+        .where('account_id', '=', other.accountId)
+        .executeTakeFirstOrThrow();
       await revokeKey(svc.wired.deps.db, row.id);
       const e = await errorOf(await svc.request('/v1/credits', { key: other.apiKey }));
       assert.equal(e.status, 401);
@@ -89,7 +106,11 @@ for (const t of await dbTargets()) {
           ? await openDb({ url: svc.config.databaseUrl })
           : await openDb({ url: process.env.MARIONETTE_TEST_PG_URL!, schema: await currentSchema(svc) });
       try {
-        await outside.db.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('account_id', '=', other.accountId).execute();
+        await outside.db
+          .updateTable('api_keys')
+          .set({ revoked_at: new Date().toISOString() })
+          .where('account_id', '=', other.accountId)
+          .execute();
       } finally {
         await outside.close();
       }

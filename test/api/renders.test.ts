@@ -25,16 +25,26 @@ async function form(parts: Record<string, Part>): Promise<FormData> {
   return fd;
 }
 
-const insertCharacter = (svc: TestService, accountId: string, status: AssetStatus) => insertCharacterRow(svc.wired.deps.db, accountId, status);
+const insertCharacter = (svc: TestService, accountId: string, status: AssetStatus) =>
+  insertCharacterRow(svc.wired.deps.db, accountId, status);
 const insertMotion = (svc: TestService, accountId: string, status: AssetStatus, durationMs: number | null = 2500) =>
   insertMotionRow(svc.wired.deps.db, accountId, status, durationMs);
 
-const videoRow = (svc: TestService, id: string) => svc.wired.deps.db.selectFrom('videos').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+const videoRow = (svc: TestService, id: string) =>
+  svc.wired.deps.db.selectFrom('videos').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 const reserveOf = async (svc: TestService, id: string) =>
   (await svc.wired.deps.db.selectFrom('ledger').selectAll().where('resource_id', '=', id).execute()).filter((r) => r.kind === 'reserve');
 const uploadsLeft = async (svc: TestService) => readdir(join(svc.wired.deps.tmpDir, 'uploads')).catch(() => [] as string[]);
 const countVideos = async (svc: TestService, accountId: string) =>
-  Number((await svc.wired.deps.db.selectFrom('videos').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await svc.wired.deps.db
+        .selectFrom('videos')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('account_id', '=', accountId)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 for (const t of await dbTargets()) {
   describe(`renders (${t.kind})`, { skip: t.skip || (!hasSharedMedia() && NO_MEDIA_REASON) }, () => {
@@ -53,8 +63,16 @@ for (const t of await dbTargets()) {
 
     test('every character source combines with every motion source', async () => {
       const videoMs = (await svc.wired.deps.engine.probeVideo(VIDEO)).durationMs;
-      const characters: Record<string, Part> = { character_id: '', image: { file: IMAGE, name: 'me.jpg' }, image_url: `${svc.baseUrl}/assets/me.png` };
-      const motions: Record<string, Part> = { motion_id: '', motion_video: { file: VIDEO, name: 'dance.mp4' }, motion_video_url: `${svc.baseUrl}/assets/dance.mp4` };
+      const characters: Record<string, Part> = {
+        character_id: '',
+        image: { file: IMAGE, name: 'me.jpg' },
+        image_url: `${svc.baseUrl}/assets/me.png`,
+      };
+      const motions: Record<string, Part> = {
+        motion_id: '',
+        motion_video: { file: VIDEO, name: 'dance.mp4' },
+        motion_video_url: `${svc.baseUrl}/assets/dance.mp4`,
+      };
       for (const [cf, cv] of Object.entries(characters)) {
         for (const [mf, mv] of Object.entries(motions)) {
           const res = await post({ [cf]: cf === 'character_id' ? charReady : cv, [mf]: mf === 'motion_id' ? motReady : mv });
@@ -95,16 +113,28 @@ for (const t of await dbTargets()) {
     });
 
     test('creation writes the queued event, the render.run job, the request ID and the service source', async () => {
-      const res = await post({ character_id: charReady, motion_id: motReady, background_mode: 'solid', bg_color: '0, 177,64' }, { headers: { 'X-Request-Id': 'trace-abc-1', 'X-Service-Source': 'sdk-ts/1.0' } });
+      const res = await post(
+        { character_id: charReady, motion_id: motReady, background_mode: 'solid', bg_color: '0, 177,64' },
+        { headers: { 'X-Request-Id': 'trace-abc-1', 'X-Service-Source': 'sdk-ts/1.0' } },
+      );
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('x-request-id'), 'trace-abc-1');
       const { id } = (await res.json()) as any;
       const row = await videoRow(svc, id);
-      assert.deepEqual([row.request_id, row.service_source, row.background_mode, row.bg_color, row.status], ['trace-abc-1', 'sdk-ts/1.0', 'solid', '0,177,64', 'queued']);
+      assert.deepEqual(
+        [row.request_id, row.service_source, row.background_mode, row.bg_color, row.status],
+        ['trace-abc-1', 'sdk-ts/1.0', 'solid', '0,177,64', 'queued'],
+      );
       const events = await svc.wired.deps.db.selectFrom('render_events').selectAll().where('render_id', '=', id).execute();
-      assert.deepEqual(events.map((e) => [Number(e.sequence), e.type]), [[1, 'queued']]);
+      assert.deepEqual(
+        events.map((e) => [Number(e.sequence), e.type]),
+        [[1, 'queued']],
+      );
       const jobs = await svc.wired.deps.db.selectFrom('jobs').selectAll().where('resource_id', '=', id).execute();
-      assert.deepEqual(jobs.map((j) => [j.type, j.status]), [['render.run', 'queued']]);
+      assert.deepEqual(
+        jobs.map((j) => [j.type, j.status]),
+        [['render.run', 'queued']],
+      );
     });
 
     test('neither family: the built-in default character and template, or the project defaults', async () => {
@@ -130,10 +160,19 @@ for (const t of await dbTargets()) {
       await setProjectDefaults(svc.wired.deps.db, other.accountId, { characterId: c, motionId: m });
       const withDefaults = (await (await svc.request('/v1/renders', { method: 'POST', key: other.apiKey })).json()) as any;
       const row2 = await videoRow(svc, withDefaults.id);
-      assert.deepEqual([JSON.parse(row2.character_source), JSON.parse(row2.motion_source)], [{ kind: 'character', id: c }, { kind: 'motion', id: m }]);
+      assert.deepEqual(
+        [JSON.parse(row2.character_source), JSON.parse(row2.motion_source)],
+        [
+          { kind: 'character', id: c },
+          { kind: 'motion', id: m },
+        ],
+      );
       assert.equal(-(await reserveOf(svc, withDefaults.id))[0].amount_milli, 2000);
 
-      await setProjectDefaults(svc.wired.deps.db, other.accountId, { characterId: await insertCharacter(svc, other.accountId, 'processing'), motionId: m });
+      await setProjectDefaults(svc.wired.deps.db, other.accountId, {
+        characterId: await insertCharacter(svc, other.accountId, 'processing'),
+        motionId: m,
+      });
       const notReady = await errorOf(await svc.request('/v1/renders', { method: 'POST', key: other.apiKey }));
       assert.deepEqual([notReady.status, notReady.code, notReady.body.error.details.status], [409, 'INVALID_CHARACTER', 'processing']);
     });
@@ -142,12 +181,24 @@ for (const t of await dbTargets()) {
       const cases: [Record<string, Part>, string, string[]][] = [
         [{ character_id: charReady }, 'motion', []],
         [{ motion_video_url: 'https://example.com/v.mp4' }, 'character', []],
-        [{ character_id: charReady, image_url: 'https://example.com/a.png', motion_id: motReady }, 'character', ['character_id', 'image_url']],
-        [{ character_id: charReady, motion_id: motReady, motion_video: { file: VIDEO }, motion_video_url: 'https://example.com/v.mp4' }, 'motion', ['motion_id', 'motion_video', 'motion_video_url']],
+        [
+          { character_id: charReady, image_url: 'https://example.com/a.png', motion_id: motReady },
+          'character',
+          ['character_id', 'image_url'],
+        ],
+        [
+          { character_id: charReady, motion_id: motReady, motion_video: { file: VIDEO }, motion_video_url: 'https://example.com/v.mp4' },
+          'motion',
+          ['motion_id', 'motion_video', 'motion_video_url'],
+        ],
       ];
       for (const [parts, family, fields] of cases) {
         const e = await errorOf(await post(parts));
-        assert.deepEqual([e.status, e.code, e.body.error.details.family, e.body.error.details.fields], [400, 'INVALID_REQUEST', family, fields], JSON.stringify(parts));
+        assert.deepEqual(
+          [e.status, e.code, e.body.error.details.family, e.body.error.details.fields],
+          [400, 'INVALID_REQUEST', family, fields],
+          JSON.stringify(parts),
+        );
       }
       const unknown = await errorOf(await post({ scene_id: 'x' }));
       assert.deepEqual([unknown.status, unknown.body.error.details.field], [400, 'scene_id']);
@@ -194,19 +245,31 @@ for (const t of await dbTargets()) {
 
     test('uploads that are not accepted media are refused with nothing left behind', async () => {
       const before = await countVideos(svc, svc.accountId);
-      const e1 = await errorOf(await post({ image: { bytes: Buffer.from('definitely not a picture'), name: 'a.png' }, motion_id: motReady }));
+      const e1 = await errorOf(
+        await post({ image: { bytes: Buffer.from('definitely not a picture'), name: 'a.png' }, motion_id: motReady }),
+      );
       assert.deepEqual([e1.status, e1.code], [422, 'UNSUPPORTED_MEDIA']);
       const e2 = await errorOf(await post({ character_id: charReady, motion_video: { file: IMAGE, name: 'clip.mp4' } }));
       assert.deepEqual([e2.status, e2.code], [422, 'UNSUPPORTED_MEDIA']);
       assert.equal(await countVideos(svc, svc.accountId), before);
       assert.deepEqual(await uploadsLeft(svc), []);
       const renderDirs = await readdir(join(svc.config.storage.root, 'renders')).catch(() => [] as string[]);
-      for (const d of renderDirs) assert.ok((await svc.wired.deps.db.selectFrom('videos').select('id').where('id', '=', d).executeTakeFirst()) !== undefined, `orphan ${d}`);
+      for (const d of renderDirs)
+        assert.ok(
+          (await svc.wired.deps.db.selectFrom('videos').select('id').where('id', '=', d).executeTakeFirst()) !== undefined,
+          `orphan ${d}`,
+        );
     });
 
     test('URL sources must be public http(s) URLs', async () => {
-      for (const [field, url] of [['image_url', 'file:///etc/passwd'], ['image_url', 'http://user:pw@example.com/a.png'], ['motion_video_url', 'http://10.1.2.3/v.mp4'], ['motion_video_url', 'not a url']]) {
-        const parts: Record<string, Part> = field === 'image_url' ? { image_url: url, motion_id: motReady } : { character_id: charReady, motion_video_url: url };
+      for (const [field, url] of [
+        ['image_url', 'file:///etc/passwd'],
+        ['image_url', 'http://user:pw@example.com/a.png'],
+        ['motion_video_url', 'http://10.1.2.3/v.mp4'],
+        ['motion_video_url', 'not a url'],
+      ]) {
+        const parts: Record<string, Part> =
+          field === 'image_url' ? { image_url: url, motion_id: motReady } : { character_id: charReady, motion_video_url: url };
         const e = await errorOf(await post(parts));
         assert.deepEqual([e.status, e.code, e.body.error.details.field], [400, 'INVALID_REQUEST', field], url);
       }
@@ -226,14 +289,18 @@ for (const t of await dbTargets()) {
       assert.equal((await svc.request(`/v1/renders/${newId('render')}`, { method: 'DELETE' })).status, 405);
     });
 
-    test('download: 302 to a fresh signed URL when ready, 409 before, 404 when not the caller\'s', async () => {
+    test("download: 302 to a fresh signed URL when ready, 409 before, 404 when not the caller's", async () => {
       const { id } = (await (await post({ character_id: charReady, motion_id: motReady })).json()) as any;
       const early = await errorOf(await svc.request(`/v1/renders/${id}/download`));
       assert.deepEqual([early.status, early.code, early.body.error.details.status], [409, 'INVALID_REQUEST', 'queued']);
 
       const key = `renders/${id}/output/video.mp4`;
       await svc.wired.deps.storage.putFile(key, VIDEO);
-      await svc.wired.deps.db.updateTable('videos').set({ status: 'ready', video_key: key, progress: 100, duration_ms: 2500, completed_at: new Date().toISOString() }).where('id', '=', id).execute();
+      await svc.wired.deps.db
+        .updateTable('videos')
+        .set({ status: 'ready', video_key: key, progress: 100, duration_ms: 2500, completed_at: new Date().toISOString() })
+        .where('id', '=', id)
+        .execute();
       const res = await svc.request(`/v1/renders/${id}/download`);
       assert.equal(res.status, 302);
       const location = res.headers.get('location')!;
@@ -243,17 +310,32 @@ for (const t of await dbTargets()) {
       assert.deepEqual(Buffer.from(await file.arrayBuffer()), await readFile(VIDEO));
 
       const foreign = await svc.newAccount(1);
-      for (const [path, key2] of [[`/v1/renders/${id}/download`, foreign.apiKey], [`/v1/renders/${newId('render')}/download`, svc.apiKey], ['/v1/renders/render_bad/download', svc.apiKey], [`/v1/renders/${charReady}/download`, svc.apiKey]]) {
+      for (const [path, key2] of [
+        [`/v1/renders/${id}/download`, foreign.apiKey],
+        [`/v1/renders/${newId('render')}/download`, svc.apiKey],
+        ['/v1/renders/render_bad/download', svc.apiKey],
+        [`/v1/renders/${charReady}/download`, svc.apiKey],
+      ]) {
         const e = await errorOf(await svc.request(path, { key: key2 }));
         assert.deepEqual([e.status, e.code], [404, 'RENDER_NOT_FOUND'], path);
       }
     });
 
     test('a JSON body is the draft form, answered by the draft rules', async () => {
-      const noKey = await errorOf(await svc.request('/v1/renders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ draft_id: newId('draft') }) }));
+      const noKey = await errorOf(
+        await svc.request('/v1/renders', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ draft_id: newId('draft') }),
+        }),
+      );
       assert.deepEqual([noKey.status, noKey.code], [400, 'INVALID_REQUEST']);
       const missing = await errorOf(
-        await svc.request('/v1/renders', { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'k-1' }, body: JSON.stringify({ draft_id: newId('draft') }) }),
+        await svc.request('/v1/renders', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'idempotency-key': 'k-1' },
+          body: JSON.stringify({ draft_id: newId('draft') }),
+        }),
       );
       assert.deepEqual([missing.status, missing.code], [404, 'DRAFT_NOT_FOUND']);
     });

@@ -57,15 +57,32 @@ for (const t of await dbTargets()) {
     let svc: TestService;
     let port: number;
     before(async () => {
-      svc = await startService({ db: t.kind, credits: 100, env: { MARIONETTE_IDLE_TIMEOUT_MS: String(IDLE_MS), MARIONETTE_REQUEST_TIMEOUT_MS: String(REQUEST_MS) } });
+      svc = await startService({
+        db: t.kind,
+        credits: 100,
+        env: { MARIONETTE_IDLE_TIMEOUT_MS: String(IDLE_MS), MARIONETTE_REQUEST_TIMEOUT_MS: String(REQUEST_MS) },
+      });
       port = Number(new URL(svc.baseUrl).port);
     });
     after(async () => svc?.close());
 
     const head = (path: string, length: number, extra: string[] = []) =>
-      [`POST ${path} HTTP/1.1`, 'Host: 127.0.0.1', `Authorization: Bearer ${svc.apiKey}`, 'Content-Type: multipart/form-data; boundary=XYZ', `Content-Length: ${length}`, ...extra].join('\r\n');
-    const fileField: Record<string, string> = { '/v1/renders': 'motion_video', '/v1/motions': 'video', '/v1/characters': 'image', '/v1/videos': 'driving_video' };
-    const openPart = (path: string) => `--XYZ\r\nContent-Disposition: form-data; name="${fileField[path]}"; filename="a.bin"\r\nContent-Type: application/octet-stream\r\n\r\n${'x'.repeat(2000)}`;
+      [
+        `POST ${path} HTTP/1.1`,
+        'Host: 127.0.0.1',
+        `Authorization: Bearer ${svc.apiKey}`,
+        'Content-Type: multipart/form-data; boundary=XYZ',
+        `Content-Length: ${length}`,
+        ...extra,
+      ].join('\r\n');
+    const fileField: Record<string, string> = {
+      '/v1/renders': 'motion_video',
+      '/v1/motions': 'video',
+      '/v1/characters': 'image',
+      '/v1/videos': 'driving_video',
+    };
+    const openPart = (path: string) =>
+      `--XYZ\r\nContent-Disposition: form-data; name="${fileField[path]}"; filename="a.bin"\r\nContent-Type: application/octet-stream\r\n\r\n${'x'.repeat(2000)}`;
     const nothingLeft = async () => {
       // The request's own cleanup runs as its connection closes; give it a moment.
       for (let i = 0; i < 50; i++) {
@@ -75,7 +92,16 @@ for (const t of await dbTargets()) {
       }
       assert.deepEqual(await readdir(join(svc.wired.deps.tmpDir, 'uploads')), [], 'nothing left in tmp/uploads');
     };
-    const created = async () => Number((await svc.wired.deps.db.selectFrom('videos').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', svc.accountId).executeTakeFirstOrThrow()).n);
+    const created = async () =>
+      Number(
+        (
+          await svc.wired.deps.db
+            .selectFrom('videos')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('account_id', '=', svc.accountId)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const balance = async () => ((await (await svc.request('/v1/credits')).json()) as { balance: number }).balance;
 
     for (const path of Object.keys(fileField)) {
@@ -136,7 +162,11 @@ for (const t of await dbTargets()) {
       assert.equal(none.status, 200, await none.clone().text());
       const empty = await svc.request('/v1/renders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       assert.equal(empty.status, 200, await empty.clone().text());
-      const emptyForm = await svc.request('/v1/renders', { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=XYZ' }, body: '--XYZ--\r\n' });
+      const emptyForm = await svc.request('/v1/renders', {
+        method: 'POST',
+        headers: { 'content-type': 'multipart/form-data; boundary=XYZ' },
+        body: '--XYZ--\r\n',
+      });
       assert.equal(emptyForm.status, 400);
       assert.equal(await created(), 2);
     });

@@ -18,7 +18,11 @@ const BOUNDARY = 'marionette-test-boundary';
 /** Resolves when the request can take more, or when it is gone; either way both listeners are removed. */
 function drainOrClose(req: ReturnType<typeof httpRequest>): Promise<void> {
   return new Promise((resolve) => {
-    const done = (): void => { req.off('drain', done); req.off('close', done); resolve(); };
+    const done = (): void => {
+      req.off('drain', done);
+      req.off('close', done);
+      resolve();
+    };
     req.on('drain', done);
     req.on('close', done);
   });
@@ -49,7 +53,8 @@ function openUpload(url: string, method: string, headers: Record<string, string>
   return { req, response };
 }
 
-const fileHead = (field: string) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${field}"; filename="f.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+const fileHead = (field: string) =>
+  `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${field}"; filename="f.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`;
 
 for (const target of await dbTargets()) {
   describe(`uploads (${target.kind})`, { skip: target.skip || (!hasSharedMedia() && NO_MEDIA_REASON) }, () => {
@@ -69,13 +74,22 @@ for (const target of await dbTargets()) {
       let sent = 0;
       let answeredAt = -1;
       const chunk = Buffer.alloc(64 * 1024, 1);
-      response.then(() => (answeredAt = sent), () => {});
+      response.then(
+        () => (answeredAt = sent),
+        () => {},
+      );
       while (sent < total - 1024 && answeredAt < 0 && !req.destroyed) {
         sent += chunk.length;
         if (!req.write(chunk)) await drainOrClose(req);
       }
       const res = await response;
-      const body = JSON.parse(await new Promise<string>((r) => { let s = ''; res.on('data', (d) => (s += d)); res.on('end', () => r(s)); }));
+      const body = JSON.parse(
+        await new Promise<string>((r) => {
+          let s = '';
+          res.on('data', (d) => (s += d));
+          res.on('end', () => r(s));
+        }),
+      );
       req.destroy();
       assert.equal(res.statusCode, 422);
       assert.equal(body.error.code, 'UNSUPPORTED_MEDIA');
@@ -103,7 +117,13 @@ for (const target of await dbTargets()) {
       req.on('error', () => {});
       req.write(fileHead('motion_video'));
       const res = await response;
-      const body = JSON.parse(await new Promise<string>((r) => { let s = ''; res.on('data', (d) => (s += d)); res.on('end', () => r(s)); }));
+      const body = JSON.parse(
+        await new Promise<string>((r) => {
+          let s = '';
+          res.on('data', (d) => (s += d));
+          res.on('end', () => r(s));
+        }),
+      );
       req.destroy();
       assert.deepEqual([res.statusCode, body.error.code], [422, 'UNSUPPORTED_MEDIA']);
       assert.equal(body.error.details.content_length, huge);
@@ -115,10 +135,31 @@ for (const target of await dbTargets()) {
       const png = new Uint8Array(2000);
       const cases: [string, (f: FormData) => void, string][] = [
         ['image as text', (f) => f.set('image', 'not a file'), 'image'],
-        ['background_mode as file', (f) => { f.set('background_mode', new Blob([png]), 'b.txt'); f.set('motion_id', 'mot_01ARZ3NDEKTSV4RRFFQ69G5FAV'); }, 'background_mode'],
+        [
+          'background_mode as file',
+          (f) => {
+            f.set('background_mode', new Blob([png]), 'b.txt');
+            f.set('motion_id', 'mot_01ARZ3NDEKTSV4RRFFQ69G5FAV');
+          },
+          'background_mode',
+        ],
         ['traversal field name', (f) => f.set('../../image', new Blob([png]), 'x.png'), '../../image'],
-        ['unknown text field', (f) => { f.set('image', new Blob([png]), 'a.png'); f.set('evil', '1'); }, 'evil'],
-        ['repeated file', (f) => { f.append('image', new Blob([png]), 'a.png'); f.append('image', new Blob([png]), 'b.png'); }, 'image'],
+        [
+          'unknown text field',
+          (f) => {
+            f.set('image', new Blob([png]), 'a.png');
+            f.set('evil', '1');
+          },
+          'evil',
+        ],
+        [
+          'repeated file',
+          (f) => {
+            f.append('image', new Blob([png]), 'a.png');
+            f.append('image', new Blob([png]), 'b.png');
+          },
+          'image',
+        ],
       ];
       for (const [what, fill, field] of cases) {
         const form = new FormData();
@@ -154,7 +195,10 @@ for (const target of await dbTargets()) {
       let sent = 0;
       let stoppedAt = -1; // when the server answered or dropped the connection
       const chunk = Buffer.alloc(64 * 1024, 1);
-      response.then(() => (stoppedAt = sent), () => (stoppedAt = sent));
+      response.then(
+        () => (stoppedAt = sent),
+        () => (stoppedAt = sent),
+      );
       while (sent < total - 1024 && stoppedAt < 0 && !req.destroyed) {
         sent += chunk.length;
         if (!req.write(chunk)) await drainOrClose(req);
@@ -191,7 +235,10 @@ for (const target of await dbTargets()) {
       const prep = await svc.request('/v1/renders/prepare', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ image: { content_type: 'image/jpeg', size_bytes: 1000 }, motion_video: { content_type: 'video/mp4', size_bytes: video.length } }),
+        body: JSON.stringify({
+          image: { content_type: 'image/jpeg', size_bytes: 1000 },
+          motion_video: { content_type: 'video/mp4', size_bytes: video.length },
+        }),
       });
       assert.equal(prep.status, 200);
       const plan = (await prep.json()) as { draft_id: string; uploads: { url: string; headers: Record<string, string> }[] };

@@ -22,7 +22,10 @@ interface Hit {
   host: string | undefined;
 }
 
-function localServer(handler: (req: IncomingMessage, res: ServerResponse) => void, host = '127.0.0.1'): Promise<{ server: Server; port: number; hits: Hit[] }> {
+function localServer(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  host = '127.0.0.1',
+): Promise<{ server: Server; port: number; hits: Hit[] }> {
   const hits: Hit[] = [];
   const server = createServer((req, res) => {
     hits.push({ url: req.url ?? '', host: req.headers.host });
@@ -49,13 +52,52 @@ async function refusal(p: Promise<unknown>): Promise<AppError> {
 describe('address guard', () => {
   it('classifies non-public IPv4 and IPv6 addresses, including mapped and embedded forms', () => {
     const blocked = [
-      '127.0.0.1', '127.255.0.9', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '100.100.100.200',
-      '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', 'fd00:ec2::254', '::ffff:127.0.0.1', '::ffff:10.0.0.1',
-      '64:ff9b::a9fe:a9fe', '2002:c0a8:0101::1', 'ff02::1', '2001:db8::1', '::ffff:0:a00:1', '2001:0:4136:e378::1', '3fff::1', '64:ff9b:1::a00:1',
-      '192.0.0.170', '192.0.2.255', '198.18.5.5', '198.51.100.1', '203.0.113.254', '240.1.2.3', '0.255.255.255',
+      '127.0.0.1',
+      '127.255.0.9',
+      '10.1.2.3',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '100.100.100.200',
+      '0.0.0.0',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::1',
+      '::',
+      'fe80::1',
+      'fc00::1',
+      'fd00:ec2::254',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      '64:ff9b::a9fe:a9fe',
+      '2002:c0a8:0101::1',
+      'ff02::1',
+      '2001:db8::1',
+      '::ffff:0:a00:1',
+      '2001:0:4136:e378::1',
+      '3fff::1',
+      '64:ff9b:1::a00:1',
+      '192.0.0.170',
+      '192.0.2.255',
+      '198.18.5.5',
+      '198.51.100.1',
+      '203.0.113.254',
+      '240.1.2.3',
+      '0.255.255.255',
     ];
     for (const a of blocked) assert.ok(nonPublicReason(parseIp(a)!), `${a} must be refused`);
-    for (const a of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '192.169.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:0808:0808::1']) {
+    for (const a of [
+      '8.8.8.8',
+      '1.1.1.1',
+      '172.32.0.1',
+      '192.169.0.1',
+      '100.128.0.1',
+      '2606:4700:4700::1111',
+      '::ffff:8.8.8.8',
+      '2002:0808:0808::1',
+    ]) {
       assert.equal(nonPublicReason(parseIp(a)!), null, `${a} is public`);
     }
   });
@@ -84,11 +126,45 @@ describe('address guard', () => {
       ['http://0xa.0.0.1/a.png', 'blocked_address'],
       ['http://127.0.0.1./a.png', 'blocked_address'],
       // Every non-public IPv4 range.
-      ...['0.0.0.0', '0.1.2.3', '100.64.0.1', '100.127.255.254', '172.16.0.1', '192.0.0.8', '192.0.2.1', '192.168.255.1', '198.18.0.1', '198.19.255.1',
-        '198.51.100.7', '203.0.113.9', '224.0.0.1', '239.255.255.250', '240.0.0.1', '255.255.255.255'].map((a): [string, string] => [`http://${a}/x`, 'blocked_address']),
+      ...[
+        '0.0.0.0',
+        '0.1.2.3',
+        '100.64.0.1',
+        '100.127.255.254',
+        '172.16.0.1',
+        '192.0.0.8',
+        '192.0.2.1',
+        '192.168.255.1',
+        '198.18.0.1',
+        '198.19.255.1',
+        '198.51.100.7',
+        '203.0.113.9',
+        '224.0.0.1',
+        '239.255.255.250',
+        '240.0.0.1',
+        '255.255.255.255',
+      ].map((a): [string, string] => [`http://${a}/x`, 'blocked_address']),
       // IPv6 literals, and IPv6 forms that carry a private IPv4 address.
-      ...['::', '::1', '0:0:0:0:0:0:0:1', '::ffff:7f00:1', '::ffff:0:a00:1', '64:ff9b::7f00:1', '64:ff9b::a9fe:a9fe', '2002:7f00:1::', '2002:c0a8:1::1',
-        'fc00::1', 'fd12:3456::1', 'fe80::1', 'febf::1', 'ff02::1', 'ff0e::1', '2001::1', '2001:db8::1', '::127.0.0.1'].map((a): [string, string] => [`http://[${a}]/x`, 'blocked_address']),
+      ...[
+        '::',
+        '::1',
+        '0:0:0:0:0:0:0:1',
+        '::ffff:7f00:1',
+        '::ffff:0:a00:1',
+        '64:ff9b::7f00:1',
+        '64:ff9b::a9fe:a9fe',
+        '2002:7f00:1::',
+        '2002:c0a8:1::1',
+        'fc00::1',
+        'fd12:3456::1',
+        'fe80::1',
+        'febf::1',
+        'ff02::1',
+        'ff0e::1',
+        '2001::1',
+        '2001:db8::1',
+        '::127.0.0.1',
+      ].map((a): [string, string] => [`http://[${a}]/x`, 'blocked_address']),
       // Metadata services by name, in any case, with or without the final dot.
       ['http://metadata.google.internal/computeMetadata/v1/', 'blocked_address'],
       ['http://METADATA.Google.Internal./computeMetadata/v1/', 'blocked_address'],
@@ -121,7 +197,12 @@ describe('fetchToFile', () => {
   let srv: Awaited<ReturnType<typeof localServer>>;
   const base = () => `http://127.0.0.1:${srv.port}`;
   const allow = ['127.0.0.1'];
-  const opts = (extra: Partial<Parameters<typeof fetchToFile>[2]> = {}) => ({ maxBytes: 1024 * 1024, timeoutMs: 5000, allowList: allow, ...extra });
+  const opts = (extra: Partial<Parameters<typeof fetchToFile>[2]> = {}) => ({
+    maxBytes: 1024 * 1024,
+    timeoutMs: 5000,
+    allowList: allow,
+    ...extra,
+  });
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'marionette-fetch-'));
@@ -195,7 +276,12 @@ describe('fetchToFile', () => {
   });
 
   it('checks every redirect again: a hop to a metadata or private address is refused without connecting', async () => {
-    for (const target of ['http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/', 'http://[::ffff:192.168.0.1]/', 'file:///etc/passwd']) {
+    for (const target of [
+      'http://169.254.169.254/latest/meta-data/',
+      'http://10.0.0.1/',
+      'http://[::ffff:192.168.0.1]/',
+      'file:///etc/passwd',
+    ]) {
       const err = await refusal(fetchToFile(`${base()}/to?u=${encodeURIComponent(target)}`, join(dir, 'hop'), opts()));
       assert.equal(err.code, 'INVALID_REQUEST', target);
       assert.ok(['blocked_address', 'scheme'].includes(err.details.reason as string), target);
@@ -204,24 +290,36 @@ describe('fetchToFile', () => {
 
   it('resolves a name once, refuses non-public answers, and pins the socket to the checked address', async () => {
     const calls: string[] = [];
-    const resolverOf = (addrs: string[]): Resolver => async (host) => {
-      calls.push(host);
-      return addrs.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-    };
+    const resolverOf =
+      (addrs: string[]): Resolver =>
+      async (host) => {
+        calls.push(host);
+        return addrs.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+      };
     for (const answer of [['10.0.0.5'], ['169.254.169.254'], ['93.184.216.34', '127.0.0.1'], ['fd00::1']]) {
-      const err = await refusal(fetchToFile(`http://media.example.test:${srv.port}/file`, join(dir, 'dns'), opts({ allowList: [], resolver: resolverOf(answer) })));
+      const err = await refusal(
+        fetchToFile(`http://media.example.test:${srv.port}/file`, join(dir, 'dns'), opts({ allowList: [], resolver: resolverOf(answer) })),
+      );
       assert.equal(err.details.reason, 'blocked_address', answer.join(','));
     }
     // Allowed by address: the connection goes to the resolved address with the original Host.
     calls.length = 0;
     const hitsBefore = srv.hits.length;
-    const got = await fetchToFile(`http://media.example.test:${srv.port}/file`, join(dir, 'pinned'), opts({ resolver: resolverOf(['127.0.0.1']) }));
+    const got = await fetchToFile(
+      `http://media.example.test:${srv.port}/file`,
+      join(dir, 'pinned'),
+      opts({ resolver: resolverOf(['127.0.0.1']) }),
+    );
     assert.equal(got.size, PAYLOAD.length);
     assert.deepEqual(calls, ['media.example.test'], 'resolved exactly once');
     assert.equal(srv.hits.length, hitsBefore + 1);
     assert.equal(srv.hits.at(-1)!.host, `media.example.test:${srv.port}`);
     // Allowed by name: whatever it resolves to.
-    const byName = await fetchToFile(`http://media.internal.test:${srv.port}/file`, join(dir, 'byname'), opts({ allowList: ['.internal.test'], resolver: resolverOf(['127.0.0.1']) }));
+    const byName = await fetchToFile(
+      `http://media.internal.test:${srv.port}/file`,
+      join(dir, 'byname'),
+      opts({ allowList: ['.internal.test'], resolver: resolverOf(['127.0.0.1']) }),
+    );
     assert.equal(byName.size, PAYLOAD.length);
   });
 
@@ -257,7 +355,13 @@ describe('fetchToFile', () => {
 
   it('a stalling resolver counts against the deadline', { timeout: 5000 }, async () => {
     const t0 = Date.now();
-    const err = await refusal(fetchToFile('http://slow-dns.test/x', join(dir, 'slowdns'), opts({ timeoutMs: 300, allowList: [], resolver: () => new Promise(() => {}) })));
+    const err = await refusal(
+      fetchToFile(
+        'http://slow-dns.test/x',
+        join(dir, 'slowdns'),
+        opts({ timeoutMs: 300, allowList: [], resolver: () => new Promise(() => {}) }),
+      ),
+    );
     assert.equal(err.details.reason, 'timeout');
     assert.ok(Date.now() - t0 < 2000);
   });
@@ -276,7 +380,11 @@ describe('fetchToFile', () => {
     const resolver: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
     const hits = srv.hits.length;
     const err = await refusal(
-      fetchToFile(`http://good.test:${srv.port}/to?u=${encodeURIComponent(`http://127.0.0.1:${srv.port}/file`)}`, join(dir, 'hop2'), opts({ allowList: ['good.test'], resolver })),
+      fetchToFile(
+        `http://good.test:${srv.port}/to?u=${encodeURIComponent(`http://127.0.0.1:${srv.port}/file`)}`,
+        join(dir, 'hop2'),
+        opts({ allowList: ['good.test'], resolver }),
+      ),
     );
     assert.equal(err.details.reason, 'blocked_address');
     assert.equal(srv.hits.length, hits + 1, 'only the allow-listed first hop was contacted');
@@ -315,7 +423,12 @@ describe('fetchToFile', () => {
 
   it('HTTP_PROXY and friends are not honoured: the request goes straight to the pinned address', async () => {
     const proxy = await localServer((_req, res) => res.writeHead(502).end());
-    const saved = { HTTP_PROXY: process.env.HTTP_PROXY, http_proxy: process.env.http_proxy, HTTPS_PROXY: process.env.HTTPS_PROXY, NO_PROXY: process.env.NO_PROXY };
+    const saved = {
+      HTTP_PROXY: process.env.HTTP_PROXY,
+      http_proxy: process.env.http_proxy,
+      HTTPS_PROXY: process.env.HTTPS_PROXY,
+      NO_PROXY: process.env.NO_PROXY,
+    };
     const proxyUrl = `http://127.0.0.1:${proxy.port}`;
     Object.assign(process.env, { HTTP_PROXY: proxyUrl, http_proxy: proxyUrl, HTTPS_PROXY: proxyUrl });
     delete process.env.NO_PROXY;
@@ -400,7 +513,11 @@ for (const target of await dbTargets()) {
         res.writeHead(404);
         res.end();
       }, '127.0.0.2');
-      svc = await startService({ db: target.kind, workers: true, env: { MARIONETTE_URL_ALLOW_LIST: '127.0.0.2', MARIONETTE_MAX_VIDEO_BYTES: String(VIDEO_LIMIT) } });
+      svc = await startService({
+        db: target.kind,
+        workers: true,
+        env: { MARIONETTE_URL_ALLOW_LIST: '127.0.0.2', MARIONETTE_MAX_VIDEO_BYTES: String(VIDEO_LIMIT) },
+      });
     });
     after(async () => {
       await svc?.close();
@@ -430,7 +547,13 @@ for (const target of await dbTargets()) {
     }
 
     it('refuses loopback, private and metadata URLs at the door (prepare and the direct form)', async () => {
-      const urls = [`http://127.0.0.1:${blocked.port}/a.png`, `http://localhost:${blocked.port}/a.png`, 'http://169.254.169.254/latest/meta-data/', 'http://[::1]/a.png', 'ftp://example.com/a.png'];
+      const urls = [
+        `http://127.0.0.1:${blocked.port}/a.png`,
+        `http://localhost:${blocked.port}/a.png`,
+        'http://169.254.169.254/latest/meta-data/',
+        'http://[::1]/a.png',
+        'ftp://example.com/a.png',
+      ];
       for (const url of urls) {
         const viaPrepare = await errorOf(await prepareWith({ image_url: url, motion_video_url: 'https://example.com/m.mp4' }));
         assert.equal(viaPrepare.status, 400, url);
@@ -446,7 +569,10 @@ for (const target of await dbTargets()) {
     });
 
     it('admits a loopback address the operator allow-list names', async () => {
-      const res = await prepareWith({ image_url: `http://127.0.0.2:${media.port}/a.png`, motion_video_url: `http://127.0.0.2:${media.port}/m.mp4` });
+      const res = await prepareWith({
+        image_url: `http://127.0.0.2:${media.port}/a.png`,
+        motion_video_url: `http://127.0.0.2:${media.port}/m.mp4`,
+      });
       assert.equal(res.status, 200, await res.clone().text());
       const draft = (await res.json()) as { draft_id: string; uploads: unknown[] };
       assert.deepEqual(draft.uploads, []);
@@ -471,7 +597,11 @@ for (const target of await dbTargets()) {
         if (reason) assert.equal(done.error.details.reason, reason, path);
         assert.ok(done.error.message.length > 10);
         const held = await svc.wired.deps.db.selectFrom('ledger').select(['kind', 'amount_milli']).where('resource_id', '=', id).execute();
-        assert.equal(held.reduce((sum, m) => sum + Number(m.amount_milli), 0), 0, `${path}: nothing charged`);
+        assert.equal(
+          held.reduce((sum, m) => sum + Number(m.amount_milli), 0),
+          0,
+          `${path}: nothing charged`,
+        );
       }
       assert.ok(media.hits.some((h) => h.url === '/missing.mp4'));
     });

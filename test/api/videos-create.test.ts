@@ -23,10 +23,27 @@ let media: { dir: string; image: string; video: string };
 before(async () => {
   const dir = await mkdtemp(join(tmpdir(), 'marionette-videos-'));
   const image = join(dir, 'frame.png');
-  await sharp({ create: { width: 320, height: 240, channels: 3, background: { r: 40, g: 120, b: 200 } } }).png().toFile(image);
+  await sharp({ create: { width: 320, height: 240, channels: 3, background: { r: 40, g: 120, b: 200 } } })
+    .png()
+    .toFile(image);
   // A 2.4 s synthetic driving clip: its reservation is ceil(2.4) = 3 credits.
   const video = join(dir, 'driving.mp4');
-  await run(tools.ffmpeg, ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=25', '-t', '2.4', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', video]);
+  await run(tools.ffmpeg, [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=320x240:rate=25',
+    '-t',
+    '2.4',
+    '-c:v',
+    'libx264',
+    '-pix_fmt',
+    'yuv420p',
+    video,
+  ]);
   media = { dir, image, video };
 });
 after(async () => {
@@ -59,7 +76,12 @@ for (const t of await dbTargets()) {
     after(async () => svc?.close());
 
     const json = (body: unknown, key?: string) =>
-      svc.request('/v1/videos', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), ...(key ? { key } : {}) });
+      svc.request('/v1/videos', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        ...(key ? { key } : {}),
+      });
     async function multipart(fields: Record<string, string | string[] | { file: string; type: string }>): Promise<Response> {
       const fd = new FormData();
       for (const [k, v] of Object.entries(fields)) {
@@ -69,7 +91,15 @@ for (const t of await dbTargets()) {
       }
       return svc.request('/v1/videos', { method: 'POST', body: fd });
     }
-    const videoCount = async () => Number((await svc.wired.deps.db.selectFrom('videos').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const videoCount = async () =>
+      Number(
+        (
+          await svc.wired.deps.db
+            .selectFrom('videos')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
 
     test('H3 from JSON: a queued vid_ Video with the seed; reserved ceil(duration) credits, 5x at 4k, whatever the quality', async () => {
       const cases = [
@@ -80,7 +110,14 @@ for (const t of await dbTargets()) {
         { duration_s: 4.2, resolution: '1080p', quality: 'low', credits: 5 },
       ];
       for (const c of cases) {
-        const res = await json({ model: 'h3', prompt: 'a puppet waves on the beach', duration_s: c.duration_s, resolution: c.resolution, quality: c.quality, seed: 99 });
+        const res = await json({
+          model: 'h3',
+          prompt: 'a puppet waves on the beach',
+          duration_s: c.duration_s,
+          resolution: c.resolution,
+          quality: c.quality,
+          seed: 99,
+        });
         assert.equal(res.status, 200, await res.clone().text());
         const body = (await res.json()) as any;
         assert.match(body.id, /^vid_/);
@@ -89,7 +126,11 @@ for (const t of await dbTargets()) {
         assert.equal(body.alpha_url, null);
         assert.equal(body.links, undefined);
         const ledger = await ledgerOf(svc.wired.deps.db, body.id);
-        assert.deepEqual(ledger.map((l) => [l.kind, Number(l.amount_milli)]), [['reserve', -c.credits * 1000]], JSON.stringify(c));
+        assert.deepEqual(
+          ledger.map((l) => [l.kind, Number(l.amount_milli)]),
+          [['reserve', -c.credits * 1000]],
+          JSON.stringify(c),
+        );
       }
     });
 
@@ -156,7 +197,13 @@ for (const t of await dbTargets()) {
     });
 
     test('H3 multipart: first frame file, repeated target_tags, H3-only fields refused in animate mode', async () => {
-      const res = await multipart({ prompt: 'she walks then waves', first_frame_image: { file: media.image, type: 'image/png' }, target_tags: ['walk', 'beach'], seed: '5', duration_s: '3' });
+      const res = await multipart({
+        prompt: 'she walks then waves',
+        first_frame_image: { file: media.image, type: 'image/png' },
+        target_tags: ['walk', 'beach'],
+        seed: '5',
+        duration_s: '3',
+      });
       assert.equal(res.status, 200, await res.clone().text());
       const body = (await res.json()) as any;
       const row = await svc.wired.deps.db.selectFrom('videos').selectAll().where('id', '=', body.id).executeTakeFirstOrThrow();
@@ -167,7 +214,13 @@ for (const t of await dbTargets()) {
       assert.equal(row.kind, 'h3');
       assert.equal(Number(row.seed), 5);
 
-      const e = await errorOf(await multipart({ driving_video: { file: media.video, type: 'video/mp4' }, character_image: { file: media.image, type: 'image/png' }, duration_s: '5' }));
+      const e = await errorOf(
+        await multipart({
+          driving_video: { file: media.video, type: 'video/mp4' },
+          character_image: { file: media.image, type: 'image/png' },
+          duration_s: '5',
+        }),
+      );
       assert.equal(e.status, 400);
       assert.deepEqual(e.body.error.details.fields, ['duration_s']);
       const notImage = await errorOf(await multipart({ prompt: 'x', first_frame_image: { file: media.video, type: 'image/png' } }));
@@ -175,23 +228,39 @@ for (const t of await dbTargets()) {
     });
 
     test('animate: an anim_ Video reserving ceil(driving seconds); mode inferred from the driving video', async () => {
-      const res = await multipart({ character_image: { file: media.image, type: 'image/png' }, driving_video: { file: media.video, type: 'video/mp4' }, prompt: 'in the scene', seed: '3' });
+      const res = await multipart({
+        character_image: { file: media.image, type: 'image/png' },
+        driving_video: { file: media.video, type: 'video/mp4' },
+        prompt: 'in the scene',
+        seed: '3',
+      });
       assert.equal(res.status, 200, await res.clone().text());
       const body = (await res.json()) as any;
       assert.match(body.id, /^anim_/);
       assert.equal(body.status, 'queued');
       assert.equal(body.seed, undefined, 'seed is reported on vid_ videos only');
       const ledger = await ledgerOf(svc.wired.deps.db, body.id);
-      assert.deepEqual(ledger.map((l) => [l.kind, Number(l.amount_milli)]), [['reserve', -3000]]);
+      assert.deepEqual(
+        ledger.map((l) => [l.kind, Number(l.amount_milli)]),
+        [['reserve', -3000]],
+      );
       const row = await svc.wired.deps.db.selectFrom('videos').selectAll().where('id', '=', body.id).executeTakeFirstOrThrow();
       assert.equal(row.kind, 'animation');
       const job = await svc.wired.deps.db.selectFrom('jobs').selectAll().where('resource_id', '=', body.id).executeTakeFirstOrThrow();
       assert.equal(job.type, 'render.run');
       // Both families of the animate sources are exclusive.
-      const two = await errorOf(await multipart({ character_image: { file: media.image, type: 'image/png' }, character_id: 'char_x', driving_video: { file: media.video, type: 'video/mp4' } }));
+      const two = await errorOf(
+        await multipart({
+          character_image: { file: media.image, type: 'image/png' },
+          character_id: 'char_x',
+          driving_video: { file: media.video, type: 'video/mp4' },
+        }),
+      );
       assert.equal(two.status, 400);
       assert.deepEqual(two.body.error.details.fields, ['character_image', 'character_id']);
-      const h3WithDriving = await errorOf(await multipart({ mode: 'h3', prompt: 'x', driving_video: { file: media.video, type: 'video/mp4' } }));
+      const h3WithDriving = await errorOf(
+        await multipart({ mode: 'h3', prompt: 'x', driving_video: { file: media.video, type: 'video/mp4' } }),
+      );
       assert.equal(h3WithDriving.status, 400);
     });
 
@@ -200,7 +269,9 @@ for (const t of await dbTargets()) {
       const kinds = new Set(page.items.map((v: any) => v.id.split('_')[0]));
       assert.ok(kinds.has('vid') && kinds.has('anim'), [...kinds].join(','));
       for (const v of page.items) {
-        const keys = Object.keys(v).filter((k) => k !== 'seed' && k !== 'enhanced_prompt').sort();
+        const keys = Object.keys(v)
+          .filter((k) => k !== 'seed' && k !== 'enhanced_prompt')
+          .sort();
         assert.deepEqual(keys, ['alpha_url', 'completed_at', 'created_at', 'error', 'id', 'progress', 'stage', 'status', 'video_url']);
       }
       const other = await svc.newAccount(10);

@@ -9,15 +9,39 @@ import { dbTargets, errorOf, startService, type TestService } from '../helpers/h
 
 let clock = Date.parse('2026-01-01T00:00:00.000Z');
 
-async function insertVideo(svc: TestService, accountId: string, over: Partial<VideosTable> & { family?: IdFamily } = {}): Promise<VideosTable> {
+async function insertVideo(
+  svc: TestService,
+  accountId: string,
+  over: Partial<VideosTable> & { family?: IdFamily } = {},
+): Promise<VideosTable> {
   const { family = 'render', ...rest } = over;
   // Distinct, increasing creation times so "newest first" is a checkable fact.
   const at = new Date((clock += 1000)).toISOString();
   const row: VideosTable = {
-    id: newId(family), account_id: accountId, kind: family === 'render' ? 'render' : family === 'h3Video' ? 'h3' : 'animation', status: 'queued',
-    progress: 0, stage: null, background_mode: 'original', bg_color: null, character_source: '{"kind":"builtin"}', motion_source: '{"kind":"template","id":"wave"}',
-    video_key: null, alpha_key: null, estimated_ms: 1000, duration_ms: null, reserved_milli: 1000, error_json: null, request_id: 'req_seed', service_source: null,
-    draft_id: null, created_at: at, updated_at: at, started_at: null, completed_at: null, ...rest,
+    id: newId(family),
+    account_id: accountId,
+    kind: family === 'render' ? 'render' : family === 'h3Video' ? 'h3' : 'animation',
+    status: 'queued',
+    progress: 0,
+    stage: null,
+    background_mode: 'original',
+    bg_color: null,
+    character_source: '{"kind":"builtin"}',
+    motion_source: '{"kind":"template","id":"wave"}',
+    video_key: null,
+    alpha_key: null,
+    estimated_ms: 1000,
+    duration_ms: null,
+    reserved_milli: 1000,
+    error_json: null,
+    request_id: 'req_seed',
+    service_source: null,
+    draft_id: null,
+    created_at: at,
+    updated_at: at,
+    started_at: null,
+    completed_at: null,
+    ...rest,
   };
   await svc.wired.deps.db.insertInto('videos').values(row).execute();
   return row;
@@ -37,7 +61,15 @@ for (const t of await dbTargets()) {
         const res = await svc.request(`/v1/videos/${row.id}`);
         assert.equal(res.status, 200);
         assert.deepEqual(await res.json(), {
-          id: row.id, status: 'processing', progress: 40, stage: 'rendering', video_url: null, alpha_url: null, created_at: row.created_at, completed_at: null, error: null,
+          id: row.id,
+          status: 'processing',
+          progress: 40,
+          stage: 'rendering',
+          video_url: null,
+          alpha_url: null,
+          created_at: row.created_at,
+          completed_at: null,
+          error: null,
         });
       }
     });
@@ -48,7 +80,15 @@ for (const t of await dbTargets()) {
       await svc.wired.deps.storage.putStream(key, Readable.from([Buffer.from('video-bytes')]));
       await svc.wired.deps.storage.putStream(alphaKey, Readable.from([Buffer.from('alpha-bytes')]));
       const done = new Date().toISOString();
-      const transparent = await insertVideo(svc, svc.accountId, { status: 'ready', progress: 100, stage: 'finishing', video_key: key, alpha_key: alphaKey, background_mode: 'transparent', completed_at: done });
+      const transparent = await insertVideo(svc, svc.accountId, {
+        status: 'ready',
+        progress: 100,
+        stage: 'finishing',
+        video_key: key,
+        alpha_key: alphaKey,
+        background_mode: 'transparent',
+        completed_at: done,
+      });
       const body = (await (await svc.request(`/v1/videos/${transparent.id}`)).json()) as any;
       assert.equal(body.stage, null);
       assert.equal(body.completed_at, done);
@@ -62,15 +102,26 @@ for (const t of await dbTargets()) {
 
     test('a failed video answers 200 with the full error envelope', async () => {
       const failed = await insertVideo(svc, svc.accountId, {
-        status: 'failed', completed_at: new Date().toISOString(), request_id: 'req_origin',
-        error_json: JSON.stringify({ code: 'INVALID_MOTION', message: 'No performer was found in the driving video.', retryable: false, details: { frames: 0 } }),
+        status: 'failed',
+        completed_at: new Date().toISOString(),
+        request_id: 'req_origin',
+        error_json: JSON.stringify({
+          code: 'INVALID_MOTION',
+          message: 'No performer was found in the driving video.',
+          retryable: false,
+          details: { frames: 0 },
+        }),
       });
       const res = await svc.request(`/v1/videos/${failed.id}`);
       assert.equal(res.status, 200);
       const body = (await res.json()) as any;
       assert.equal(body.status, 'failed');
       assert.deepEqual(body.error, {
-        code: 'INVALID_MOTION', message: 'No performer was found in the driving video.', retryable: false, request_id: 'req_origin', details: { frames: 0 },
+        code: 'INVALID_MOTION',
+        message: 'No performer was found in the driving video.',
+        retryable: false,
+        request_id: 'req_origin',
+        details: { frames: 0 },
         remediation: { action: 'fix_input', retry_after_ms: null },
       });
     });
@@ -78,20 +129,34 @@ for (const t of await dbTargets()) {
     test('missing, foreign, malformed and other-family IDs are 404 RENDER_NOT_FOUND', async () => {
       const other = await svc.newAccount(1);
       const foreign = await insertVideo(svc, other.accountId);
-      for (const id of [newId('render'), newId('animation'), foreign.id, 'render_123', 'vid_', newId('character'), 'render_' + 'Z'.repeat(90)]) {
+      for (const id of [
+        newId('render'),
+        newId('animation'),
+        foreign.id,
+        'render_123',
+        'vid_',
+        newId('character'),
+        'render_' + 'Z'.repeat(90),
+      ]) {
         const e = await errorOf(await svc.request(`/v1/videos/${id}`));
         assert.deepEqual([e.status, e.code], [404, 'RENDER_NOT_FOUND'], id);
       }
       assert.equal((await svc.request(`/v1/videos/${foreign.id}`, { key: other.apiKey })).status, 200);
     });
 
-    test('GET /v1/videos pages newest first with an opaque cursor, filters by status, and lists only the caller\'s', async () => {
+    test("GET /v1/videos pages newest first with an opaque cursor, filters by status, and lists only the caller's", async () => {
       const acct = await svc.newAccount(1);
       const other = await svc.newAccount(1);
       const rows: VideosTable[] = [];
       for (let i = 0; i < 25; i++) {
         const family = (['render', 'h3Video', 'animation'] as const)[i % 3];
-        rows.push(await insertVideo(svc, acct.accountId, { family, status: i % 5 === 0 ? 'ready' : 'queued', video_key: i % 5 === 0 ? 'renders/test/output/video.mp4' : null }));
+        rows.push(
+          await insertVideo(svc, acct.accountId, {
+            family,
+            status: i % 5 === 0 ? 'ready' : 'queued',
+            video_key: i % 5 === 0 ? 'renders/test/output/video.mp4' : null,
+          }),
+        );
       }
       await insertVideo(svc, other.accountId);
       const newestFirst = rows.map((r) => r.id).reverse();
@@ -118,7 +183,13 @@ for (const t of await dbTargets()) {
       assert.equal(def.has_more, true);
 
       const ready = (await (await svc.request('/v1/videos?status=ready&limit=100', { key: acct.apiKey })).json()) as any;
-      assert.deepEqual(ready.items.map((v: any) => v.id), rows.filter((r) => r.status === 'ready').map((r) => r.id).reverse());
+      assert.deepEqual(
+        ready.items.map((v: any) => v.id),
+        rows
+          .filter((r) => r.status === 'ready')
+          .map((r) => r.id)
+          .reverse(),
+      );
       assert.ok(ready.items.every((v: any) => typeof v.video_url === 'string'));
       assert.deepEqual([ready.has_more, ready.next_cursor], [false, null]);
       const none = (await (await svc.request('/v1/videos?status=cancelled', { key: acct.apiKey })).json()) as any;
@@ -127,7 +198,17 @@ for (const t of await dbTargets()) {
 
     test('bad list parameters are 400 INVALID_REQUEST', async () => {
       const forged = Buffer.from(JSON.stringify(['2026-01-01T00:00:00.000Z', 'char_01ARZ3NDEKTSV4RRFFQ69G5FAV'])).toString('base64url');
-      for (const q of ['status=done', 'status=', 'limit=0', 'limit=101', 'limit=abc', 'limit=2.5', 'cursor=%%%', 'cursor=bm90LWpzb24', `cursor=${forged}`]) {
+      for (const q of [
+        'status=done',
+        'status=',
+        'limit=0',
+        'limit=101',
+        'limit=abc',
+        'limit=2.5',
+        'cursor=%%%',
+        'cursor=bm90LWpzb24',
+        `cursor=${forged}`,
+      ]) {
         const e = await errorOf(await svc.request(`/v1/videos?${q}`));
         assert.deepEqual([e.status, e.code], [400, 'INVALID_REQUEST'], q);
       }

@@ -70,7 +70,9 @@ describe('marionette CLI', { skip: !hasSharedMedia() && NO_MEDIA_REASON }, () =>
     const missing = await runCli(['videos', 'get', 'render_00000000000000000000000000'], { env });
     assert.equal(missing.code, 4);
     assert.match(missing.stderr, /RENDER_NOT_FOUND|NOT_FOUND/);
-    const down = await runCli(['credits', '--retries', '0'], { env: { ...env, MARIONETTE_BASE_URL: `http://127.0.0.1:${await freePort()}` } });
+    const down = await runCli(['credits', '--retries', '0'], {
+      env: { ...env, MARIONETTE_BASE_URL: `http://127.0.0.1:${await freePort()}` },
+    });
     assert.equal(down.code, 10);
   });
 
@@ -83,7 +85,9 @@ describe('marionette CLI', { skip: !hasSharedMedia() && NO_MEDIA_REASON }, () =>
     const credits = await runCli(['credits', '--json'], { env: { MARIONETTE_CONFIG: cfg } });
     assert.equal(credits.code, 0, credits.stderr);
     assert.equal(typeof JSON.parse(credits.stdout).balance, 'number');
-    const refused = await runCli(['login', '--key', 'mk_live_wrong', '--base-url', svc.baseUrl], { env: { MARIONETTE_CONFIG: join(dir, 'refused.json') } });
+    const refused = await runCli(['login', '--key', 'mk_live_wrong', '--base-url', svc.baseUrl], {
+      env: { MARIONETTE_CONFIG: join(dir, 'refused.json') },
+    });
     assert.equal(refused.code, 3);
     await assert.rejects(stat(join(dir, 'refused.json')), /ENOENT/);
     const logout = await runCli(['logout'], { env: { MARIONETTE_CONFIG: cfg } });
@@ -148,11 +152,17 @@ describe('marionette CLI', { skip: !hasSharedMedia() && NO_MEDIA_REASON }, () =>
     const credits = JSON.parse((await runCli(['credits', '--json'], { env })).stdout);
     assert.equal(typeof credits.balance, 'number');
 
-    const queued = await runCli(['videos', 'generate', '--prompt', 'a puppet waves on a beach', '--duration', '3', '--resolution', '480p', '--no-wait', '--json'], { env });
+    const queued = await runCli(
+      ['videos', 'generate', '--prompt', 'a puppet waves on a beach', '--duration', '3', '--resolution', '480p', '--no-wait', '--json'],
+      { env },
+    );
     assert.equal(queued.code, 0, queued.stderr);
     assert.match(JSON.parse(queued.stdout).id, /^vid_/);
     const out = join(dir, 'h3.mp4');
-    const gen = await runCli(['videos', 'generate', '--prompt', 'a puppet jumps in a forest', '--duration', '3', '--resolution', '480p', '-o', out], { env, timeoutMs: 600_000 });
+    const gen = await runCli(
+      ['videos', 'generate', '--prompt', 'a puppet jumps in a forest', '--duration', '3', '--resolution', '480p', '-o', out],
+      { env, timeoutMs: 600_000 },
+    );
     assert.equal(gen.code, 0, gen.stderr);
     assert.match(gen.stdout, /^vid_\w+ ready: saved .*h3\.mp4/m);
     assert.match(gen.stderr, /^render: 100% ready$/m);

@@ -71,7 +71,10 @@ export interface CliResult {
 }
 
 /** Runs `marionette` as a child process with pipes (no terminal). */
-export function runCli(args: string[], opts: { env: Record<string, string>; cwd?: string; input?: string; timeoutMs?: number }): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  opts: { env: Record<string, string>; cwd?: string; input?: string; timeoutMs?: number },
+): Promise<CliResult> {
   return new Promise((resolveRun, reject) => {
     const child = spawn(process.execPath, [CLI_BIN, ...args], {
       cwd: opts.cwd,
@@ -103,7 +106,14 @@ export function runCliTty(args: string[], opts: { env: Record<string, string>; c
     const command = [process.execPath, CLI_BIN, ...args].map(shq).join(' ');
     const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], {
       cwd: opts.cwd,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TERM: 'xterm-256color', COLUMNS: '120', LINES: '40', ...opts.env },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/tmp',
+        TERM: 'xterm-256color',
+        COLUMNS: '120',
+        LINES: '40',
+        ...opts.env,
+      },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

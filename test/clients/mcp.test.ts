@@ -23,7 +23,13 @@ describe('marionette mcp', () => {
       new StdioClientTransport({
         command: process.execPath,
         args: [CLI_BIN, 'mcp'],
-        env: { PATH: process.env.PATH ?? '', HOME: dir, MARIONETTE_API_KEY: svc.apiKey, MARIONETTE_BASE_URL: svc.baseUrl, MARIONETTE_CONFIG: join(dir, 'c.json') },
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: dir,
+          MARIONETTE_API_KEY: svc.apiKey,
+          MARIONETTE_BASE_URL: svc.baseUrl,
+          MARIONETTE_CONFIG: join(dir, 'c.json'),
+        },
         stderr: 'pipe',
       }),
     );
@@ -37,14 +43,24 @@ describe('marionette mcp', () => {
   test('tools are described with input schemas', async () => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
-    for (const name of ['create_render', 'create_video', 'get_status', 'list_videos', 'download_video', 'list_motion_templates', 'import_motion_template', 'get_balance']) {
+    for (const name of [
+      'create_render',
+      'create_video',
+      'get_status',
+      'list_videos',
+      'download_video',
+      'list_motion_templates',
+      'import_motion_template',
+      'get_balance',
+    ]) {
       const t = byName.get(name);
       assert.ok(t, name);
       assert.ok((t.description ?? '').length > 40, `${name} description`);
       assert.equal(t.inputSchema.type, 'object');
     }
     const render = byName.get('create_render')!.inputSchema as { properties: Record<string, { description?: string }> };
-    for (const f of ['image', 'video', 'character_id', 'motion_id', 'background_mode', 'output_path']) assert.ok(render.properties[f]?.description, f);
+    for (const f of ['image', 'video', 'character_id', 'motion_id', 'background_mode', 'output_path'])
+      assert.ok(render.properties[f]?.description, f);
   });
 
   test('balance, templates, then a full render with progress notifications and resource links; list, status, download', async () => {
@@ -69,7 +85,10 @@ describe('marionette mcp', () => {
     });
     assert.ok(!full.isError, JSON.stringify(full.content));
     assert.ok(progress.length >= 3, `${progress.length} progress notifications`);
-    assert.ok(progress.every((p, i) => i === 0 || p.progress >= progress[i - 1].progress), 'progress never goes back');
+    assert.ok(
+      progress.every((p, i) => i === 0 || p.progress >= progress[i - 1].progress),
+      'progress never goes back',
+    );
     assert.equal(progress.at(-1)!.progress, 100);
     const links = (full.content as { type: string; uri?: string; mimeType?: string }[]).filter((c) => c.type === 'resource_link');
     const http = links.find((l) => l.uri!.startsWith('http'));

@@ -18,5 +18,9 @@ test('packages/sdk/openapi.json and src/generated/openapi.ts match the served /v
   const pkg = JSON.parse(await readFile(join(SDK, 'package.json'), 'utf8'));
   assert.equal(pkg.version.split('.')[0], API_VERSION.split('.')[0], 'the package major version follows the interface');
   assert.equal(await readFile(join(SDK, 'openapi.json'), 'utf8'), documentText(doc), 'openapi.json is stale: npm run generate:sdk');
-  assert.equal(await readFile(join(SDK, 'src/generated/openapi.ts'), 'utf8'), await typesText(doc), 'generated types are stale: npm run generate:sdk');
+  assert.equal(
+    await readFile(join(SDK, 'src/generated/openapi.ts'), 'utf8'),
+    await typesText(doc),
+    'generated types are stale: npm run generate:sdk',
+  );
 });

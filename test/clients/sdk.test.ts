@@ -8,8 +8,17 @@ import { Readable } from 'node:stream';
 import { hasSharedMedia, NO_MEDIA_REASON, startService, type TestService } from '../helpers/harness.js';
 import { ffprobe, prepareMedia } from '../e2e/media-prep.js';
 import {
-  AuthenticationError, ConflictError, InvalidRequestError, JobFailedError, Marionette, MarionetteApiError, NotFoundError, RateLimitError,
-  type Character, type RenderEvent, type RetryInfo,
+  AuthenticationError,
+  ConflictError,
+  InvalidRequestError,
+  JobFailedError,
+  Marionette,
+  MarionetteApiError,
+  NotFoundError,
+  RateLimitError,
+  type Character,
+  type RenderEvent,
+  type RetryInfo,
 } from '../../packages/sdk/src/index.js';
 import { CuttableProxy } from './client-helpers.js';
 
@@ -25,7 +34,12 @@ describe('SDK against a live service', { skip: !hasSharedMedia() && NO_MEDIA_REA
   const retries: RetryInfo[] = [];
   before(async () => {
     media = await prepareMedia({ seconds: 1 });
-    svc = await startService({ db: 'sqlite', workers: true, credits: 200, env: { MARIONETTE_JOB_HEARTBEAT_MS: '1000', MARIONETTE_URL_ALLOW_LIST: '127.0.0.1' } });
+    svc = await startService({
+      db: 'sqlite',
+      workers: true,
+      credits: 200,
+      env: { MARIONETTE_JOB_HEARTBEAT_MS: '1000', MARIONETTE_URL_ALLOW_LIST: '127.0.0.1' },
+    });
     m = new Marionette({ baseUrl: svc.baseUrl, apiKey: svc.apiKey, onRetry: (r) => retries.push(r) });
   });
   after(async () => {
@@ -39,7 +53,10 @@ describe('SDK against a live service', { skip: !hasSharedMedia() && NO_MEDIA_REA
     const doc = await m.openapi();
     assert.equal((doc.info as { version: string }).version, '2.0.0');
 
-    const missing = await m.videos.get('render_00000000000000000000000000').then(() => null, (e) => e);
+    const missing = await m.videos.get('render_00000000000000000000000000').then(
+      () => null,
+      (e) => e,
+    );
     assert.ok(missing instanceof NotFoundError, String(missing));
     assert.equal(missing.status, 404);
     assert.equal(missing.retryable, false);
@@ -48,12 +65,18 @@ describe('SDK against a live service', { skip: !hasSharedMedia() && NO_MEDIA_REA
     assert.equal(typeof missing.remediation.action, 'string');
 
     const bad = new Marionette({ baseUrl: svc.baseUrl, apiKey: 'mk_live_nope' });
-    const auth = await bad.credits.get().then(() => null, (e) => e);
+    const auth = await bad.credits.get().then(
+      () => null,
+      (e) => e,
+    );
     assert.ok(auth instanceof AuthenticationError);
     assert.equal(auth.code, 'INVALID_CREDENTIAL');
     assert.equal(auth.remediation.action, 'replace_credential');
 
-    const invalid = await m.renders.create({ backgroundMode: 'original', bgColor: '1,2,3' }).then(() => null, (e) => e);
+    const invalid = await m.renders.create({ backgroundMode: 'original', bgColor: '1,2,3' }).then(
+      () => null,
+      (e) => e,
+    );
     assert.ok(invalid instanceof InvalidRequestError || invalid instanceof MarionetteApiError, String(invalid));
     assert.equal(invalid.code, 'INVALID_REQUEST');
   });
@@ -64,7 +87,9 @@ describe('SDK against a live service', { skip: !hasSharedMedia() && NO_MEDIA_REA
     const fromBuffer = await m.characters.create(bytes, { name: 'buffer' });
     const fromBlob = await m.characters.create(new Blob([bytes]), { name: 'blob' });
     const fromNode = await m.characters.create(createReadStream(media.image), { name: 'node stream' });
-    const fromWeb = await m.characters.create(Readable.toWeb(createReadStream(media.image)) as ReadableStream<Uint8Array>, { name: 'web stream' });
+    const fromWeb = await m.characters.create(Readable.toWeb(createReadStream(media.image)) as ReadableStream<Uint8Array>, {
+      name: 'web stream',
+    });
     for (const c of [fromPath, fromBuffer, fromBlob, fromNode, fromWeb]) {
       assert.match(c.id, /^char_/);
       assert.equal(c.status, 'queued');
@@ -73,12 +98,16 @@ describe('SDK against a live service', { skip: !hasSharedMedia() && NO_MEDIA_REA
     assert.deepEqual(new Set(listed.map((c) => c.name)), new Set(['path', 'buffer', 'blob', 'node stream', 'web stream']));
     assert.equal((await m.characters.get(fromBuffer.id)).name, 'buffer');
     // Deleted before a worker reaches them (the worker skips deleted rows), so only one is analysed.
-    for (const c of [fromBuffer, fromBlob, fromNode, fromWeb]) assert.deepEqual(await m.characters.delete(c.id), { id: c.id, status: 'deleted' });
+    for (const c of [fromBuffer, fromBlob, fromNode, fromWeb])
+      assert.deepEqual(await m.characters.delete(c.id), { id: c.id, status: 'deleted' });
     await assert.rejects(m.characters.get(fromBlob.id), NotFoundError);
     const ready = await m.waitFor<Character>(fromPath.id, { intervalMs: 500, timeoutMs: 240_000 });
     assert.equal(ready.status, 'ready', JSON.stringify(ready));
     assert.ok(ready.capabilities.includes('video_render'));
-    const exp = await m.characters.export(fromPath.id, { downloadType: 'vsplat' }).then((r) => r, (e) => e);
+    const exp = await m.characters.export(fromPath.id, { downloadType: 'vsplat' }).then(
+      (r) => r,
+      (e) => e,
+    );
     // A render-type character has no vsplat: either an empty export or a typed refusal.
     if (exp instanceof MarionetteApiError) assert.equal(exp.retryable, false);
     else assert.equal(exp.id, fromPath.id);
@@ -120,7 +149,10 @@ describe('SDK against a live service', { skip: !hasSharedMedia() && NO_MEDIA_REA
     const all = await m.motions.list({ limit: 2 }).toArray();
     assert.deepEqual(new Set(all.map((x) => x.id)), new Set([imported.id, created.id, second.id]));
     assert.equal((await m.motions.get(imported.id)).name, 'wave');
-    const exp = await m.motions.export(imported.id, { downloadType: 'glb' }).then((r) => r, (e) => e);
+    const exp = await m.motions.export(imported.id, { downloadType: 'glb' }).then(
+      (r) => r,
+      (e) => e,
+    );
     if (exp instanceof MarionetteApiError) assert.equal(exp.retryable, false);
     else assert.equal(exp.id, imported.id);
     await m.motions.delete(second.id);
@@ -148,8 +180,14 @@ describe('SDK against a live service', { skip: !hasSharedMedia() && NO_MEDIA_REA
       const resumedFrom = /last-event-id: (\S+)/i.exec(streamHeads[1])?.[1];
       assert.ok(resumedFrom, 'the second request carries Last-Event-ID');
       assert.equal(resumedFrom, reconnects[0]);
-      const seqs = events.filter((e) => e.event !== 'snapshot' && e.event !== 'heartbeat').map((e) => (e.data as { sequence: number }).sequence);
-      assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b), 'in order');
+      const seqs = events
+        .filter((e) => e.event !== 'snapshot' && e.event !== 'heartbeat')
+        .map((e) => (e.data as { sequence: number }).sequence);
+      assert.deepEqual(
+        seqs,
+        [...seqs].sort((a, b) => a - b),
+        'in order',
+      );
       assert.equal(new Set(seqs).size, seqs.length, 'no event twice');
       const last = events.at(-1)!;
       assert.equal(last.event, 'ready');
@@ -191,7 +229,11 @@ describe('SDK against a live service', { skip: !hasSharedMedia() && NO_MEDIA_REA
     const before = await m.videos.list({ limit: 100 }).toArray();
     const sdk = new Marionette({ baseUrl: svc.baseUrl, apiKey: svc.apiKey, draftThresholdBytes: 1024, fetch: flaky, maxRetryDelayMs: 200 });
     const progress: number[] = [];
-    const render = await sdk.renders.create({ character: await readFile(media.image), motionId: motion.id, onUploadProgress: (p) => progress.push(p.loaded / p.total) });
+    const render = await sdk.renders.create({
+      character: await readFile(media.image),
+      motionId: motion.id,
+      onUploadProgress: (p) => progress.push(p.loaded / p.total),
+    });
     assert.equal(putsFailed, 1);
     assert.equal(answersLost, 1);
     assert.equal(keys.length, 2);
@@ -218,7 +260,10 @@ describe('SDK against a live service', { skip: !hasSharedMedia() && NO_MEDIA_REA
     const v = await m.videos.create({ prompt: 'a wooden puppet waves on a beach', duration_s: 3, resolution: '480p', seed: 7 });
     assert.match(v.id, /^vid_/);
     assert.equal((await m.videos.get(v.id)).id, v.id);
-    const early = await m.videos.download(v.id).then(() => null, (e) => e);
+    const early = await m.videos.download(v.id).then(
+      () => null,
+      (e) => e,
+    );
     // Either it is still running (not ready) or, on a fast machine, it finished.
     if (early) assert.ok(early instanceof JobFailedError);
     const done = await m.waitFor(v.id, { intervalMs: 500, timeoutMs: 300_000, throwOnFailure: true });
@@ -226,7 +271,10 @@ describe('SDK against a live service', { skip: !hasSharedMedia() && NO_MEDIA_REA
     const out = join(media.dir, 'h3.mp4');
     assert.ok((await m.videos.downloadTo(v.id, out)) > 1000);
     assert.ok((await ffprobe(out)).frames > 30);
-    const conflict = await m.renders.createFromDraft('draft_missing').then(() => null, (e) => e);
+    const conflict = await m.renders.createFromDraft('draft_missing').then(
+      () => null,
+      (e) => e,
+    );
     assert.ok(conflict instanceof MarionetteApiError);
     assert.ok(!(conflict instanceof ConflictError) || conflict.code === 'IDEMPOTENCY_KEY_REUSED');
   });
@@ -242,7 +290,11 @@ describe('SDK retries', () => {
   test('a 429 is retried after Retry-After; with retries off it surfaces as RateLimitError', async () => {
     const strict = new Marionette({ baseUrl: svc.baseUrl, apiKey: svc.apiKey, maxRetries: 0 });
     let limited: unknown = null;
-    for (let i = 0; i < 20 && !limited; i++) limited = await strict.credits.get().then(() => null, (e) => e);
+    for (let i = 0; i < 20 && !limited; i++)
+      limited = await strict.credits.get().then(
+        () => null,
+        (e) => e,
+      );
     assert.ok(limited instanceof RateLimitError, String(limited));
     assert.equal(limited.status, 429);
     assert.equal(limited.code, 'RATE_LIMITED');

@@ -29,7 +29,10 @@ const redis: TestRedis = pgTarget.skip ? { url: '', prefix: '', skip: 'no Postgr
 const skip = pgTarget.skip || redis.skip || (!hasSharedMedia() && NO_MEDIA_REASON);
 
 /** A TCP proxy in front of PostgreSQL: `cut()` drops every connection and refuses new ones. */
-async function pgProxy(target: { host: string; port: number }): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
+async function pgProxy(target: {
+  host: string;
+  port: number;
+}): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
   const port = await freePort();
   const sockets = new Set<Socket>();
   let server: Server | null = null;
@@ -131,7 +134,10 @@ describe('distributed cluster: 2 API processes, workers, PostgreSQL + Redis + S3
     const prep = await call(p, key, '/v1/renders/prepare', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ image: { content_type: 'image/jpeg', size_bytes: image.length, sha256: sha(image) }, motion_video: { content_type: 'video/mp4', size_bytes: video.length } }),
+      body: JSON.stringify({
+        image: { content_type: 'image/jpeg', size_bytes: image.length, sha256: sha(image) },
+        motion_video: { content_type: 'video/mp4', size_bytes: video.length },
+      }),
     });
     assert.equal(prep.status, 200, await prep.clone().text());
     const plan = (await prep.json()) as { draft_id: string; uploads: { field: string; url: string; headers: Record<string, string> }[] };
@@ -152,7 +158,16 @@ describe('distributed cluster: 2 API processes, workers, PostgreSQL + Redis + S3
   async function cancelDirect(id: string): Promise<void> {
     const config = loadConfig(cluster.env);
     const pubsub = new RedisPubSub(redis.url, redis.prefix);
-    const queue = new BullMqQueue(db.db, pubsub, { redisUrl: redis.url, prefix: redis.prefix, workerId: 'test', lockMs: 6000, stalledIntervalMs: 2000, relayMs: 60_000, leaseMs: 30_000, heartbeatMs: 1000 });
+    const queue = new BullMqQueue(db.db, pubsub, {
+      redisUrl: redis.url,
+      prefix: redis.prefix,
+      workerId: 'test',
+      lockMs: 6000,
+      stalledIntervalMs: 2000,
+      relayMs: 60_000,
+      leaseMs: 30_000,
+      heartbeatMs: 1000,
+    });
     try {
       await cancelRender({ db: db.db, pubsub, queue, storage: s3 } as never, id);
     } finally {
@@ -166,12 +181,17 @@ describe('distributed cluster: 2 API processes, workers, PostgreSQL + Redis + S3
     // Reads: 5 per second, burst 5, per API key (MARIONETTE_RATE_READ_PER_S=5 for this cluster).
     const acct = await createAccount(db.db, { name: 'rl', credits: 0 });
     const t0 = Date.now();
-    const rs = await Promise.all(Array.from({ length: 20 }, (_, i) => call(i % 2 === 0 ? A : B, acct.apiKey, '/v1/credits').then((r) => r.status)));
+    const rs = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => call(i % 2 === 0 ? A : B, acct.apiKey, '/v1/credits').then((r) => r.status)),
+    );
     const allowed = rs.filter((c) => c === 200).length;
     const elapsedS = (Date.now() - t0) / 1000;
     // One bucket of 5 plus what refilled meanwhile; per-process buckets would allow 10 at once.
     assert.ok(allowed >= 5 && allowed <= 5 + Math.ceil(5 * elapsedS) + 1, `allowed ${allowed} of 20 in ${elapsedS}s`);
-    assert.ok(rs.every((c) => c === 200 || c === 429), JSON.stringify(rs));
+    assert.ok(
+      rs.every((c) => c === 200 || c === 429),
+      JSON.stringify(rs),
+    );
     // A bucket emptied through A is empty for B.
     await new Promise((r) => setTimeout(r, 1500));
     for (let i = 0; i < 30; i++) if ((await call(A, acct.apiKey, '/v1/credits')).status === 429) break;
@@ -191,7 +211,9 @@ describe('distributed cluster: 2 API processes, workers, PostgreSQL + Redis + S3
     const price = before - ((await (await call(A, probe.apiKey, '/v1/credits')).json()) as { balance: number }).balance;
     assert.ok(price > 0);
     const acct = await createAccount(db.db, { name: 'ten', credits: price * 10 });
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => call(i % 2 ? B : A, acct.apiKey, '/v1/renders', { method: 'POST' })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => call(i % 2 ? B : A, acct.apiKey, '/v1/renders', { method: 'POST' })),
+    );
     const codes = results.map((r) => r.status);
     assert.equal(codes.filter((c) => c === 200).length, 10, JSON.stringify(codes));
     assert.equal(codes.filter((c) => c === 402).length, 40, JSON.stringify(codes));
@@ -214,7 +236,10 @@ describe('distributed cluster: 2 API processes, workers, PostgreSQL + Redis + S3
     const frames = await s.until(['ready', 'failed', 'cancelled'], 240_000).catch((e) => assert.fail(`${e.message}\n${logs()}`));
     const last = frames[frames.length - 1];
     assert.equal(last.event, 'ready', JSON.stringify(last.json));
-    assert.ok(frames.some((f) => f.event === 'progress'), 'progress crossed processes');
+    assert.ok(
+      frames.some((f) => f.event === 'progress'),
+      'progress crossed processes',
+    );
     for (const p of [A, B]) {
       const v = (await (await call(p, acct.apiKey, `/v1/videos/${id}`)).json()) as { video_url: string };
       assert.ok(v.video_url.startsWith(cluster.env.MARIONETTE_S3_ENDPOINT), v.video_url);
@@ -223,10 +248,16 @@ describe('distributed cluster: 2 API processes, workers, PostgreSQL + Redis + S3
       const bytes = Buffer.from(await got.arrayBuffer());
       assert.ok(bytes.length > 1000 && bytes.subarray(4, 8).toString() === 'ftyp', 'an MP4 from the object store');
     }
-    assert.deepEqual((await ledgerOf(db.db, id)).map((l) => l.kind), ['reserve', 'settle']);
+    assert.deepEqual(
+      (await ledgerOf(db.db, id)).map((l) => l.kind),
+      ['reserve', 'settle'],
+    );
     // Nothing of the render or its uploads is on any process's disk: only the object store has it.
     const keys = await s3.list('');
-    assert.ok(keys.some((k) => k.includes(id)), JSON.stringify(keys));
+    assert.ok(
+      keys.some((k) => k.includes(id)),
+      JSON.stringify(keys),
+    );
   });
 
   it('SIGKILL of the worker mid-render: the other worker finishes it within the lease budget, settled once, no orphaned objects', async () => {
@@ -253,7 +284,10 @@ describe('distributed cluster: 2 API processes, workers, PostgreSQL + Redis + S3
     assert.equal(frames[frames.length - 1].event, 'ready', JSON.stringify(frames[frames.length - 1].json));
     const final = await db.db.selectFrom('jobs').selectAll().where('id', '=', job.id).executeTakeFirstOrThrow();
     assert.equal(final.attempts, 2);
-    assert.deepEqual((await ledgerOf(db.db, id)).map((l) => l.kind), ['reserve', 'settle']);
+    assert.deepEqual(
+      (await ledgerOf(db.db, id)).map((l) => l.kind),
+      ['reserve', 'settle'],
+    );
     const row = await db.db.selectFrom('videos').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     const objects = (await s3.list('')).filter((k) => k.includes(id));
     assert.deepEqual(objects.sort(), [row.video_key, row.alpha_key].filter(Boolean).sort(), 'only the outputs the row names');
@@ -275,8 +309,14 @@ describe('distributed cluster: 2 API processes, workers, PostgreSQL + Redis + S3
     const f2 = await resumed.until(['ready', 'failed'], 60_000).catch((e) => assert.fail(`${e.message}\n${logs()}`));
     assert.equal(f1[f1.length - 1].event, 'ready');
     assert.equal(f2[f2.length - 1].event, 'ready');
-    assert.ok(f2.every((f) => f.event === 'snapshot' || (f.json?.sequence ?? 0) > (seen[seen.length - 1].json?.sequence ?? 0)), 'only events after Last-Event-ID');
-    assert.deepEqual((await ledgerOf(db.db, id)).map((l) => l.kind), ['reserve', 'settle']);
+    assert.ok(
+      f2.every((f) => f.event === 'snapshot' || (f.json?.sequence ?? 0) > (seen[seen.length - 1].json?.sequence ?? 0)),
+      'only events after Last-Event-ID',
+    );
+    assert.deepEqual(
+      (await ledgerOf(db.db, id)).map((l) => l.kind),
+      ['reserve', 'settle'],
+    );
     // Queueing works again on the restarted (empty) Redis: a new render is taken by a worker.
     const next = await draftRender(B, acct.apiKey);
     const s2 = await stream(A, acct.apiKey, next);

@@ -25,7 +25,11 @@ function tableAfter(markdown: string, header: string[]): string[][] {
 function cells(line: string): string[] {
   const t = line.trim();
   if (!t.startsWith('|')) return [];
-  return t.replace(/^\|/, '').replace(/\|$/, '').split('|').map((c) => c.trim());
+  return t
+    .replace(/^\|/, '')
+    .replace(/\|$/, '')
+    .split('|')
+    .map((c) => c.trim());
 }
 
 const unquote = (s: string) => s.replace(/^`|`$/g, '');

@@ -52,15 +52,28 @@ describe('OpenAPI document', () => {
   test('every /v1 and /api route Fastify serves is documented, and nothing else', () => {
     const served = fastifyRoutes(svc.app).filter((r) => r.path.startsWith('/v1/') || r.path.startsWith('/api/'));
     // The parser must see the routes this suite knows exist, or the comparison below proves nothing.
-    for (const [method, path] of [['GET', '/v1/credits'], ['POST', '/v1/renders'], ['GET', '/v1/videos/:video_id'], ['GET', '/v1/renders/:render_id/download'], ['DELETE', '/api/render/:job_id'], ['GET', '/api/characters']]) {
-      assert.ok(served.some((r) => r.method === method && r.path === path), `route tree lacks ${method} ${path}`);
+    for (const [method, path] of [
+      ['GET', '/v1/credits'],
+      ['POST', '/v1/renders'],
+      ['GET', '/v1/videos/:video_id'],
+      ['GET', '/v1/renders/:render_id/download'],
+      ['DELETE', '/api/render/:job_id'],
+      ['GET', '/api/characters'],
+    ]) {
+      assert.ok(
+        served.some((r) => r.method === method && r.path === path),
+        `route tree lacks ${method} ${path}`,
+      );
     }
     for (const r of served) {
       assert.ok(doc.paths[toOpenApi(r.path)]?.[r.method.toLowerCase()], `${r.method} ${r.path} is not in the OpenAPI document`);
     }
     for (const [path, ops] of Object.entries<any>(doc.paths)) {
       for (const method of Object.keys(ops)) {
-        assert.ok(served.some((r) => toOpenApi(r.path) === path && r.method.toLowerCase() === method), `${method} ${path} is documented but not served`);
+        assert.ok(
+          served.some((r) => toOpenApi(r.path) === path && r.method.toLowerCase() === method),
+          `${method} ${path} is documented but not served`,
+        );
       }
     }
   });
@@ -77,7 +90,11 @@ describe('OpenAPI document', () => {
         operationIds.add(op.operationId);
         assert.ok(op.responses.default.headers['X-Request-Id'], `${method} ${path} documents X-Request-Id`);
         const legacy = path.startsWith('/api/');
-        assert.equal(op.responses.default.content['application/json'].schema.$ref, legacy ? '#/components/schemas/LegacyError' : '#/components/schemas/Error', `${method} ${path}`);
+        assert.equal(
+          op.responses.default.content['application/json'].schema.$ref,
+          legacy ? '#/components/schemas/LegacyError' : '#/components/schemas/Error',
+          `${method} ${path}`,
+        );
         assert.equal(op.deprecated === true, legacy, `${method} ${path}: the Legacy section and only it is deprecated`);
       }
     }
@@ -86,7 +103,8 @@ describe('OpenAPI document', () => {
   test('POST /v1/renders documents the direct form, the draft form and the Render object', () => {
     const op = doc.paths['/v1/renders'].post;
     const form = op.requestBody.content['multipart/form-data'].schema;
-    for (const f of ['character_id', 'image', 'image_url', 'motion_id', 'motion_video', 'motion_video_url', 'background_mode', 'bg_color']) assert.ok(form.properties[f], f);
+    for (const f of ['character_id', 'image', 'image_url', 'motion_id', 'motion_video', 'motion_video_url', 'background_mode', 'bg_color'])
+      assert.ok(form.properties[f], f);
     assert.equal(form.properties.image.format, 'binary');
     assert.deepEqual(form.properties.background_mode.enum, ['original', 'solid', 'transparent']);
     assert.deepEqual(op.requestBody.content['application/json'].schema.required, ['draft_id']);
@@ -94,13 +112,24 @@ describe('OpenAPI document', () => {
     assert.ok(op.parameters.some((p: any) => p.in === 'header' && p.name === 'Idempotency-Key'));
     for (const status of ['200', '202']) {
       const schema = op.responses[status].content['application/json'].schema;
-      for (const f of ['id', 'status', 'progress', 'stage', 'video_url', 'alpha_url', 'created_at', 'completed_at', 'error', 'links']) assert.ok(schema.properties[f], `${status} ${f}`);
+      for (const f of ['id', 'status', 'progress', 'stage', 'video_url', 'alpha_url', 'created_at', 'completed_at', 'error', 'links'])
+        assert.ok(schema.properties[f], `${status} ${f}`);
     }
     assert.ok(doc.paths['/v1/renders'].get.responses['405']);
     assert.ok(doc.paths['/v1/renders/{render_id}/download'].get.responses['302']);
     const list = doc.paths['/v1/videos'].get;
-    assert.deepEqual(list.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name).sort(), ['cursor', 'limit', 'status']);
-    assert.deepEqual(Object.keys(list.responses['200'].content['application/json'].schema.properties).sort(), ['has_more', 'items', 'next_cursor']);
+    assert.deepEqual(
+      list.parameters
+        .filter((p: any) => p.in === 'query')
+        .map((p: any) => p.name)
+        .sort(),
+      ['cursor', 'limit', 'status'],
+    );
+    assert.deepEqual(Object.keys(list.responses['200'].content['application/json'].schema.properties).sort(), [
+      'has_more',
+      'items',
+      'next_cursor',
+    ]);
     assert.deepEqual(doc.paths['/v1/openapi.json'].get.security, []);
   });
 });

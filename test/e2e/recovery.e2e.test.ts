@@ -119,11 +119,25 @@ for (const t of await dbTargets()) {
       if (schema) {
         const c = new pg.Client({ connectionString: process.env.MARIONETTE_TEST_PG_URL });
         await c.connect();
-        const r = await c.query(`select table_name from information_schema.tables where table_schema = $1 and table_name in ('kysely_migration', 'videos')`, [schema]).finally(() => c.end());
+        const r = await c
+          .query(
+            `select table_name from information_schema.tables where table_schema = $1 and table_name in ('kysely_migration', 'videos')`,
+            [schema],
+          )
+          .finally(() => c.end());
         assert.equal(r.rowCount, 2, "the server migrated inside its schema, Kysely's own table included");
       }
-      const ledger = await db.db.selectFrom('ledger').select(['kind', 'amount_milli']).where('resource_id', '=', id).orderBy('id').execute();
-      assert.deepEqual(ledger.map((l) => l.kind), ['reserve', 'settle'], 'exactly one reservation and one settlement');
+      const ledger = await db.db
+        .selectFrom('ledger')
+        .select(['kind', 'amount_milli'])
+        .where('resource_id', '=', id)
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        ledger.map((l) => l.kind),
+        ['reserve', 'settle'],
+        'exactly one reservation and one settlement',
+      );
       // The worker records the job as completed just after the render's terminal transition.
       let job = await db.db.selectFrom('jobs').selectAll().where('resource_id', '=', id).executeTakeFirstOrThrow();
       for (let i = 0; i < 100 && job.status === 'active'; i++) {
@@ -132,9 +146,18 @@ for (const t of await dbTargets()) {
       }
       assert.equal(job.status, 'completed');
       assert.equal(job.attempts, 2, 'the killed attempt counted; the second finished');
-      const events = await db.db.selectFrom('render_events').select(['type', 'sequence']).where('render_id', '=', id).orderBy('sequence').execute();
+      const events = await db.db
+        .selectFrom('render_events')
+        .select(['type', 'sequence'])
+        .where('render_id', '=', id)
+        .orderBy('sequence')
+        .execute();
       assert.equal(events.filter((e) => e.type === 'ready').length, 1);
-      assert.deepEqual(events.map((e) => Number(e.sequence)), events.map((_, i) => i + 1), 'one gapless sequence across both processes');
+      assert.deepEqual(
+        events.map((e) => Number(e.sequence)),
+        events.map((_, i) => i + 1),
+        'one gapless sequence across both processes',
+      );
 
       const dl = await fetch(`${base()}/v1/renders/${id}/download`, { headers: auth, redirect: 'manual' });
       assert.equal(dl.status, 302);
@@ -145,7 +168,11 @@ for (const t of await dbTargets()) {
       assert.ok(Math.abs(probe.durationS - 3) < 0.3, `duration ${probe.durationS}`);
       assert.deepEqual(existsSync(jobsDir) ? await readdir(jobsDir) : [], [], 'no job temp dirs remain');
       const tmpFiles = (await readdir(join(dataDir, 'tmp'), { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
-      assert.deepEqual(tmpFiles.map((e) => e.name), [], 'no temp files at all under the data dir');
+      assert.deepEqual(
+        tmpFiles.map((e) => e.name),
+        [],
+        'no temp files at all under the data dir',
+      );
       const partials = (await readdir(join(dataDir, 'storage'), { recursive: true })).filter((f) => String(f).includes('.partial-'));
       assert.deepEqual(partials, [], 'no half-written storage objects');
 

@@ -66,11 +66,19 @@ for (const t of await dbTargets()) {
       const last = frames[frames.length - 1];
       assert.equal(last.event, 'ready', `stream ended with ${last.event}: ${JSON.stringify(last.json?.error)}`);
       const seqs = frames.slice(1).map((f) => f.json.sequence);
-      assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b), 'sequence increases');
+      assert.deepEqual(
+        seqs,
+        [...seqs].sort((a, b) => a - b),
+        'sequence increases',
+      );
       assert.equal(new Set(seqs).size, seqs.length);
       const progress = frames.filter((f) => f.event === 'progress').map((f) => f.json.progress);
       assert.ok(progress.length >= 2, 'progress is reported');
-      assert.deepEqual(progress, [...progress].sort((a, b) => a - b), 'progress never goes backwards');
+      assert.deepEqual(
+        progress,
+        [...progress].sort((a, b) => a - b),
+        'progress never goes backwards',
+      );
       assert.ok(frames.some((f) => f.json.stage === 'rendering'));
       assert.match(last.json.video_url, /^http:\/\/127\.0\.0\.1:\d+\/files\/renders\//);
     }
@@ -78,9 +86,16 @@ for (const t of await dbTargets()) {
     async function assertSettled(renderId: string): Promise<number> {
       const v = (await (await svc.request(`/v1/videos/${renderId}`)).json()) as any;
       assert.equal(v.status, 'ready');
-      const row = await svc.wired.deps.db.selectFrom('videos').select(['duration_ms', 'reserved_milli']).where('id', '=', renderId).executeTakeFirstOrThrow();
+      const row = await svc.wired.deps.db
+        .selectFrom('videos')
+        .select(['duration_ms', 'reserved_milli'])
+        .where('id', '=', renderId)
+        .executeTakeFirstOrThrow();
       const ledger = await ledgerOf(svc.wired.deps.db, renderId);
-      assert.deepEqual(ledger.map((l) => l.kind), ['reserve', 'settle']);
+      assert.deepEqual(
+        ledger.map((l) => l.kind),
+        ['reserve', 'settle'],
+      );
       // Settled at duration_ms / 1000 credits: what is returned is the reservation minus that.
       assert.equal(Number(ledger[1].amount_milli), Number(row.reserved_milli) - Number(row.duration_ms));
       return Number(row.duration_ms);
@@ -102,7 +117,10 @@ for (const t of await dbTargets()) {
       const before = await first.until(['progress', 'ready', 'failed'], 120_000);
       first.close();
       assert.equal(before[before.length - 1].event, 'progress', 'the render was interrupted mid-way');
-      const resumed = await openSse(`${svc.baseUrl}/v1/renders/${created.id}/events`, { ...auth, 'last-event-id': before[before.length - 1].id! });
+      const resumed = await openSse(`${svc.baseUrl}/v1/renders/${created.id}/events`, {
+        ...auth,
+        'last-event-id': before[before.length - 1].id!,
+      });
       const rest: SseFrame[] = [];
       for (let f = await resumed.next(120_000); f; f = await resumed.next(120_000)) {
         // With nothing missed yet, the resumed stream starts with a snapshot equal to the last event seen.
@@ -113,10 +131,18 @@ for (const t of await dbTargets()) {
       assertHealthyStream(frames);
       process.stdout.write(`# direct render of a ${CLIP_S} s clip: ${Date.now() - t0} ms from POST to ready\n`);
       // Exactly the stored history: every event once, in order, nothing missed across the reconnect.
-      const stored = await svc.wired.deps.db.selectFrom('render_events').select(['id', 'sequence', 'type']).where('render_id', '=', created.id).orderBy('sequence').execute();
+      const stored = await svc.wired.deps.db
+        .selectFrom('render_events')
+        .select(['id', 'sequence', 'type'])
+        .where('render_id', '=', created.id)
+        .orderBy('sequence')
+        .execute();
       const streamedAfterSnapshot = frames.slice(1).map((f) => [f.id, f.json.sequence, f.event]);
       const snapSeq = frames[0].json.sequence;
-      assert.deepEqual(streamedAfterSnapshot, stored.filter((e) => Number(e.sequence) > snapSeq).map((e) => [e.id, Number(e.sequence), e.type]));
+      assert.deepEqual(
+        streamedAfterSnapshot,
+        stored.filter((e) => Number(e.sequence) > snapSeq).map((e) => [e.id, Number(e.sequence), e.type]),
+      );
       const probe = await downloadAndProbe(created.id);
       assert.equal(probe.codec, 'h264');
       assert.equal(probe.pixFmt, 'yuv420p');
@@ -125,16 +151,28 @@ for (const t of await dbTargets()) {
       const durationMs = await assertSettled(created.id);
       assert.ok(Math.abs(durationMs - CLIP_S * 1000) < 250);
       // The work dir goes in the handler's `finally`, just after the `ready` transition.
-      for (let i = 0; i < 100 && (await svc.wired.deps.db.selectFrom('jobs').select('status').where('resource_id', '=', created.id).executeTakeFirstOrThrow()).status === 'active'; i++) {
+      for (
+        let i = 0;
+        i < 100 &&
+        (await svc.wired.deps.db.selectFrom('jobs').select('status').where('resource_id', '=', created.id).executeTakeFirstOrThrow())
+          .status === 'active';
+        i++
+      ) {
         await new Promise((r) => setTimeout(r, 50));
       }
       assert.deepEqual(await readdir(join(svc.config.dataDir, 'tmp', 'jobs')).catch(() => []), [], 'no job temp dirs remain');
     });
 
     it('a Character and a Motion created first, then used by ID', async () => {
-      const c = await svc.request('/v1/characters', { method: 'POST', body: await form({ image: { file: media.image, type: 'image/jpeg' }, name: 'e2e' }) });
+      const c = await svc.request('/v1/characters', {
+        method: 'POST',
+        body: await form({ image: { file: media.image, type: 'image/jpeg' }, name: 'e2e' }),
+      });
       assert.equal(c.status, 200, await c.clone().text());
-      const m = await svc.request('/v1/motions', { method: 'POST', body: await form({ video: { file: media.video, type: 'video/mp4' }, name: 'e2e' }) });
+      const m = await svc.request('/v1/motions', {
+        method: 'POST',
+        body: await form({ video: { file: media.video, type: 'video/mp4' }, name: 'e2e' }),
+      });
       assert.equal(m.status, 200, await m.clone().text());
       const charId = ((await c.json()) as any).id;
       const motId = ((await m.json()) as any).id;
@@ -150,7 +188,10 @@ for (const t of await dbTargets()) {
         assert.equal(body.error, null);
         assert.ok(body.completed_at);
       }
-      const res = await svc.request('/v1/renders', { method: 'POST', body: await form({ character_id: charId, motion_id: motId, background_mode: 'transparent' }) });
+      const res = await svc.request('/v1/renders', {
+        method: 'POST',
+        body: await form({ character_id: charId, motion_id: motId, background_mode: 'transparent' }),
+      });
       assert.equal(res.status, 200, await res.clone().text());
       const created = (await res.json()) as any;
       const frames = await follow(created.id);
@@ -167,7 +208,10 @@ for (const t of await dbTargets()) {
 
     it('a Character of type all: the 2D part and the vsplat are both made, ready together, charged 26 credits once', async () => {
       const before = ((await (await svc.request('/v1/credits')).json()) as any).balance;
-      const c = await svc.request('/v1/characters', { method: 'POST', body: await form({ image: { file: media.image, type: 'image/jpeg' }, type: 'all' }) });
+      const c = await svc.request('/v1/characters', {
+        method: 'POST',
+        body: await form({ image: { file: media.image, type: 'image/jpeg' }, type: 'all' }),
+      });
       assert.equal(c.status, 200, await c.clone().text());
       const { id } = (await c.json()) as any;
       assert.equal(((await (await svc.request('/v1/credits')).json()) as any).balance, before - 26);
@@ -181,14 +225,22 @@ for (const t of await dbTargets()) {
       assert.equal(body.vsplat.status, 'ready');
       assert.ok(body.capabilities.includes('video_render'));
       assert.equal(body.error, null);
-      assert.deepEqual((await ledgerOf(svc.wired.deps.db, id)).map((l) => l.kind), ['charge']);
+      assert.deepEqual(
+        (await ledgerOf(svc.wired.deps.db, id)).map((l) => l.kind),
+        ['charge'],
+      );
       assert.equal(((await (await svc.request('/v1/credits')).json()) as any).balance, before - 26);
       const exp = await svc.request(`/v1/characters/${id}/export?download_type=vsplat`);
       assert.equal(exp.status, 200, await exp.clone().text());
       const urls = (await exp.json()) as any;
       const ply = await fetch(urls.vsplat_url);
       assert.equal(ply.status, 200);
-      assert.match(Buffer.from(await ply.arrayBuffer()).subarray(0, 64).toString('latin1'), /^ply\nformat binary_little_endian 1\.0\n/);
+      assert.match(
+        Buffer.from(await ply.arrayBuffer())
+          .subarray(0, 64)
+          .toString('latin1'),
+        /^ply\nformat binary_little_endian 1\.0\n/,
+      );
     });
 
     it('the default render: POST /v1/renders without a body renders the built-in character and motion', async () => {
@@ -206,7 +258,12 @@ for (const t of await dbTargets()) {
     it('cancellation during processing: the engine stops, the stream ends with cancelled, the reservation is released', async () => {
       const res = await svc.request('/v1/renders', {
         method: 'POST',
-        body: await form({ image: { file: media.image, type: 'image/jpeg' }, motion_video: { file: media.video, type: 'video/mp4' }, background_mode: 'solid', bg_color: '0,177,64' }),
+        body: await form({
+          image: { file: media.image, type: 'image/jpeg' },
+          motion_video: { file: media.video, type: 'video/mp4' },
+          background_mode: 'solid',
+          bg_color: '0,177,64',
+        }),
       });
       assert.equal(res.status, 200, await res.clone().text());
       const { id } = (await res.json()) as any;
@@ -223,7 +280,10 @@ for (const t of await dbTargets()) {
       assert.equal(queue.activeCount(), 0, 'the worker let go of the job');
       process.stdout.write(`# cancellation: the worker stopped ${stopMs} ms after the cancel\n`);
       assert.ok(stopMs < 5000, `stopped after ${stopMs} ms`);
-      assert.deepEqual((await ledgerOf(svc.wired.deps.db, id)).map((l) => l.kind), ['reserve', 'release']);
+      assert.deepEqual(
+        (await ledgerOf(svc.wired.deps.db, id)).map((l) => l.kind),
+        ['reserve', 'release'],
+      );
       assert.equal(await svc.wired.deps.storage.stat(`renders/${id}/output/video.mp4`), null);
       assert.deepEqual(await readdir(join(svc.config.dataDir, 'tmp', 'jobs')).catch(() => []), []);
       const v = (await (await svc.request(`/v1/videos/${id}`)).json()) as any;

@@ -45,15 +45,23 @@ describe('API and a separate worker process (sqlite)', { skip: !hasSharedMedia()
     assert.equal(res.status, 200, await res.clone().text());
     const { id } = (await res.json()) as { id: string };
     const s = await openSse(`${svc.baseUrl}/v1/renders/${id}/events`, { authorization: `Bearer ${svc.apiKey}` });
-    const frames = await s.until(['ready', 'failed', 'cancelled'], 150_000).catch((e) => assert.fail(`${e.message}\nworker output: ${workerOut}`));
+    const frames = await s
+      .until(['ready', 'failed', 'cancelled'], 150_000)
+      .catch((e) => assert.fail(`${e.message}\nworker output: ${workerOut}`));
     const last = frames[frames.length - 1];
     assert.equal(last.event, 'ready', JSON.stringify(last.json));
-    assert.ok(frames.some((f) => f.event === 'processing'), 'the worker process announced processing');
+    assert.ok(
+      frames.some((f) => f.event === 'processing'),
+      'the worker process announced processing',
+    );
     assert.match(workerOut, /marionette worker started/);
     const video = await fetch(last.json.video_url);
     assert.equal(video.status, 200);
     assert.ok((await video.arrayBuffer()).byteLength > 1000);
-    assert.deepEqual((await ledgerOf(svc.wired.deps.db, id)).map((l) => l.kind), ['reserve', 'settle']);
+    assert.deepEqual(
+      (await ledgerOf(svc.wired.deps.db, id)).map((l) => l.kind),
+      ['reserve', 'settle'],
+    );
     let job = await svc.wired.deps.db.selectFrom('jobs').selectAll().where('resource_id', '=', id).executeTakeFirstOrThrow();
     for (let i = 0; i < 100 && job.status === 'active'; i++) {
       await new Promise((r) => setTimeout(r, 50));

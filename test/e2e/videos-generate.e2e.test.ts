@@ -27,18 +27,40 @@ interface Probe {
 }
 
 async function probe(file: string): Promise<Probe> {
-  const { stdout } = await run(tools.ffprobe, ['-v', 'error', '-show_entries', 'stream=codec_type,width,height,avg_frame_rate:format=duration', '-of', 'json', file]);
-  const j = JSON.parse(stdout) as { streams: Array<{ codec_type: string; width?: number; height?: number; avg_frame_rate?: string }>; format: { duration: string } };
+  const { stdout } = await run(tools.ffprobe, [
+    '-v',
+    'error',
+    '-show_entries',
+    'stream=codec_type,width,height,avg_frame_rate:format=duration',
+    '-of',
+    'json',
+    file,
+  ]);
+  const j = JSON.parse(stdout) as {
+    streams: Array<{ codec_type: string; width?: number; height?: number; avg_frame_rate?: string }>;
+    format: { duration: string };
+  };
   const v = j.streams.find((s) => s.codec_type === 'video')!;
   const [n, d] = (v.avg_frame_rate ?? '0/1').split('/').map(Number);
-  return { width: v.width!, height: v.height!, fps: n / d, durationS: Number(j.format.duration), audio: j.streams.some((s) => s.codec_type === 'audio') };
+  return {
+    width: v.width!,
+    height: v.height!,
+    fps: n / d,
+    durationS: Number(j.format.duration),
+    audio: j.streams.some((s) => s.codec_type === 'audio'),
+  };
 }
 
 /** Mono 16 kHz samples of the audio track. */
 async function audioOf(file: string, filter?: string): Promise<Float32Array> {
-  const { stdout } = await run(tools.ffmpeg, ['-v', 'error', '-i', file, '-vn', ...(filter ? ['-af', filter] : []), '-ac', '1', '-ar', '16000', '-f', 's16le', 'pipe:1'], {
-    encoding: 'buffer', maxBuffer: 64 * 1024 * 1024,
-  });
+  const { stdout } = await run(
+    tools.ffmpeg,
+    ['-v', 'error', '-i', file, '-vn', ...(filter ? ['-af', filter] : []), '-ac', '1', '-ar', '16000', '-f', 's16le', 'pipe:1'],
+    {
+      encoding: 'buffer',
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
   const buf = stdout as unknown as Buffer;
   const out = new Float32Array(buf.length / 2);
   for (let i = 0; i < out.length; i++) out[i] = buf.readInt16LE(i * 2) / 32768;
@@ -53,9 +75,14 @@ const rms = (x: Float32Array, from = 0, to = x.length): number => {
 
 /** Decoded frame `index` as RGB. */
 async function frameAt(file: string, index: number, w: number, h: number): Promise<Uint8Array> {
-  const { stdout } = await run(tools.ffmpeg, ['-v', 'error', '-i', file, '-vf', `select=eq(n\\,${index})`, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], {
-    encoding: 'buffer', maxBuffer: 64 * 1024 * 1024,
-  });
+  const { stdout } = await run(
+    tools.ffmpeg,
+    ['-v', 'error', '-i', file, '-vf', `select=eq(n\\,${index})`, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'],
+    {
+      encoding: 'buffer',
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
   const buf = stdout as unknown as Buffer;
   assert.equal(buf.length, w * h * 3, `frame ${index} decoded`);
   return new Uint8Array(buf);
@@ -80,9 +107,10 @@ describe('POST /v1/videos end to end (sqlite)', { skip: !hasSharedMedia() && NO_
   });
 
   async function create(body: Record<string, unknown> | FormData): Promise<string> {
-    const res = body instanceof FormData
-      ? await svc.request('/v1/videos', { method: 'POST', body })
-      : await svc.request('/v1/videos', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res =
+      body instanceof FormData
+        ? await svc.request('/v1/videos', { method: 'POST', body })
+        : await svc.request('/v1/videos', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     assert.equal(res.status, 200, await res.clone().text());
     return ((await res.json()) as { id: string }).id;
   }
@@ -111,7 +139,12 @@ describe('POST /v1/videos end to end (sqlite)', { skip: !hasSharedMedia() && NO_
   let silentTwin = '';
 
   test('H3: exact size and duration, native audio that is not silent, the price settled exactly', async () => {
-    const id = await create({ prompt: `${prompt}, saying "Hello everyone, welcome to the seaside!"`, resolution: '480p', duration_s: 3, seed: 11 });
+    const id = await create({
+      prompt: `${prompt}, saying "Hello everyone, welcome to the seaside!"`,
+      resolution: '480p',
+      duration_s: 3,
+      seed: 11,
+    });
     const v = await settle(id);
     spoken = await download(v);
     assert.equal(v.seed, 11);
@@ -123,7 +156,13 @@ describe('POST /v1/videos end to end (sqlite)', { skip: !hasSharedMedia() && NO_
     const pcm = await audioOf(spoken);
     assert.ok(rms(pcm) > 0.01, `audio rms ${rms(pcm)}`);
     const ledger = await ledgerOf(svc.wired.deps.db, id);
-    assert.deepEqual(ledger.map((l) => [l.kind, Number(l.amount_milli), Number(l.reserved_delta_milli)]), [['reserve', -3000, 3000], ['settle', 0, -3000]]);
+    assert.deepEqual(
+      ledger.map((l) => [l.kind, Number(l.amount_milli), Number(l.reserved_delta_milli)]),
+      [
+        ['reserve', -3000, 3000],
+        ['settle', 0, -3000],
+      ],
+    );
   });
 
   test('speech is present when the prompt quotes dialogue and absent when it does not', async () => {
@@ -142,10 +181,15 @@ describe('POST /v1/videos end to end (sqlite)', { skip: !hasSharedMedia() && NO_
   });
 
   test('the same inputs and seed give identical frames; another seed a different video', async () => {
-    const again = await download(await settle(await create({ prompt: `${prompt}, saying nothing at all`, resolution: '480p', duration_s: 3, seed: 11 })));
+    const again = await download(
+      await settle(await create({ prompt: `${prompt}, saying nothing at all`, resolution: '480p', duration_s: 3, seed: 11 })),
+    );
     assert.deepEqual(await frameHashes(again), await frameHashes(silentTwin));
-    const other = await download(await settle(await create({ prompt: `${prompt}, saying nothing at all`, resolution: '480p', duration_s: 3, seed: 12 })));
-    const a = await frameHashes(other), b = await frameHashes(silentTwin);
+    const other = await download(
+      await settle(await create({ prompt: `${prompt}, saying nothing at all`, resolution: '480p', duration_s: 3, seed: 12 })),
+    );
+    const a = await frameHashes(other),
+      b = await frameHashes(silentTwin);
     assert.equal(a.length, b.length);
     assert.ok(a.filter((h, i) => h !== b[i]).length > a.length / 2, 'another seed changes most frames');
   });
@@ -164,14 +208,20 @@ describe('POST /v1/videos end to end (sqlite)', { skip: !hasSharedMedia() && NO_
     const file = await download(await settle(await create(fd)));
     const p = await probe(file);
     assert.deepEqual([p.width, p.height], [480, 854]);
-    const cover = async (img: string) => new Uint8Array(await sharp(img).rotate().removeAlpha().resize(480, 854, { fit: 'cover' }).raw().toBuffer());
+    const cover = async (img: string) =>
+      new Uint8Array(await sharp(img).rotate().removeAlpha().resize(480, 854, { fit: 'cover' }).raw().toBuffer());
     const n = Math.round(p.durationS * 24);
     const s0 = ssim(lumaOf(await frameAt(file, 0, 480, 854), 480, 854, 3), lumaOf(await cover(media.image), 480, 854, 3), 480, 854);
     const sN = ssim(lumaOf(await frameAt(file, n - 1, 480, 854), 480, 854, 3), lumaOf(await cover(lastImage), 480, 854, 3), 480, 854);
     assert.ok(s0 >= 0.9, `first frame SSIM ${s0.toFixed(3)}`);
     assert.ok(sN >= 0.9, `last frame SSIM ${sN.toFixed(3)}`);
     // In between, the video is not the first frame held still.
-    const mid = ssim(lumaOf(await frameAt(file, Math.floor(n / 2), 480, 854), 480, 854, 3), lumaOf(await cover(media.image), 480, 854, 3), 480, 854);
+    const mid = ssim(
+      lumaOf(await frameAt(file, Math.floor(n / 2), 480, 854), 480, 854, 3),
+      lumaOf(await cover(media.image), 480, 854, 3),
+      480,
+      854,
+    );
     assert.ok(mid < s0, `the middle differs from the first frame (${mid.toFixed(3)})`);
   });
 
@@ -224,8 +274,14 @@ describe('POST /v1/videos end to end (sqlite)', { skip: !hasSharedMedia() && NO_
       assert.equal(v.status, 'failed');
       assert.equal(v.error.code, 'UNSUPPORTED_MEDIA');
       const ledger = await ledgerOf(other.wired.deps.db, id);
-      assert.deepEqual(ledger.map((l) => l.kind), ['reserve', 'release']);
-      assert.equal(ledger.reduce((s, l) => s + Number(l.amount_milli), 0), 0);
+      assert.deepEqual(
+        ledger.map((l) => l.kind),
+        ['reserve', 'release'],
+      );
+      assert.equal(
+        ledger.reduce((s, l) => s + Number(l.amount_milli), 0),
+        0,
+      );
     } finally {
       await other.close();
     }

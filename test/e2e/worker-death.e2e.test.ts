@@ -13,85 +13,104 @@ import { prepareMedia } from './media-prep.js';
  * after the kill), the render becomes ready, and the ledger has one reservation and one settlement.
  */
 for (const t of await dbTargets()) {
-  describe(`SIGKILL of a worker process mid-render, second worker running (${t.kind})`, { skip: t.skip || (!hasSharedMedia() && NO_MEDIA_REASON) }, () => {
-    let svc: TestService;
-    let media: { dir: string; video: string; image: string };
-    const workers: Array<{ p: ChildProcess; out: string }> = [];
+  describe(
+    `SIGKILL of a worker process mid-render, second worker running (${t.kind})`,
+    { skip: t.skip || (!hasSharedMedia() && NO_MEDIA_REASON) },
+    () => {
+      let svc: TestService;
+      let media: { dir: string; video: string; image: string };
+      const workers: Array<{ p: ChildProcess; out: string }> = [];
 
-    before(async () => {
-      media = await prepareMedia({ seconds: 3 });
-      svc = await startService({ db: t.kind, workers: false, credits: 1000 });
-      const schema = t.kind === 'postgres' ? String((await svc.wired.deps.db.selectNoFrom((eb) => eb.fn<string>('current_schema', []).as('s')).executeTakeFirstOrThrow()).s) : null;
-      for (let i = 0; i < 2; i++) {
-        const p = spawn(process.execPath, ['--import', 'tsx', 'src/main/worker.ts'], {
-          env: {
-            ...process.env,
-            MARIONETTE_DATA_DIR: svc.config.dataDir,
-            MARIONETTE_DATABASE_URL: svc.config.databaseUrl,
-            ...(schema ? { MARIONETTE_DATABASE_SCHEMA: schema } : {}),
-            MARIONETTE_LOG_LEVEL: 'warn',
-          },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        const w = { p, out: '' };
-        p.stdout!.on('data', (b) => (w.out += b));
-        p.stderr!.on('data', (b) => (w.out += b));
-        workers.push(w);
-      }
-      const deadline = Date.now() + 240_000;
-      while (!workers.every((w) => /marionette worker started/.test(w.out))) {
-        if (workers.some((w) => w.p.exitCode !== null) || Date.now() > deadline) throw new Error(`workers did not start: ${workers.map((w) => w.out).join('\n---\n')}`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    });
-    after(async () => {
-      for (const w of workers) {
-        if (w.p.exitCode === null && w.p.signalCode === null) {
-          w.p.kill('SIGTERM');
-          await new Promise((r) => w.p.once('exit', r));
+      before(async () => {
+        media = await prepareMedia({ seconds: 3 });
+        svc = await startService({ db: t.kind, workers: false, credits: 1000 });
+        const schema =
+          t.kind === 'postgres'
+            ? String(
+                (await svc.wired.deps.db.selectNoFrom((eb) => eb.fn<string>('current_schema', []).as('s')).executeTakeFirstOrThrow()).s,
+              )
+            : null;
+        for (let i = 0; i < 2; i++) {
+          const p = spawn(process.execPath, ['--import', 'tsx', 'src/main/worker.ts'], {
+            env: {
+              ...process.env,
+              MARIONETTE_DATA_DIR: svc.config.dataDir,
+              MARIONETTE_DATABASE_URL: svc.config.databaseUrl,
+              ...(schema ? { MARIONETTE_DATABASE_SCHEMA: schema } : {}),
+              MARIONETTE_LOG_LEVEL: 'warn',
+            },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+          const w = { p, out: '' };
+          p.stdout!.on('data', (b) => (w.out += b));
+          p.stderr!.on('data', (b) => (w.out += b));
+          workers.push(w);
         }
-      }
-      await svc?.close();
-      if (media) await rm(media.dir, { recursive: true, force: true });
-    });
+        const deadline = Date.now() + 240_000;
+        while (!workers.every((w) => /marionette worker started/.test(w.out))) {
+          if (workers.some((w) => w.p.exitCode !== null) || Date.now() > deadline)
+            throw new Error(`workers did not start: ${workers.map((w) => w.out).join('\n---\n')}`);
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      });
+      after(async () => {
+        for (const w of workers) {
+          if (w.p.exitCode === null && w.p.signalCode === null) {
+            w.p.kill('SIGTERM');
+            await new Promise((r) => w.p.once('exit', r));
+          }
+        }
+        await svc?.close();
+        if (media) await rm(media.dir, { recursive: true, force: true });
+      });
 
-    it('the other worker takes the job over within 10 s; ready once, settled once', async () => {
-      const fd = new FormData();
-      fd.append('image', new Blob([await readFile(media.image)], { type: 'image/jpeg' }), 'c.jpg');
-      fd.append('motion_video', new Blob([await readFile(media.video)], { type: 'video/mp4' }), 'm.mp4');
-      const res = await svc.request('/v1/renders', { method: 'POST', body: fd });
-      assert.equal(res.status, 200, await res.clone().text());
-      const { id } = (await res.json()) as { id: string };
-      const db = svc.wired.deps.db;
-      const s = await openSse(`${svc.baseUrl}/v1/renders/${id}/events`, { authorization: `Bearer ${svc.apiKey}` });
-      await s.until(['progress'], 300_000);
-      const job = await db.selectFrom('jobs').selectAll().where('resource_id', '=', id).executeTakeFirstOrThrow();
-      assert.equal(job.status, 'active');
-      const ownerPid = Number(String(job.lease_owner).split(':')[1]);
-      const victim = workers.find((w) => w.p.pid === ownerPid);
-      assert.ok(victim, `the job's owner ${job.lease_owner} is one of our workers`);
-      const survivor = workers.find((w) => w !== victim)!;
-      victim.p.kill('SIGKILL');
-      await new Promise((r) => victim.p.once('exit', r));
-      const killedAt = Date.now();
+      it('the other worker takes the job over within 10 s; ready once, settled once', async () => {
+        const fd = new FormData();
+        fd.append('image', new Blob([await readFile(media.image)], { type: 'image/jpeg' }), 'c.jpg');
+        fd.append('motion_video', new Blob([await readFile(media.video)], { type: 'video/mp4' }), 'm.mp4');
+        const res = await svc.request('/v1/renders', { method: 'POST', body: fd });
+        assert.equal(res.status, 200, await res.clone().text());
+        const { id } = (await res.json()) as { id: string };
+        const db = svc.wired.deps.db;
+        const s = await openSse(`${svc.baseUrl}/v1/renders/${id}/events`, { authorization: `Bearer ${svc.apiKey}` });
+        await s.until(['progress'], 300_000);
+        const job = await db.selectFrom('jobs').selectAll().where('resource_id', '=', id).executeTakeFirstOrThrow();
+        assert.equal(job.status, 'active');
+        const ownerPid = Number(String(job.lease_owner).split(':')[1]);
+        const victim = workers.find((w) => w.p.pid === ownerPid);
+        assert.ok(victim, `the job's owner ${job.lease_owner} is one of our workers`);
+        const survivor = workers.find((w) => w !== victim)!;
+        victim.p.kill('SIGKILL');
+        await new Promise((r) => victim.p.once('exit', r));
+        const killedAt = Date.now();
 
-      // The first event after the kill can only come from the surviving worker: the hand-over.
-      const next = await s.until(['progress', 'ready', 'failed'], 60_000);
-      const handover = next.find((f) => f.receivedAt >= killedAt) ?? next[next.length - 1];
-      const tookMs = handover.receivedAt - killedAt;
-      assert.ok(tookMs <= 10_000, `hand-over event ${tookMs} ms after the kill`);
-      assert.equal(handover.event, 'progress');
-      const claimed = await db.selectFrom('jobs').selectAll().where('id', '=', job.id).executeTakeFirstOrThrow();
-      assert.equal(Number(String(claimed.lease_owner).split(':')[1]), survivor.p.pid, 'the survivor owns the job');
-      assert.equal(Number(claimed.attempts), 2);
+        // The first event after the kill can only come from the surviving worker: the hand-over.
+        const next = await s.until(['progress', 'ready', 'failed'], 60_000);
+        const handover = next.find((f) => f.receivedAt >= killedAt) ?? next[next.length - 1];
+        const tookMs = handover.receivedAt - killedAt;
+        assert.ok(tookMs <= 10_000, `hand-over event ${tookMs} ms after the kill`);
+        assert.equal(handover.event, 'progress');
+        const claimed = await db.selectFrom('jobs').selectAll().where('id', '=', job.id).executeTakeFirstOrThrow();
+        assert.equal(Number(String(claimed.lease_owner).split(':')[1]), survivor.p.pid, 'the survivor owns the job');
+        assert.equal(Number(claimed.attempts), 2);
 
-      const rest = await s.until(['ready', 'failed', 'cancelled'], 600_000).catch((e) => assert.fail(`${e.message}\n${survivor.out}`));
-      s.close();
-      assert.equal(rest[rest.length - 1].event, 'ready', JSON.stringify(rest[rest.length - 1].json));
-      const ledger = await db.selectFrom('ledger').select('kind').where('resource_id', '=', id).orderBy('id').execute();
-      assert.deepEqual(ledger.map((l) => l.kind), ['reserve', 'settle'], 'billed exactly once');
-      const events = await db.selectFrom('render_events').select(['type', 'sequence']).where('render_id', '=', id).orderBy('sequence').execute();
-      assert.equal(events.filter((e) => e.type === 'ready').length, 1);
-    });
-  });
+        const rest = await s.until(['ready', 'failed', 'cancelled'], 600_000).catch((e) => assert.fail(`${e.message}\n${survivor.out}`));
+        s.close();
+        assert.equal(rest[rest.length - 1].event, 'ready', JSON.stringify(rest[rest.length - 1].json));
+        const ledger = await db.selectFrom('ledger').select('kind').where('resource_id', '=', id).orderBy('id').execute();
+        assert.deepEqual(
+          ledger.map((l) => l.kind),
+          ['reserve', 'settle'],
+          'billed exactly once',
+        );
+        const events = await db
+          .selectFrom('render_events')
+          .select(['type', 'sequence'])
+          .where('render_id', '=', id)
+          .orderBy('sequence')
+          .execute();
+        assert.equal(events.filter((e) => e.type === 'ready').length, 1);
+      });
+    },
+  );
 }

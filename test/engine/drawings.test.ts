@@ -27,27 +27,35 @@ const FLOORS = { char1: [0.95, 0.8], char2: [0.8, 0.8], char3: [0.95, 0.95], cha
 
 describe('drawings against the artists annotations', () => {
   for (const id of ['char1', 'char2', 'char3', 'char6'] as const) {
-    it(`${id}: figure found, mask and limb joints near the artist's`, { skip: missingMedia('images/animateddrawings--char1-char_cfg.yaml') }, async () => {
-      const truth = await loadDrawing(id);
-      const dir = join(tmp, id);
-      const r = await analyzeCharacterImage({ tools, imageFile: truth.imageFile, outDir: dir, thumbnail: false });
-      assert.equal(r.analysis.maskMethod, 'drawing');
-      assert.equal(r.analysis.poseMethod, 'skeleton');
-      const s = await scoreAnalysis(dir, r.analysis, r.textureFile, truth);
-      const [iouFloor, jointFloor] = FLOORS[id];
-      assert.ok(s.iou >= iouFloor, `IoU ${s.iou.toFixed(3)}`);
-      assert.ok(s.joints >= jointFloor, `joints ${s.joints.toFixed(2)} (missed ${s.misses.join(',')})`);
-      if (id === 'char6') assert.equal(r.analysis.figure, 'quadruped');
-    });
+    it(
+      `${id}: figure found, mask and limb joints near the artist's`,
+      { skip: missingMedia('images/animateddrawings--char1-char_cfg.yaml') },
+      async () => {
+        const truth = await loadDrawing(id);
+        const dir = join(tmp, id);
+        const r = await analyzeCharacterImage({ tools, imageFile: truth.imageFile, outDir: dir, thumbnail: false });
+        assert.equal(r.analysis.maskMethod, 'drawing');
+        assert.equal(r.analysis.poseMethod, 'skeleton');
+        const s = await scoreAnalysis(dir, r.analysis, r.textureFile, truth);
+        const [iouFloor, jointFloor] = FLOORS[id];
+        assert.ok(s.iou >= iouFloor, `IoU ${s.iou.toFixed(3)}`);
+        assert.ok(s.joints >= jointFloor, `joints ${s.joints.toFixed(2)} (missed ${s.misses.join(',')})`);
+        if (id === 'char6') assert.equal(r.analysis.figure, 'quadruped');
+      },
+    );
   }
 
-  it('finds the drawing in a 12 MP phone photo of ruled paper turned by EXIF 6', { skip: missingMedia('images/animateddrawings--char2-char_cfg.yaml') }, async () => {
-    const c = await makePaperPhoto(await loadDrawing('char2'), join(tmp, 'paper.jpg'), { orientation: 6, megapixels: 12 });
-    const dir = join(tmp, 'paper');
-    const r = await analyzeCharacterImage({ tools, imageFile: c.file, outDir: dir, thumbnail: false });
-    assert.equal(r.analysis.maskMethod, 'drawing');
-    const s = await scoreAnalysis(dir, r.analysis, r.textureFile, c.truth);
-    assert.ok(s.iou >= 0.75, `IoU ${s.iou.toFixed(3)}`);
-    assert.ok(s.joints >= 0.75, `joints ${s.joints.toFixed(2)}`);
-  });
+  it(
+    'finds the drawing in a 12 MP phone photo of ruled paper turned by EXIF 6',
+    { skip: missingMedia('images/animateddrawings--char2-char_cfg.yaml') },
+    async () => {
+      const c = await makePaperPhoto(await loadDrawing('char2'), join(tmp, 'paper.jpg'), { orientation: 6, megapixels: 12 });
+      const dir = join(tmp, 'paper');
+      const r = await analyzeCharacterImage({ tools, imageFile: c.file, outDir: dir, thumbnail: false });
+      assert.equal(r.analysis.maskMethod, 'drawing');
+      const s = await scoreAnalysis(dir, r.analysis, r.textureFile, c.truth);
+      assert.ok(s.iou >= 0.75, `IoU ${s.iou.toFixed(3)}`);
+      assert.ok(s.joints >= 0.75, `joints ${s.joints.toFixed(2)}`);
+    },
+  );
 });

@@ -40,16 +40,31 @@ export function analysisFromAnimatedDrawings(cfgFile: string, width: number, hei
   const kp = ([x, y]: [number, number], dx = 0, dy = 0): Keypoint => ({ x: x + dx, y: y + dy, score: 1 });
   const head = get('neck');
   const body: Keypoint[] = [
-    kp(head), kp(head, 15, -10), kp(head, -15, -10), kp(head, 30, 0), kp(head, -30, 0),
-    kp(get('left_shoulder')), kp(get('right_shoulder')),
-    kp(get('left_elbow')), kp(get('right_elbow')),
-    kp(get('left_hand')), kp(get('right_hand')),
-    kp(get('left_hip')), kp(get('right_hip')),
-    kp(get('left_knee')), kp(get('right_knee')),
-    kp(get('left_foot')), kp(get('right_foot')),
+    kp(head),
+    kp(head, 15, -10),
+    kp(head, -15, -10),
+    kp(head, 30, 0),
+    kp(head, -30, 0),
+    kp(get('left_shoulder')),
+    kp(get('right_shoulder')),
+    kp(get('left_elbow')),
+    kp(get('right_elbow')),
+    kp(get('left_hand')),
+    kp(get('right_hand')),
+    kp(get('left_hip')),
+    kp(get('right_hip')),
+    kp(get('left_knee')),
+    kp(get('right_knee')),
+    kp(get('left_foot')),
+    kp(get('right_foot')),
   ];
   return {
-    version: 1, width, height, maskMethod: 'alpha', body, poseMethod: 'heuristic',
+    version: 1,
+    width,
+    height,
+    maskMethod: 'alpha',
+    body,
+    poseMethod: 'heuristic',
     crop: { x: 0, y: 0, width, height },
   };
 }

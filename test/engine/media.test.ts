@@ -35,7 +35,10 @@ describe('resolveTools', () => {
 describe('probeImage', () => {
   it('reads JPEG bytes behind a .png name as JPEG', { skip: missingMedia('images/musepose--ref.png') }, async () => {
     assert.deepEqual(await probeImage(mediaPath('images/musepose--ref.png')), {
-      format: 'jpeg', width: 704, height: 1216, hasAlpha: false,
+      format: 'jpeg',
+      width: 704,
+      height: 1216,
+      hasAlpha: false,
     });
   });
 
@@ -58,7 +61,9 @@ describe('probeImage', () => {
 
   it('reads WebP by content', async () => {
     const file = join(tmp, 'image.bin');
-    await sharp({ create: { width: 30, height: 20, channels: 4, background: '#ff000080' } }).webp().toFile(file);
+    await sharp({ create: { width: 30, height: 20, channels: 4, background: '#ff000080' } })
+      .webp()
+      .toFile(file);
     assert.deepEqual(await probeImage(file), { format: 'webp', width: 30, height: 20, hasAlpha: true });
   });
 
@@ -67,7 +72,9 @@ describe('probeImage', () => {
     await writeFile(text, 'hello, I am text');
     await assert.rejects(probeImage(text), isCode('UNSUPPORTED_MEDIA'));
     const gif = join(tmp, 'anim.gif');
-    await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } }).gif().toFile(gif);
+    await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } })
+      .gif()
+      .toFile(gif);
     await assert.rejects(probeImage(gif), isCode('UNSUPPORTED_MEDIA'));
     const corrupt = join(tmp, 'corrupt.png');
     await writeFile(corrupt, Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(64, 7)]));
@@ -93,7 +100,21 @@ describe('probeVideo', () => {
     const plain = join(tmp, 'landscape.mp4');
     const rotated = join(tmp, 'rotated.mp4');
     // Left half white, right half black, stored landscape; the rotate tag turns it a quarter.
-    await runFfmpeg(tools, ['-v', 'error', '-f', 'lavfi', '-i', 'color=c=black:s=160x90:r=10:d=1', '-vf', 'drawbox=x=0:y=0:w=80:h=90:color=white:t=fill', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', plain]);
+    await runFfmpeg(tools, [
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'color=c=black:s=160x90:r=10:d=1',
+      '-vf',
+      'drawbox=x=0:y=0:w=80:h=90:color=white:t=fill',
+      '-c:v',
+      'libx264',
+      '-pix_fmt',
+      'yuv420p',
+      plain,
+    ]);
     await runFfmpeg(tools, ['-v', 'error', '-i', plain, '-c', 'copy', '-metadata:s:v:0', 'rotate=90', rotated]);
     const info = await probeVideo(tools, rotated);
     assert.deepEqual([info.width, info.height], [90, 160]);
@@ -138,26 +159,30 @@ describe('decodeFrames', () => {
     assert.ok(Math.abs(count - expected) <= 1, `${count} frames, expected about ${expected}`);
   });
 
-  it('stops ffmpeg when the consumer breaks early, and honours abort', { skip: missingMedia('videos/animate-x--dance_1.mp4') }, async () => {
-    const file = mediaPath('videos/animate-x--dance_1.mp4');
-    let seen = 0;
-    const t0 = Date.now();
-    for await (const frame of decodeFrames(tools, file, { fps: 24, width: 512, height: 758 })) {
-      assert.equal(frame.length, 512 * 758 * 4);
-      if (++seen === 3) break;
-    }
-    assert.equal(seen, 3);
-    assert.ok(Date.now() - t0 < 3000);
-
-    const ac = new AbortController();
-    const run = (async () => {
-      let n = 0;
-      for await (const _ of decodeFrames(tools, file, { fps: 24, width: 64, height: 96, signal: ac.signal })) {
-        if (++n === 5) ac.abort();
+  it(
+    'stops ffmpeg when the consumer breaks early, and honours abort',
+    { skip: missingMedia('videos/animate-x--dance_1.mp4') },
+    async () => {
+      const file = mediaPath('videos/animate-x--dance_1.mp4');
+      let seen = 0;
+      const t0 = Date.now();
+      for await (const frame of decodeFrames(tools, file, { fps: 24, width: 512, height: 758 })) {
+        assert.equal(frame.length, 512 * 758 * 4);
+        if (++seen === 3) break;
       }
-    })();
-    await assert.rejects(run, (e: unknown) => (e as Error).name === 'AbortError');
-  });
+      assert.equal(seen, 3);
+      assert.ok(Date.now() - t0 < 3000);
+
+      const ac = new AbortController();
+      const run = (async () => {
+        let n = 0;
+        for await (const _ of decodeFrames(tools, file, { fps: 24, width: 64, height: 96, signal: ac.signal })) {
+          if (++n === 5) ac.abort();
+        }
+      })();
+      await assert.rejects(run, (e: unknown) => (e as Error).name === 'AbortError');
+    },
+  );
 });
 
 describe('extractAudio and runFfmpeg', () => {

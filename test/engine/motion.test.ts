@@ -29,7 +29,8 @@ async function rgb(file: string): Promise<{ data: Buffer; width: number; height:
 
 /** Mean absolute RGB difference over a square patch centred at (cx, cy). */
 function patchDiff(a: Buffer, b: Buffer, width: number, height: number, cx: number, cy: number, r: number): number {
-  let sum = 0, n = 0;
+  let sum = 0,
+    n = 0;
   for (let y = Math.max(0, Math.round(cy - r)); y < Math.min(height, Math.round(cy + r)); y++) {
     for (let x = Math.max(0, Math.round(cx - r)); x < Math.min(width, Math.round(cx + r)); x++) {
       const i = (y * width + x) * 3;
@@ -56,9 +57,15 @@ describe('extractMotion on a real dance clip', { skip: missingMedia('videos/anim
     const progress: number[] = [];
     const assets = await extractMotion({ tools, videoFile: video, outDir: dir, smoothing: true, onProgress: (p) => progress.push(p) });
     track = assets.track;
-    assert.deepEqual([assets.trackFile, assets.sourceVideoFile, assets.plateFile, assets.audioFile], ['track.json', 'source.mp4', 'plate.png', 'audio.m4a']);
+    assert.deepEqual(
+      [assets.trackFile, assets.sourceVideoFile, assets.plateFile, assets.audioFile],
+      ['track.json', 'source.mp4', 'plate.png', 'audio.m4a'],
+    );
     assert.equal(progress.at(-1), 100);
-    assert.ok(progress.every((p, i) => i === 0 || p >= progress[i - 1]), 'progress is monotonic');
+    assert.ok(
+      progress.every((p, i) => i === 0 || p >= progress[i - 1]),
+      'progress is monotonic',
+    );
   });
 
   it('tracks every frame at the source rate with a plausible upright body', async () => {
@@ -111,9 +118,27 @@ describe('extractMotion plate on a scene with a known background', { skip: missi
     await runFfmpeg(tools, ['-v', 'error', '-f', 'lavfi', '-i', 'mandelbrot=s=480x360', '-frames:v', '1', bg]);
     // A photographed person slides across a still background: every pixel is uncovered most of the time.
     await runFfmpeg(tools, [
-      '-v', 'error', '-loop', '1', '-i', bg, '-i', mediaPath('images/mimicmotion--demo1.jpg'),
-      '-filter_complex', "[1]crop=781:1794:141:126,scale=-2:330[p];[0][p]overlay=x='(W-w)*t/4':y=20",
-      '-t', '4', '-r', '12', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-crf', '16', video,
+      '-v',
+      'error',
+      '-loop',
+      '1',
+      '-i',
+      bg,
+      '-i',
+      mediaPath('images/mimicmotion--demo1.jpg'),
+      '-filter_complex',
+      "[1]crop=781:1794:141:126,scale=-2:330[p];[0][p]overlay=x='(W-w)*t/4':y=20",
+      '-t',
+      '4',
+      '-r',
+      '12',
+      '-c:v',
+      'libx264',
+      '-pix_fmt',
+      'yuv420p',
+      '-crf',
+      '16',
+      video,
     ]);
     const dir = join(tmp, 'walk');
     const assets = await extractMotion({ tools, videoFile: video, outDir: dir, smoothing: false });
@@ -139,11 +164,29 @@ describe('pose tracking crop', { skip: missingMedia('videos/animate-x--dance_3.m
     // ~45 px tall in MoveNet's 192 px input; the tracking crop brings her back to full size.
     const src = mediaPath('videos/animate-x--dance_3.mp4');
     const small = join(tmp, 'small.mp4');
-    const S = 300 / 758, OX = 700, OY = 380;
+    const S = 300 / 758,
+      OX = 700,
+      OY = 380;
     await runFfmpeg(tools, [
-      '-v', 'error', '-f', 'lavfi', '-i', 'color=c=gray:s=1280x720:r=24', '-t', '2', '-i', src,
-      '-filter_complex', `[1]scale=-2:300[p];[0][p]overlay=${OX}:${OY}:shortest=1`,
-      '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-crf', '18', small,
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'color=c=gray:s=1280x720:r=24',
+      '-t',
+      '2',
+      '-i',
+      src,
+      '-filter_complex',
+      `[1]scale=-2:300[p];[0][p]overlay=${OX}:${OY}:shortest=1`,
+      '-c:v',
+      'libx264',
+      '-pix_fmt',
+      'yuv420p',
+      '-crf',
+      '18',
+      small,
     ]);
     const truth: Array<PoseFrame['body'] | null> = [];
     const reference = createPoseDetector();
@@ -153,7 +196,9 @@ describe('pose tracking crop', { skip: missingMedia('videos/animate-x--dance_3.m
     }
     const pck = async (track: boolean) => {
       const det = createPoseDetector({ track });
-      let i = 0, hits = 0, total = 0;
+      let i = 0,
+        hits = 0,
+        total = 0;
       for await (const f of decodeFrames(tools, small, { fps: 24, width: 512, height: 288 })) {
         const g = truth[i++];
         if (!g) continue;
@@ -177,7 +222,19 @@ describe('pose tracking crop', { skip: missingMedia('videos/animate-x--dance_3.m
 describe('extractMotion refusals', () => {
   it('fails with INVALID_MOTION when nobody is in the video', async () => {
     const video = join(tmp, 'empty.mp4');
-    await runFfmpeg(tools, ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=s=320x240:r=10:d=2', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', video]);
+    await runFfmpeg(tools, [
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=s=320x240:r=10:d=2',
+      '-c:v',
+      'libx264',
+      '-pix_fmt',
+      'yuv420p',
+      video,
+    ]);
     await assert.rejects(
       extractMotion({ tools, videoFile: video, outDir: join(tmp, 'empty'), smoothing: true }),
       (e: unknown) => e instanceof EngineError && e.code === 'INVALID_MOTION' && /person/.test(e.message),
@@ -188,8 +245,12 @@ describe('extractMotion refusals', () => {
   it('stops with AbortError when aborted', { skip: missingMedia('videos/animate-x--dance_3.mp4') }, async () => {
     const ac = new AbortController();
     const run = extractMotion({
-      tools, videoFile: mediaPath('videos/animate-x--dance_3.mp4'), outDir: join(tmp, 'aborted'), smoothing: false,
-      signal: ac.signal, onProgress: (p) => p >= 10 && ac.abort(),
+      tools,
+      videoFile: mediaPath('videos/animate-x--dance_3.mp4'),
+      outDir: join(tmp, 'aborted'),
+      smoothing: false,
+      signal: ac.signal,
+      onProgress: (p) => p >= 10 && ac.abort(),
     });
     await assert.rejects(run, (e: unknown) => (e as Error).name === 'AbortError');
   });
@@ -205,9 +266,18 @@ describe('track filters', () => {
 
   it('interpolates gaps, holds the ends, and marks filled points with score 0', () => {
     const filled = fillGaps([frame(0, null), frame(1, 10), frame(2, null), frame(3, null), frame(4, 40), frame(5, null)])!;
-    assert.deepEqual(filled.map((f) => f.body[3].x), [10, 10, 20, 30, 40, 40]);
-    assert.deepEqual(filled.map((f) => f.body[3].y), [20, 20, 40, 60, 80, 80]);
-    assert.deepEqual(filled.map((f) => f.body[3].score), [0, 0.9, 0, 0, 0.9, 0]);
+    assert.deepEqual(
+      filled.map((f) => f.body[3].x),
+      [10, 10, 20, 30, 40, 40],
+    );
+    assert.deepEqual(
+      filled.map((f) => f.body[3].y),
+      [20, 20, 40, 60, 80, 80],
+    );
+    assert.deepEqual(
+      filled.map((f) => f.body[3].score),
+      [0, 0.9, 0, 0, 0.9, 0],
+    );
     assert.equal(fillGaps([frame(0, null)]), null);
   });
 

@@ -32,8 +32,13 @@ export async function probeFacts(tools: MediaTools, file: string): Promise<Strea
   const j = JSON.parse(stdout) as { streams: Array<Record<string, string | number>>; format: { duration: string } };
   const v = j.streams.find((s) => s.codec_type === 'video')!;
   return {
-    codec: String(v.codec_name), pixFmt: String(v.pix_fmt), width: Number(v.width), height: Number(v.height),
-    frames: Number(v.nb_read_frames), durationS: Number(j.format.duration), hasAudio: j.streams.some((s) => s.codec_type === 'audio'),
+    codec: String(v.codec_name),
+    pixFmt: String(v.pix_fmt),
+    width: Number(v.width),
+    height: Number(v.height),
+    frames: Number(v.nb_read_frames),
+    durationS: Number(j.format.duration),
+    hasAudio: j.streams.some((s) => s.codec_type === 'audio'),
   };
 }
 
@@ -47,10 +52,15 @@ async function writeCharacterDir(dir: string, analysis: CharacterAnalysis, textu
 
 /** AnimatedDrawings char1 with its mask as alpha and its annotated joints. */
 export async function char1Character(dir: string): Promise<CharacterAssets> {
-  const { data, info } = await sharp(mediaPath('images/animateddrawings--char1-texture.png')).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(mediaPath('images/animateddrawings--char1-texture.png'))
+    .ensureAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   const mask = await sharp(mediaPath('images/animateddrawings--char1-mask.png')).greyscale().raw().toBuffer();
   for (let i = 0; i < info.width * info.height; i++) data[i * 4 + 3] = mask[i];
-  const png = await sharp(data, { raw: { width: info.width, height: info.height, channels: 4 } }).png().toBuffer();
+  const png = await sharp(data, { raw: { width: info.width, height: info.height, channels: 4 } })
+    .png()
+    .toBuffer();
   const analysis = analysisFromAnimatedDrawings(mediaPath('images/animateddrawings--char1-char_cfg.yaml'), info.width, info.height);
   return writeCharacterDir(dir, analysis, png);
 }
@@ -62,7 +72,12 @@ export async function defaultCharacter(dir: string): Promise<CharacterAssets> {
   await writeDefaultCharacterImage(image);
   const { width, height } = await sharp(image).metadata();
   const analysis: CharacterAnalysis = {
-    version: 1, width: width!, height: height!, maskMethod: 'alpha', body: defaultCharacterKeypoints(), poseMethod: 'model',
+    version: 1,
+    width: width!,
+    height: height!,
+    maskMethod: 'alpha',
+    body: defaultCharacterKeypoints(),
+    poseMethod: 'model',
     crop: { x: 0, y: 0, width: width!, height: height! },
   };
   return writeCharacterDir(dir, analysis, await sharp(image).png().toBuffer());
@@ -74,23 +89,69 @@ export async function defaultCharacter(dir: string): Promise<CharacterAssets> {
  */
 export async function clipMotion(tools: MediaTools, video: string, dir: string, seconds: number, fps: number): Promise<MotionAssets> {
   await mkdir(dir, { recursive: true });
-  await run(tools.ffmpeg, ['-v', 'error', '-y', '-i', video, '-t', String(seconds), '-an', '-r', String(fps), '-c:v', 'libx264', '-preset', 'ultrafast', join(dir, 'source.mp4')]);
+  await run(tools.ffmpeg, [
+    '-v',
+    'error',
+    '-y',
+    '-i',
+    video,
+    '-t',
+    String(seconds),
+    '-an',
+    '-r',
+    String(fps),
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    join(dir, 'source.mp4'),
+  ]);
   await run(tools.ffmpeg, ['-v', 'error', '-y', '-i', video, '-frames:v', '1', join(dir, 'plate.png')]);
   let audioFile: string | null = 'audio.m4a';
   try {
-    await run(tools.ffmpeg, ['-v', 'error', '-y', '-i', video, '-t', String(seconds), '-vn', '-map', '0:a:0', '-c:a', 'aac', join(dir, audioFile)]);
+    await run(tools.ffmpeg, [
+      '-v',
+      'error',
+      '-y',
+      '-i',
+      video,
+      '-t',
+      String(seconds),
+      '-vn',
+      '-map',
+      '0:a:0',
+      '-c:a',
+      'aac',
+      join(dir, audioFile),
+    ]);
   } catch {
     audioFile = null;
   }
   const { width, height } = await sharp(join(dir, 'plate.png')).metadata();
   const tpl = templateTrack('tpl_dance');
   const n = Math.round(seconds * fps);
-  const sx = width! / tpl.width, sy = height! / tpl.height, s = Math.min(sx, sy);
+  const sx = width! / tpl.width,
+    sy = height! / tpl.height,
+    s = Math.min(sx, sy);
   const track: MotionTrack = {
-    version: 1, fps, frameCount: n, durationMs: Math.round((n * 1000) / fps), width: width!, height: height!, smoothing: false,
+    version: 1,
+    fps,
+    frameCount: n,
+    durationMs: Math.round((n * 1000) / fps),
+    width: width!,
+    height: height!,
+    smoothing: false,
     frames: Array.from({ length: n }, (_, i) => {
       const f = tpl.frames[Math.round((i * tpl.fps) / fps) % tpl.frames.length];
-      return { ...f, timeMs: Math.round((i * 1000) / fps), body: f.body.map((k) => ({ x: k.x * s + (width! - tpl.width * s) / 2, y: k.y * s + (height! - tpl.height * s) / 2, score: k.score })) };
+      return {
+        ...f,
+        timeMs: Math.round((i * 1000) / fps),
+        body: f.body.map((k) => ({
+          x: k.x * s + (width! - tpl.width * s) / 2,
+          y: k.y * s + (height! - tpl.height * s) / 2,
+          score: k.score,
+        })),
+      };
     }),
   };
   await writeFile(join(dir, 'track.json'), JSON.stringify(track));

@@ -21,18 +21,23 @@ async function char1(): Promise<{ rig: Rig; rgba: Uint8Array; w: number; h: numb
 /** Whether triangle `t` contains (x, y), with the rig's rest vertices or deformed positions `v`. */
 function triangleContains(rig: Rig, t: number, x: number, y: number, v: ArrayLike<number> = rig.vertices): boolean {
   const [a, b, c] = [rig.triangles[t * 3], rig.triangles[t * 3 + 1], rig.triangles[t * 3 + 2]];
-  const cross = (i: number, j: number): number => (v[j * 2] - v[i * 2]) * (y - v[i * 2 + 1]) - (v[j * 2 + 1] - v[i * 2 + 1]) * (x - v[i * 2]);
-  const s1 = cross(a, b), s2 = cross(b, c), s3 = cross(c, a);
+  const cross = (i: number, j: number): number =>
+    (v[j * 2] - v[i * 2]) * (y - v[i * 2 + 1]) - (v[j * 2 + 1] - v[i * 2 + 1]) * (x - v[i * 2]);
+  const s1 = cross(a, b),
+    s2 = cross(b, c),
+    s3 = cross(c, a);
   return (s1 >= 0 && s2 >= 0 && s3 >= 0) || (s1 <= 0 && s2 <= 0 && s3 <= 0);
 }
 
 /** Mean weight of `bone` over vertices within `r` px of (x, y). */
 function weightNear(rig: Rig, bone: number, x: number, y: number, r: number): number {
-  let sum = 0, n = 0;
+  let sum = 0,
+    n = 0;
   for (let v = 0; v < rig.vertices.length / 2; v++) {
     if (Math.hypot(rig.vertices[v * 2] - x, rig.vertices[v * 2 + 1] - y) > r) continue;
     n++;
-    for (let k = 0; k < rig.influences; k++) if (rig.boneIndices[v * rig.influences + k] === bone) sum += rig.boneWeights[v * rig.influences + k];
+    for (let k = 0; k < rig.influences; k++)
+      if (rig.boneIndices[v * rig.influences + k] === bone) sum += rig.boneWeights[v * rig.influences + k];
   }
   assert.ok(n > 0, `no vertex near ${x},${y}`);
   return sum / n;
@@ -43,19 +48,22 @@ test('char1 drawing: mesh covers the silhouette and never bridges the gap betwee
   const nt = rig.triangles.length / 3;
   assert.ok(rig.vertices.length / 2 > 300 && nt > 400, `mesh too coarse: ${nt} triangles`);
   // Every opaque pixel on a 6 px lattice lies in some triangle (no holes).
-  let opaque = 0, covered = 0;
+  let opaque = 0,
+    covered = 0;
   for (let y = 3; y < rig.textureHeight; y += 6) {
     for (let x = 3; x < rig.textureWidth; x += 6) {
       if (rgba[(y * w + x) * 4 + 3] < 128) continue;
       opaque++;
       let hit = false;
       for (let t = 0; t < nt && !hit; t++) hit = triangleContains(rig, t, x + 0.5, y + 0.5);
-      if (hit) covered++; else if (process.env.DEBUG_RIG) console.log("uncovered", x, y);
+      if (hit) covered++;
+      else if (process.env.DEBUG_RIG) console.log('uncovered', x, y);
     }
   }
   assert.ok(covered / opaque > 0.995, `covered ${covered}/${opaque}`);
   // The gap between the knees is background and no triangle spans it.
-  const gx = 270, gy = 470;
+  const gx = 270,
+    gy = 470;
   assert.equal(rgba[(gy * w + gx) * 4 + 3], 0, 'fixture: gap pixel should be transparent');
   for (let t = 0; t < nt; t++) assert.ok(!triangleContains(rig, t, gx, gy), `triangle ${t} bridges the legs`);
 });
@@ -74,31 +82,61 @@ test('char1 drawing: weights are normalised, limbs rigid mid-bone, joints blende
   assert.ok(weightNear(rig, 3, ...mid('leftElbow', 'leftWrist'), 8) > 0.9);
   // At the knee both thigh and shin contribute.
   const knee = j('leftKnee');
-  const thigh = weightNear(rig, 6, knee.x, knee.y, 10), shin = weightNear(rig, 7, knee.x, knee.y, 10);
+  const thigh = weightNear(rig, 6, knee.x, knee.y, 10),
+    shin = weightNear(rig, 7, knee.x, knee.y, 10);
   assert.ok(thigh > 0.15 && shin > 0.15, `knee blend thigh ${thigh} shin ${shin}`);
   // Drawing order is back to front by layer.
   for (let t = 1; t < rig.triangleLayers.length; t++) assert.ok(rig.triangleLayers[t] >= rig.triangleLayers[t - 1]);
-  assert.deepEqual(rig.triangleLayers, rig.triangleBones.map((b) => BONE_LAYER[b]));
+  assert.deepEqual(
+    rig.triangleLayers,
+    rig.triangleBones.map((b) => BONE_LAYER[b]),
+  );
 });
 
 /** Rasterises a synthetic figure and gives it a model-pose analysis with the keypoints it was drawn on. */
-async function figureFromSvg(svg: string, body: Keypoint[], w: number, h: number): Promise<{ analysis: CharacterAnalysis; rgba: Uint8Array; w: number; h: number }> {
+async function figureFromSvg(
+  svg: string,
+  body: Keypoint[],
+  w: number,
+  h: number,
+): Promise<{ analysis: CharacterAnalysis; rgba: Uint8Array; w: number; h: number }> {
   const { data } = await sharp(Buffer.from(svg)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   const analysis: CharacterAnalysis = {
-    version: 1, width: w, height: h, maskMethod: 'alpha', body, poseMethod: 'model', crop: { x: 0, y: 0, width: w, height: h },
+    version: 1,
+    width: w,
+    height: h,
+    maskMethod: 'alpha',
+    body,
+    poseMethod: 'model',
+    crop: { x: 0, y: 0, width: w, height: h },
   };
   return { analysis, rgba: new Uint8Array(data.buffer, data.byteOffset, data.length), w, h };
 }
 
 /** A synthetic figure whose right forearm lies across the torso. */
 async function crossedArmFigure(): Promise<{ analysis: CharacterAnalysis; rgba: Uint8Array; w: number; h: number }> {
-  const w = 300, h = 500;
+  const w = 300,
+    h = 500;
   const kp = (x: number, y: number): Keypoint => ({ x, y, score: 1 });
   // Figure facing the camera: its right side is on the image's left.
   const body = [
-    kp(150, 70), kp(160, 60), kp(140, 60), kp(170, 65), kp(130, 65),
-    kp(190, 130), kp(110, 130), kp(215, 200), kp(75, 200), kp(225, 270), kp(150, 215),
-    kp(175, 260), kp(125, 260), kp(180, 360), kp(120, 360), kp(182, 450), kp(118, 450),
+    kp(150, 70),
+    kp(160, 60),
+    kp(140, 60),
+    kp(170, 65),
+    kp(130, 65),
+    kp(190, 130),
+    kp(110, 130),
+    kp(215, 200),
+    kp(75, 200),
+    kp(225, 270),
+    kp(150, 215),
+    kp(175, 260),
+    kp(125, 260),
+    kp(180, 360),
+    kp(120, 360),
+    kp(182, 450),
+    kp(118, 450),
   ];
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">
     <circle cx="150" cy="70" r="40" fill="#c96"/>
@@ -123,15 +161,24 @@ test('an arm lying across the torso is skinned to the arm, not the torso', async
 test('the default character rigs with every bone owning part of the mesh', async () => {
   const { data, info } = await sharp(Buffer.from(defaultCharacterSvg())).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   const analysis: CharacterAnalysis = {
-    version: 1, width: info.width, height: info.height, maskMethod: 'alpha', body: defaultCharacterKeypoints(), poseMethod: 'model',
+    version: 1,
+    width: info.width,
+    height: info.height,
+    maskMethod: 'alpha',
+    body: defaultCharacterKeypoints(),
+    poseMethod: 'model',
     crop: { x: 0, y: 0, width: info.width, height: info.height },
   };
   const rig = buildRig(analysis, new Uint8Array(data.buffer, data.byteOffset, data.length), info.width, info.height);
-  assert.deepEqual([...new Set(rig.triangleBones)].sort((a, b) => a - b), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  assert.deepEqual(
+    [...new Set(rig.triangleBones)].sort((a, b) => a - b),
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+  );
 });
 
 test('an empty texture is refused with RigError', async () => {
-  const w = 64, h = 64;
+  const w = 64,
+    h = 64;
   const analysis = (await crossedArmFigure()).analysis;
   assert.throws(() => buildRig({ ...analysis, crop: { x: 0, y: 0, width: w, height: h } }, new Uint8Array(w * h * 4), w, h), RigError);
 });
@@ -152,7 +199,8 @@ test('retargeting keeps bone lengths, follows bone directions and drives a back 
   assert.ok(Math.abs(len(posed, 7, 8) - len(rest, 7, 8) * r.scale) < 0.5);
   const d = track.frames[12].body;
   const dir = (ax: number, ay: number, bx: number, by: number): number => Math.atan2(by - ay, bx - ax);
-  const want = dir(d[8].x, d[8].y, d[10].x, d[10].y), got = dir(posed[7].x, posed[7].y, posed[8].x, posed[8].y);
+  const want = dir(d[8].x, d[8].y, d[10].x, d[10].y),
+    got = dir(posed[7].x, posed[7].y, posed[8].x, posed[8].y);
   assert.ok(Math.abs(Math.atan2(Math.sin(want - got), Math.cos(want - got))) < 0.01);
   // The same figure seen from behind (left/right keypoints swapped): the raised (waving) arm stays
   // on the image side where the performer raises it.
@@ -162,7 +210,7 @@ test('retargeting keeps bone lengths, follows bone directions and drives a back 
   const pb: Array<{ x: number; y: number }> = [];
   rb.pose(12, aff, pb);
   const hand = (p: Array<{ x: number; y: number }>): { x: number; y: number } => (p[5].y < p[8].y ? p[5] : p[8]);
-  assert.ok(Math.sign(hand(pb).x - pb[0].x) === Math.sign(d[10].x - (d[11].x + d[12].x) / 2), 'raised hand on the performer\'s side');
+  assert.ok(Math.sign(hand(pb).x - pb[0].x) === Math.sign(d[10].x - (d[11].x + d[12].x) / 2), "raised hand on the performer's side");
   assert.ok(Math.sign(hand(posed).x - posed[0].x) === Math.sign(d[10].x - (d[11].x + d[12].x) / 2));
 });
 
@@ -191,12 +239,12 @@ test('a performer bone seen foreshortened shortens the character bone in proport
   };
   const full = len(0);
   const rest = Math.hypot(rig.joints[8].x - rig.joints[7].x, rig.joints[8].y - rig.joints[7].y) * r.scale;
-  assert.ok(Math.abs(full - rest) < 0.5, 'in-plane bone keeps the character\'s length');
-  assert.ok(Math.abs(len(1) / full - 0.5) < 0.02, 'half the performer\'s length, half the character\'s');
+  assert.ok(Math.abs(full - rest) < 0.5, "in-plane bone keeps the character's length");
+  assert.ok(Math.abs(len(1) / full - 0.5) < 0.02, "half the performer's length, half the character's");
   assert.ok(Math.abs(len(2) / full - 0.45) < 0.02, 'never below the floor');
 });
 
-test('the issue\'s PCK uses a fresh reference, aligns translation and scale, and does not mirror', async () => {
+test("the issue's PCK uses a fresh reference, aligns translation and scale, and does not mirror", async () => {
   const { pckFrameStrict } = await import('../../src/engine/render/pose-fidelity.js');
   const { templateTrack } = await import('../../src/engine/builtins/templates.js');
   const d = templateTrack('tpl_wave').frames[12].body;
@@ -205,7 +253,10 @@ test('the issue\'s PCK uses a fresh reference, aligns translation and scale, and
   assert.deepEqual(pckFrameStrict(d, moved)!.hits, pckFrameStrict(d, moved)!.total);
   // Left/right labels swapped: the raised right wrist no longer matches (no mirror credit).
   const swap = [0, 2, 1, 4, 3, 6, 5, 8, 7, 10, 9, 12, 11, 14, 13, 16, 15];
-  const r = pckFrameStrict(d, swap.map((i) => d[i]))!;
+  const r = pckFrameStrict(
+    d,
+    swap.map((i) => d[i]),
+  )!;
   assert.equal(r.hit[10], false);
   assert.ok(r.hits < r.total);
   // No detection: every scored keypoint misses.
@@ -214,12 +265,27 @@ test('the issue\'s PCK uses a fresh reference, aligns translation and scale, and
 
 /** A synthetic figure facing the camera in a flared skirt (or, with `skirt` false, in trousers). */
 async function skirtFigure(skirt: boolean): Promise<{ analysis: CharacterAnalysis; rgba: Uint8Array; w: number; h: number }> {
-  const w = 300, h = 520;
+  const w = 300,
+    h = 520;
   const kp = (x: number, y: number): Keypoint => ({ x, y, score: 1 });
   const body = [
-    kp(150, 70), kp(160, 60), kp(140, 60), kp(170, 65), kp(130, 65),
-    kp(190, 130), kp(110, 130), kp(215, 200), kp(85, 200), kp(225, 265), kp(75, 265),
-    kp(175, 260), kp(125, 260), kp(180, 390), kp(120, 390), kp(182, 480), kp(118, 480),
+    kp(150, 70),
+    kp(160, 60),
+    kp(140, 60),
+    kp(170, 65),
+    kp(130, 65),
+    kp(190, 130),
+    kp(110, 130),
+    kp(215, 200),
+    kp(85, 200),
+    kp(225, 265),
+    kp(75, 265),
+    kp(175, 260),
+    kp(125, 260),
+    kp(180, 390),
+    kp(120, 390),
+    kp(182, 480),
+    kp(118, 480),
   ];
   const cloth = skirt
     ? '<polygon points="110,245 190,245 270,370 30,370" fill="#63c"/>'
@@ -251,8 +317,13 @@ function legsApart(rig: Rig): Float64Array {
   for (let b = 0; b < 10; b++) aff.set([1, 0, 0, 1, 0, 0], b * 6);
   const hip = (name: string): { x: number; y: number } => rig.joints.find((j) => j.name === name)!;
   // The figure's left leg is on the image's right: swinging out turns it anticlockwise on screen.
-  for (const [bones, p, deg] of [[[6, 7], hip('leftHip'), -25], [[8, 9], hip('rightHip'), 25]] as const) {
-    const r = (deg * Math.PI) / 180, c = Math.cos(r), s = Math.sin(r);
+  for (const [bones, p, deg] of [
+    [[6, 7], hip('leftHip'), -25],
+    [[8, 9], hip('rightHip'), 25],
+  ] as const) {
+    const r = (deg * Math.PI) / 180,
+      c = Math.cos(r),
+      s = Math.sin(r);
     for (const b of bones) aff.set([c, s, -s, c, p.x - (c * p.x - s * p.y), p.y - (s * p.x + c * p.y)], b * 6);
   }
   return aff;
@@ -263,7 +334,8 @@ test('a flared skirt hangs from the waist and stretches as one piece when the le
   const rig = buildRig(analysis, rgba, w, h);
   // Near the waist the skirt is the torso's; towards the hem both thighs take over, blended across.
   assert.ok(weightNear(rig, 0, 150, 268, 8) > 0.85, 'waist follows the torso');
-  const left = weightNear(rig, 6, 150, 350, 10), right = weightNear(rig, 8, 150, 350, 10);
+  const left = weightNear(rig, 6, 150, 350, 10),
+    right = weightNear(rig, 8, 150, 350, 10);
   assert.ok(left > 0.2 && right > 0.2, `hem middle blends both thighs: left ${left.toFixed(2)}, right ${right.toFixed(2)}`);
   // Legs apart: the cloth between them stays closed (a split skirt opens a slit of background here).
   const aff = legsApart(rig);

@@ -33,17 +33,32 @@ async function hasAssimp(): Promise<boolean> {
     return false;
   }
 }
-const assimpMissing = (await hasAssimp()) ? false : 'assimp (Debian assimp-utils) is not installed; .ci/run installs it; skipping the independent FBX read-back';
+const assimpMissing = (await hasAssimp())
+  ? false
+  : 'assimp (Debian assimp-utils) is not installed; .ci/run installs it; skipping the independent FBX read-back';
 
 async function validateGlb(file: string): Promise<{ errors: number; messages: string[] }> {
   const r = await validator.validateBytes(new Uint8Array(await readFile(file)));
-  return { errors: r.issues.numErrors, messages: r.issues.messages.filter((m: { severity: number }) => m.severity === 0).map((m: { code: string; message: string }) => `${m.code}: ${m.message}`) };
+  return {
+    errors: r.issues.numErrors,
+    messages: r.issues.messages
+      .filter((m: { severity: number }) => m.severity === 0)
+      .map((m: { code: string; message: string }) => `${m.code}: ${m.message}`),
+  };
 }
 
-interface AssNode { name: string; children?: AssNode[] }
+interface AssNode {
+  name: string;
+  children?: AssNode[];
+}
 interface AssJson {
   rootnode: AssNode;
-  animations: Array<{ name: string; duration: number; tickspersecond: number; channels: Array<{ name: string; rotationkeys: Array<[number, number[]]>; positionkeys: Array<[number, number[]]> }> }>;
+  animations: Array<{
+    name: string;
+    duration: number;
+    tickspersecond: number;
+    channels: Array<{ name: string; rotationkeys: Array<[number, number[]]>; positionkeys: Array<[number, number[]]> }>;
+  }>;
 }
 
 /** Reads a file with assimp (a separate process) and returns its JSON dump. */
@@ -55,7 +70,11 @@ async function readWithAssimp(file: string): Promise<AssJson> {
 
 function parentsOf(root: AssNode): Map<string, string> {
   const out = new Map<string, string>();
-  const walk = (n: AssNode) => n.children?.forEach((c) => { out.set(c.name, n.name); walk(c); });
+  const walk = (n: AssNode) =>
+    n.children?.forEach((c) => {
+      out.set(c.name, n.name);
+      walk(c);
+    });
   walk(root);
   return out;
 }
@@ -67,7 +86,13 @@ function angleDeg(a: Quat, b: Quat): number {
 }
 
 /** Every independent check of one written clip: glTF validator, assimp's hierarchy, frame count, duration and rotations. */
-async function checkExports(dir: string, clips: { metahuman: SkeletalClip; mixamo: SkeletalClip }, fps: number, frames: number, checkFbx: boolean): Promise<void> {
+async function checkExports(
+  dir: string,
+  clips: { metahuman: SkeletalClip; mixamo: SkeletalClip },
+  fps: number,
+  frames: number,
+  checkFbx: boolean,
+): Promise<void> {
   for (const name of ['metahuman', 'mixamo'] as const) {
     const v = await validateGlb(join(dir, `${name}.glb`));
     assert.equal(v.errors, 0, `${name}.glb: ${v.messages.join('; ')}`);
@@ -106,8 +131,14 @@ async function checkExports(dir: string, clips: { metahuman: SkeletalClip; mixam
 describe('3D motion: skeletons and joint sets', () => {
   it('docs/engine-3d.md lists every joint of every set and the counts', async () => {
     const doc = await readFile(new URL('../../docs/engine-3d.md', import.meta.url), 'utf8');
-    for (const j of [...metahumanSkeleton('full').joints, ...mixamoSkeleton().joints]) assert.ok(doc.includes(`\`${j.name}\``), `docs lack ${j.name}`);
-    for (const [set, n] of [['body', 86], ['expression', 119], ['full', 441]] as const) assert.ok(doc.includes(`### ${set} (${n})`));
+    for (const j of [...metahumanSkeleton('full').joints, ...mixamoSkeleton().joints])
+      assert.ok(doc.includes(`\`${j.name}\``), `docs lack ${j.name}`);
+    for (const [set, n] of [
+      ['body', 86],
+      ['expression', 119],
+      ['full', 441],
+    ] as const)
+      assert.ok(doc.includes(`### ${set} (${n})`));
   });
 
   it('joint counts are the interface table (2.6): body 86, expression 119, full 441; Mixamo 52', () => {
@@ -116,7 +147,22 @@ describe('3D motion: skeletons and joint sets', () => {
     for (const set of JOINT_SETS) {
       const names = metahumanSkeleton(set).joints.map((j) => j.name);
       assert.equal(new Set(names).size, names.length, 'unique names');
-      for (const n of ['root', 'pelvis', 'spine_01', 'spine_05', 'neck_01', 'head', 'thigh_l', 'calf_r', 'foot_l', 'ball_r', 'upperarm_l', 'hand_r', 'index_03_l']) assert.ok(names.includes(n), n);
+      for (const n of [
+        'root',
+        'pelvis',
+        'spine_01',
+        'spine_05',
+        'neck_01',
+        'head',
+        'thigh_l',
+        'calf_r',
+        'foot_l',
+        'ball_r',
+        'upperarm_l',
+        'hand_r',
+        'index_03_l',
+      ])
+        assert.ok(names.includes(n), n);
     }
     const mx = mixamoSkeleton().joints;
     const byName = new Map(mx.map((j) => [j.name, j]));
@@ -134,30 +180,53 @@ describe('3D motion: skeletons and joint sets', () => {
  */
 function jumpingJacks(frames: number, fps: number, scale: number, offsetX: number): { track: MotionTrack; armAngles: number[] } {
   const armAngles: number[] = [];
-  const track: MotionTrack = { version: 1, fps, frameCount: frames, durationMs: Math.round((frames * 1000) / fps), width: 1000, height: 1000, smoothing: false, frames: [] };
+  const track: MotionTrack = {
+    version: 1,
+    fps,
+    frameCount: frames,
+    durationMs: Math.round((frames * 1000) / fps),
+    width: 1000,
+    height: 1000,
+    smoothing: false,
+    frames: [],
+  };
   for (let t = 0; t < frames; t++) {
     const phase = (Math.sin((2 * Math.PI * t) / fps) + 1) / 2;
     const arm = (-60 + 150 * phase) * (Math.PI / 180);
     const leg = (5 + 15 * phase) * (Math.PI / 180);
     armAngles.push(arm);
     const P = (x: number, y: number) => ({ x: offsetX + x * scale, y: 900 - y * scale, score: 0.9 });
-    const sh = 1.45, hip = 0.95;
+    const sh = 1.45,
+      hip = 0.95;
     const la = [Math.cos(arm), Math.sin(arm)];
     const pts = new Array(17);
-    pts[0] = P(0, 1.62); pts[1] = P(0.03, 1.65); pts[2] = P(-0.03, 1.65); pts[3] = P(0.07, 1.63); pts[4] = P(-0.07, 1.63);
-    pts[5] = P(0.18, sh); pts[6] = P(-0.18, sh);
-    pts[7] = P(0.18 + 0.28 * la[0], sh + 0.28 * la[1]); pts[8] = P(-0.18 - 0.28 * la[0], sh + 0.28 * la[1]);
-    pts[9] = P(0.18 + 0.54 * la[0], sh + 0.54 * la[1]); pts[10] = P(-0.18 - 0.54 * la[0], sh + 0.54 * la[1]);
-    pts[11] = P(0.09, hip); pts[12] = P(-0.09, hip);
-    pts[13] = P(0.09 + 0.43 * Math.sin(leg), hip - 0.43 * Math.cos(leg)); pts[14] = P(-0.09 - 0.43 * Math.sin(leg), hip - 0.43 * Math.cos(leg));
-    pts[15] = P(0.09 + 0.86 * Math.sin(leg), hip - 0.86 * Math.cos(leg)); pts[16] = P(-0.09 - 0.86 * Math.sin(leg), hip - 0.86 * Math.cos(leg));
+    pts[0] = P(0, 1.62);
+    pts[1] = P(0.03, 1.65);
+    pts[2] = P(-0.03, 1.65);
+    pts[3] = P(0.07, 1.63);
+    pts[4] = P(-0.07, 1.63);
+    pts[5] = P(0.18, sh);
+    pts[6] = P(-0.18, sh);
+    pts[7] = P(0.18 + 0.28 * la[0], sh + 0.28 * la[1]);
+    pts[8] = P(-0.18 - 0.28 * la[0], sh + 0.28 * la[1]);
+    pts[9] = P(0.18 + 0.54 * la[0], sh + 0.54 * la[1]);
+    pts[10] = P(-0.18 - 0.54 * la[0], sh + 0.54 * la[1]);
+    pts[11] = P(0.09, hip);
+    pts[12] = P(-0.09, hip);
+    pts[13] = P(0.09 + 0.43 * Math.sin(leg), hip - 0.43 * Math.cos(leg));
+    pts[14] = P(-0.09 - 0.43 * Math.sin(leg), hip - 0.43 * Math.cos(leg));
+    pts[15] = P(0.09 + 0.86 * Math.sin(leg), hip - 0.86 * Math.cos(leg));
+    pts[16] = P(-0.09 - 0.86 * Math.sin(leg), hip - 0.86 * Math.cos(leg));
     track.frames.push({ timeMs: (t * 1000) / fps, body: pts, score: 0.9, detected: true });
   }
   return { track, armAngles };
 }
 
 describe('3D motion on a synthetic jumping-jack track', () => {
-  for (const [scale, offsetX, fps] of [[300, 500, 30], [120, 200, 24]] as const) {
+  for (const [scale, offsetX, fps] of [
+    [300, 500, 30],
+    [120, 200, 24],
+  ] as const) {
     it(`follows in-plane limbs (figure ${scale} px/m at x=${offsetX}, ${fps} fps) and writes files independent readers accept`, async () => {
       const { track, armAngles } = jumpingJacks(fps * 3, fps, scale, offsetX);
       const clips = motionClips(track, { jointSet: 'body', smoothing: false });
@@ -171,7 +240,8 @@ describe('3D motion on a synthetic jumping-jack track', () => {
       const fore = sk.joints.findIndex((j) => j.name === 'mixamorig:LeftForeArm');
       let worst = 0;
       for (let t = 0; t < track.frames.length; t++) {
-        const w = (j: number) => Array.from(clips.mixamo.world.subarray((t * sk.joints.length + j) * 3, (t * sk.joints.length + j) * 3 + 3));
+        const w = (j: number) =>
+          Array.from(clips.mixamo.world.subarray((t * sk.joints.length + j) * 3, (t * sk.joints.length + j) * 3 + 3));
         const [a, b] = [w(arm), w(fore)];
         const angle = Math.atan2(b[1] - a[1], b[0] - a[0]);
         worst = Math.max(worst, Math.abs(angle - armAngles[t]));
@@ -206,7 +276,12 @@ describe('3D motion on a synthetic jumping-jack track', () => {
 describe('3D motion from a real driving video', { skip: missingMedia('videos/liveportrait--s13.mp4') }, () => {
   it('follows the video (PCK@0.2 by reprojection >= 0.9), constant bones, planted feet still; files valid', async () => {
     const dir = join(tmp, 's13');
-    const assets = await extractMotion({ tools: resolveTools({}), videoFile: mediaPath('videos/liveportrait--s13.mp4'), outDir: dir, smoothing: true });
+    const assets = await extractMotion({
+      tools: resolveTools({}),
+      videoFile: mediaPath('videos/liveportrait--s13.mp4'),
+      outDir: dir,
+      smoothing: true,
+    });
     const clips = motionClips(assets.track, { jointSet: 'body', smoothing: true });
     for (const clip of [clips.metahuman, clips.mixamo]) {
       const pck = reprojectionPck(clip, assets.track);

@@ -25,10 +25,13 @@ after(async () => {
 /** Front agreement with the cut-out: mask IoU and SSIM (luma) inside the mask, both over grey. */
 export function frontScores(tex: { data: Uint8Array; width: number; height: number }, render: Uint8Array): { iou: number; ssim: number } {
   const { width: W, height: H, data } = tex;
-  let inter = 0, uni = 0;
-  const a = new Uint8Array(W * H * 3), b = new Uint8Array(W * H * 3);
+  let inter = 0,
+    uni = 0;
+  const a = new Uint8Array(W * H * 3),
+    b = new Uint8Array(W * H * 3);
   for (let p = 0; p < W * H; p++) {
-    const m = data[p * 4 + 3] >= 128, r = render[p * 4 + 3] >= 128;
+    const m = data[p * 4 + 3] >= 128,
+      r = render[p * 4 + 3] >= 128;
     if (m && r) inter++;
     if (m || r) uni++;
     for (let k = 0; k < 3; k++) {
@@ -50,13 +53,15 @@ function enclosedHoles(rgba: Uint8Array, W: number, H: number): { holes: number;
     const p = stack.pop()!;
     if (open[p] || rgba[p * 4 + 3] >= 128) continue;
     open[p] = 1;
-    const x = p % W, y = (p - x) / W;
+    const x = p % W,
+      y = (p - x) / W;
     if (x > 0) stack.push(p - 1);
     if (x < W - 1) stack.push(p + 1);
     if (y > 0) stack.push(p - W);
     if (y < H - 1) stack.push(p + W);
   }
-  let holes = 0, solid = 0;
+  let holes = 0,
+    solid = 0;
   for (let p = 0; p < W * H; p++) {
     if (rgba[p * 4 + 3] >= 128) solid++;
     else if (!open[p]) holes++;
@@ -80,30 +85,76 @@ function checkCloud(cloud: SplatCloud, tex: { data: Uint8Array; width: number; h
 }
 
 /** A synthetic character: a striped, two-tone stick figure on transparency, posed with its arms out. */
-export function syntheticFigure(w: number, h: number): { tex: { data: Uint8Array; width: number; height: number }; analysis: CharacterAnalysis } {
+export function syntheticFigure(
+  w: number,
+  h: number,
+): { tex: { data: Uint8Array; width: number; height: number }; analysis: CharacterAnalysis } {
   const data = new Uint8Array(w * h * 4);
   const kp = (x: number, y: number) => ({ x: x * w, y: y * h, score: 0.9 });
-  const body = [kp(0.5, 0.1), kp(0.52, 0.09), kp(0.48, 0.09), kp(0.54, 0.1), kp(0.46, 0.1), kp(0.6, 0.22), kp(0.4, 0.22), kp(0.75, 0.3), kp(0.25, 0.3), kp(0.88, 0.38), kp(0.12, 0.38), kp(0.56, 0.52), kp(0.44, 0.52), kp(0.58, 0.73), kp(0.42, 0.73), kp(0.6, 0.94), kp(0.4, 0.94)];
-  const segs: Array<[number, number, number]> = [[5, 7, 0.035], [7, 9, 0.03], [6, 8, 0.035], [8, 10, 0.03], [11, 13, 0.045], [13, 15, 0.04], [12, 14, 0.045], [14, 16, 0.04]];
-  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) {
-    const u = x / w, v = y / h;
-    let inside = Math.hypot((u - 0.5) / 0.07, (v - 0.1) / 0.07) < 1 || (Math.abs(u - 0.5) < 0.11 && v > 0.19 && v < 0.55);
-    for (const [a, b, r] of segs) {
-      const ax = body[a].x / w, ay = body[a].y / h, bx = body[b].x / w, by = body[b].y / h;
-      const t = Math.max(0, Math.min(1, ((u - ax) * (bx - ax) + (v - ay) * (by - ay)) / ((bx - ax) ** 2 + (by - ay) ** 2)));
-      if (Math.hypot(u - ax - t * (bx - ax), v - ay - t * (by - ay)) < r) inside = true;
+  const body = [
+    kp(0.5, 0.1),
+    kp(0.52, 0.09),
+    kp(0.48, 0.09),
+    kp(0.54, 0.1),
+    kp(0.46, 0.1),
+    kp(0.6, 0.22),
+    kp(0.4, 0.22),
+    kp(0.75, 0.3),
+    kp(0.25, 0.3),
+    kp(0.88, 0.38),
+    kp(0.12, 0.38),
+    kp(0.56, 0.52),
+    kp(0.44, 0.52),
+    kp(0.58, 0.73),
+    kp(0.42, 0.73),
+    kp(0.6, 0.94),
+    kp(0.4, 0.94),
+  ];
+  const segs: Array<[number, number, number]> = [
+    [5, 7, 0.035],
+    [7, 9, 0.03],
+    [6, 8, 0.035],
+    [8, 10, 0.03],
+    [11, 13, 0.045],
+    [13, 15, 0.04],
+    [12, 14, 0.045],
+    [14, 16, 0.04],
+  ];
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      const u = x / w,
+        v = y / h;
+      let inside = Math.hypot((u - 0.5) / 0.07, (v - 0.1) / 0.07) < 1 || (Math.abs(u - 0.5) < 0.11 && v > 0.19 && v < 0.55);
+      for (const [a, b, r] of segs) {
+        const ax = body[a].x / w,
+          ay = body[a].y / h,
+          bx = body[b].x / w,
+          by = body[b].y / h;
+        const t = Math.max(0, Math.min(1, ((u - ax) * (bx - ax) + (v - ay) * (by - ay)) / ((bx - ax) ** 2 + (by - ay) ** 2)));
+        if (Math.hypot(u - ax - t * (bx - ax), v - ay - t * (by - ay)) < r) inside = true;
+      }
+      if (!inside) continue;
+      const i = (y * w + x) * 4;
+      const stripe = Math.floor(y / Math.max(4, h / 40)) % 2;
+      data.set(v < 0.55 ? [200, 60 + 80 * stripe, 40, 255] : [40, 80, 180 + 50 * stripe, 255], i);
     }
-    if (!inside) continue;
-    const i = (y * w + x) * 4;
-    const stripe = Math.floor(y / Math.max(4, h / 40)) % 2;
-    data.set(v < 0.55 ? [200, 60 + 80 * stripe, 40, 255] : [40, 80, 180 + 50 * stripe, 255], i);
-  }
-  const analysis: CharacterAnalysis = { version: 1, width: w, height: h, maskMethod: 'alpha', body, poseMethod: 'heuristic', crop: { x: 0, y: 0, width: w, height: h } };
+  const analysis: CharacterAnalysis = {
+    version: 1,
+    width: w,
+    height: h,
+    maskMethod: 'alpha',
+    body,
+    poseMethod: 'heuristic',
+    crop: { x: 0, y: 0, width: w, height: h },
+  };
   return { tex: { data, width: w, height: h }, analysis };
 }
 
 describe('vsplat on synthetic figures', () => {
-  for (const [w, h] of [[360, 600], [600, 900]] as const) {
+  for (const [w, h] of [
+    [360, 600],
+    [600, 900],
+  ] as const) {
     it(`${w}x${h}: looks like the cut-out from the front, stays a figure at 30 degrees`, () => {
       const { tex, analysis } = syntheticFigure(w, h);
       checkCloud(buildSplats(tex, analysis, { jointSet: 'body' }), tex, `synthetic ${w}x${h}`);
@@ -128,7 +179,10 @@ describe('vsplat on synthetic figures', () => {
 
   it('refuses an empty picture', () => {
     const { analysis } = syntheticFigure(50, 50);
-    assert.throws(() => buildSplats({ data: new Uint8Array(50 * 50 * 4), width: 50, height: 50 }, analysis, { jointSet: 'body' }), /no visible figure/);
+    assert.throws(
+      () => buildSplats({ data: new Uint8Array(50 * 50 * 4), width: 50, height: 50 }, analysis, { jointSet: 'body' }),
+      /no visible figure/,
+    );
   });
 });
 
@@ -140,14 +194,37 @@ describe('vsplat from shared photos and drawings', { skip: SHARED.map(missingMed
     it(`${rel}: a 3DGS PLY whose front view matches the cut-out and whose thumbnail is a splat render`, async () => {
       const dir = join(tmp, rel.replace(/\W/g, '_'));
       const assets = await engine.analyzeCharacter({ imageFile: mediaPath(rel), outDir: dir, thumbnail: false });
-      const out = await engine.extractVsplat({ characterDir: assets.dir, outDir: dir, thumbnail: true, jointSet: 'expression', precision: 0.5, enhance: false, filterLowQuality: false });
+      const out = await engine.extractVsplat({
+        characterDir: assets.dir,
+        outDir: dir,
+        thumbnail: true,
+        jointSet: 'expression',
+        precision: 0.5,
+        enhance: false,
+        filterLowQuality: false,
+      });
       assert.deepEqual(out.files, ['character.vsplat', 'thumbnail.png']);
       const ply = await readFile(join(dir, 'character.vsplat'));
       const layout = readPlyHeader(ply);
       assert.equal(layout.format, 'binary_little_endian');
       assert.equal(layout.vertexCount, out.count);
       const names = layout.properties.map((p) => p.name);
-      for (const p of ['x', 'y', 'z', 'f_dc_0', 'f_dc_1', 'f_dc_2', 'opacity', 'scale_0', 'scale_1', 'scale_2', 'rot_0', 'rot_1', 'rot_2', 'rot_3']) {
+      for (const p of [
+        'x',
+        'y',
+        'z',
+        'f_dc_0',
+        'f_dc_1',
+        'f_dc_2',
+        'opacity',
+        'scale_0',
+        'scale_1',
+        'scale_2',
+        'rot_0',
+        'rot_1',
+        'rot_2',
+        'rot_3',
+      ]) {
         assert.ok(names.includes(p), p);
         assert.equal(layout.properties.find((q) => q.name === p)!.type, 'float');
       }

@@ -19,9 +19,28 @@ export async function insertCharacterRow(db: Db, accountId: string, status: Asse
   await db
     .insertInto('characters')
     .values({
-      ...stateFields(status), id, account_id: accountId, name: '', type: 'render', enhance: 0, joint_set: 'body', model_precision: null,
-      filter_low_quality: 0, render_thumbnail: 0, task_id: null, vsplat_status: null, source_kind: 'upload', source_key: null, source_url: null,
-      assets_key: null, failure_json: null, charge_milli: 1000, request_id: null, service_source: null, created_at: now, updated_at: now,
+      ...stateFields(status),
+      id,
+      account_id: accountId,
+      name: '',
+      type: 'render',
+      enhance: 0,
+      joint_set: 'body',
+      model_precision: null,
+      filter_low_quality: 0,
+      render_thumbnail: 0,
+      task_id: null,
+      vsplat_status: null,
+      source_kind: 'upload',
+      source_key: null,
+      source_url: null,
+      assets_key: null,
+      failure_json: null,
+      charge_milli: 1000,
+      request_id: null,
+      service_source: null,
+      created_at: now,
+      updated_at: now,
       deleted_at: null,
     })
     .execute();
@@ -34,9 +53,28 @@ export async function insertMotionRow(db: Db, accountId: string, status: AssetSt
   await db
     .insertInto('motions')
     .values({
-      ...stateFields(status), id, account_id: accountId, name: '', type: 'render', enable_smoothing: 1, target_fps: null, joint_set: 'body',
-      task_id: null, glb_status: null, source_kind: 'upload', source_key: null, source_url: null, template_id: null, assets_key: null,
-      duration_ms: durationMs, failure_json: null, request_id: null, service_source: null, created_at: now, updated_at: now, deleted_at: null,
+      ...stateFields(status),
+      id,
+      account_id: accountId,
+      name: '',
+      type: 'render',
+      enable_smoothing: 1,
+      target_fps: null,
+      joint_set: 'body',
+      task_id: null,
+      glb_status: null,
+      source_kind: 'upload',
+      source_key: null,
+      source_url: null,
+      template_id: null,
+      assets_key: null,
+      duration_ms: durationMs,
+      failure_json: null,
+      request_id: null,
+      service_source: null,
+      created_at: now,
+      updated_at: now,
+      deleted_at: null,
     })
     .execute();
   return id;

@@ -36,11 +36,23 @@ export async function startObjectStore(opts: { bucket?: string } = {}): Promise<
     MARIONETTE_S3_FORCE_PATH_STYLE: 'true',
   };
   const config: S3Config = {
-    bucket, endpoint, publicEndpoint: null, region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER',
-    forcePathStyle: true, prefix: '', partBytes: 5 * 1024 * 1024, createBucket: false,
+    bucket,
+    endpoint,
+    publicEndpoint: null,
+    region: 'us-east-1',
+    accessKeyId: 'S3RVER',
+    secretAccessKey: 'S3RVER',
+    forcePathStyle: true,
+    prefix: '',
+    partBytes: 5 * 1024 * 1024,
+    createBucket: false,
   };
   return {
-    endpoint, bucket, dir, env, config,
+    endpoint,
+    bucket,
+    dir,
+    env,
+    config,
     async close() {
       await server.close();
       await rm(dir, { recursive: true, force: true });

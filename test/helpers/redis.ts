@@ -70,7 +70,9 @@ export async function ownRedis(): Promise<TestRedis> {
   const url = `redis://127.0.0.1:${port}`;
   let child: ChildProcess | null = null;
   const start = async () => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
+      stdio: 'ignore',
+    });
     for (let i = 0; i < 100; i++) {
       if (!(await reachable(url))) return;
       await new Promise((r) => setTimeout(r, 50));

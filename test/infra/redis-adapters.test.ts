@@ -62,7 +62,10 @@ describe('Redis adapters', { skip: redis.skip }, () => {
   it('two stores share one token bucket', async () => {
     const c1 = redisConnection(redis.url, { name: 't1' });
     const c2 = redisConnection(redis.url, { name: 't2' });
-    closers.push(async () => c1.disconnect(), async () => c2.disconnect());
+    closers.push(
+      async () => c1.disconnect(),
+      async () => c2.disconnect(),
+    );
     const s1 = new RedisRateLimitStore(c1, redis.prefix);
     const s2 = new RedisRateLimitStore(c2, redis.prefix);
     const rule = { ratePerSecond: 1, burst: 5 };
@@ -75,8 +78,16 @@ describe('Redis adapters', { skip: redis.skip }, () => {
 
   function queue(name: string, over: Partial<BullMqQueueOptions> = {}): BullMqQueue {
     const q = new BullMqQueue(handle.db, bus(), {
-      redisUrl: redis.url, prefix: redis.prefix, workerId: `${name}:${process.pid}:x`,
-      lockMs: 6000, stalledIntervalMs: 2000, relayMs: 200, leaseMs: 30_000, heartbeatMs: 200, retryBaseMs: 50, onError: () => {},
+      redisUrl: redis.url,
+      prefix: redis.prefix,
+      workerId: `${name}:${process.pid}:x`,
+      lockMs: 6000,
+      stalledIntervalMs: 2000,
+      relayMs: 200,
+      leaseMs: 30_000,
+      heartbeatMs: 200,
+      retryBaseMs: 50,
+      onError: () => {},
       ...over,
     });
     closers.push(() => q.stop());
@@ -84,7 +95,8 @@ describe('Redis adapters', { skip: redis.skip }, () => {
   }
   const enqueue = (resourceId: string, maxAttempts = 3) =>
     handle.db.transaction().execute((tx) => enqueueInTx(tx, { type: 'render.run', resourceId, maxAttempts }));
-  const jobOf = (resourceId: string) => handle.db.selectFrom('jobs').selectAll().where('resource_id', '=', resourceId).executeTakeFirstOrThrow();
+  const jobOf = (resourceId: string) =>
+    handle.db.selectFrom('jobs').selectAll().where('resource_id', '=', resourceId).executeTakeFirstOrThrow();
   async function until(cond: () => Promise<boolean>, ms: number, what: string): Promise<void> {
     const end = Date.now() + ms;
     while (!(await cond())) {
@@ -119,7 +131,19 @@ describe('Redis adapters', { skip: redis.skip }, () => {
   it('gives up after the last attempt with the handler`s fail, once', async () => {
     const fails: string[] = [];
     const q = queue('exhaust');
-    await q.start({ 'render.run': { run: async () => { throw new TemporaryJobError('always'); }, fail: async (_j, e) => { fails.push(e.code); } } }, { concurrency: 1 });
+    await q.start(
+      {
+        'render.run': {
+          run: async () => {
+            throw new TemporaryJobError('always');
+          },
+          fail: async (_j, e) => {
+            fails.push(e.code);
+          },
+        },
+      },
+      { concurrency: 1 },
+    );
     await enqueue('res_exhaust', 2);
     q.notify();
     await until(async () => (await jobOf('res_exhaust')).status === 'failed', 20_000, 'failed');
@@ -131,15 +155,22 @@ describe('Redis adapters', { skip: redis.skip }, () => {
     let started = 0;
     let abortedAt = 0;
     const q = queue('cancel-worker');
-    await q.start({
-      'render.run': {
-        run: (job) => new Promise((_res, rej) => {
-          started = Date.now();
-          job.signal.addEventListener('abort', () => { abortedAt = Date.now(); rej(new Error('aborted')); });
-        }),
-        fail: async () => {},
+    await q.start(
+      {
+        'render.run': {
+          run: (job) =>
+            new Promise((_res, rej) => {
+              started = Date.now();
+              job.signal.addEventListener('abort', () => {
+                abortedAt = Date.now();
+                rej(new Error('aborted'));
+              });
+            }),
+          fail: async () => {},
+        },
       },
-    }, { concurrency: 1 });
+      { concurrency: 1 },
+    );
     await enqueue('res_cancel');
     q.notify();
     await until(async () => started > 0, 10_000, 'started');
@@ -155,11 +186,12 @@ describe('Redis adapters', { skip: redis.skip }, () => {
   it('graceful shutdown hands a running job back; another worker runs it at once without counting an attempt', async () => {
     const runs: { who: string; attempt: number }[] = [];
     const handler = (who: string): JobHandler => ({
-      run: (job) => new Promise((res, rej) => {
-        runs.push({ who, attempt: job.attempt });
-        if (who === 'b') return res();
-        job.signal.addEventListener('abort', () => rej(new Error('stopped')));
-      }),
+      run: (job) =>
+        new Promise((res, rej) => {
+          runs.push({ who, attempt: job.attempt });
+          if (who === 'b') return res();
+          job.signal.addEventListener('abort', () => rej(new Error('stopped')));
+        }),
       fail: async () => {},
     });
     const a = queue('a');
@@ -173,7 +205,10 @@ describe('Redis adapters', { skip: redis.skip }, () => {
     await a.stop();
     await until(async () => (await jobOf('res_handback')).status === 'completed', 5000, 'b completed');
     assert.ok(Date.now() - t0 < 5000);
-    assert.deepEqual(runs, [{ who: 'a', attempt: 1 }, { who: 'b', attempt: 1 }]);
+    assert.deepEqual(runs, [
+      { who: 'a', attempt: 1 },
+      { who: 'b', attempt: 1 },
+    ]);
     await b.stop();
   });
 
@@ -184,7 +219,9 @@ describe('Redis adapters', { skip: redis.skip }, () => {
         runs.push(who);
         // One synchronous stretch of CPU work past the lock: BullMQ's own renewal timer cannot run.
         const block = Date.now() + 8000;
-        while (Date.now() < block) { /* CPU work */ }
+        while (Date.now() < block) {
+          /* CPU work */
+        }
         await new Promise((r) => setTimeout(r, 3000));
       },
       fail: async () => {},

@@ -74,7 +74,11 @@ describe('S3 storage (s3rver on loopback)', () => {
     // see the cluster test's wrong-size upload.)
     const signed = new URL(put.url).searchParams.get('X-Amz-SignedHeaders')!.split(';');
     assert.deepEqual(signed.sort(), ['content-length', 'content-type', 'host', 'x-amz-checksum-sha256']);
-    assert.deepEqual(put.headers, { 'Content-Type': 'application/octet-stream', 'Content-Length': '3000', 'x-amz-checksum-sha256': Buffer.from(sha(up), 'hex').toString('base64') });
+    assert.deepEqual(put.headers, {
+      'Content-Type': 'application/octet-stream',
+      'Content-Length': '3000',
+      'x-amz-checksum-sha256': Buffer.from(sha(up), 'hex').toString('base64'),
+    });
     const ok = await fetch(put.url, { method: 'PUT', headers: put.headers, body: up });
     assert.equal(ok.status, 200, await ok.text());
     assert.deepEqual(await s3.stat('d/up.bin'), { size: up.length });

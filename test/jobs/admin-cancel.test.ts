@@ -30,18 +30,31 @@ for (const t of await dbTargets()) {
         const schema = (await sql<{ s: string }>`select current_schema() as s`.execute(svc.wired.deps.db)).rows[0].s;
         url = `${process.env.MARIONETTE_TEST_PG_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
       }
-      env = { ...process.env, MARIONETTE_DATA_DIR: svc.config.dataDir, MARIONETTE_DATABASE_URL: url, MARIONETTE_LOG_LEVEL: 'silent' } as Record<string, string>;
+      env = {
+        ...process.env,
+        MARIONETTE_DATA_DIR: svc.config.dataDir,
+        MARIONETTE_DATABASE_URL: url,
+        MARIONETTE_LOG_LEVEL: 'silent',
+      } as Record<string, string>;
     });
     after(async () => svc?.close());
 
-    const admin = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'src/main/admin.ts', ...args], { env, cwd: process.cwd() });
+    const admin = (...args: string[]) =>
+      run(process.execPath, ['--import', 'tsx', 'src/main/admin.ts', ...args], { env, cwd: process.cwd() });
 
     it('cancels a processing render: credits released, event streamed, the running job aborted', async () => {
       const deps = svc.wired.deps;
       const row = await insertQueuedRender(deps, svc.accountId, { reserveCredits: 7 });
       await deps.db.transaction().execute((tx) => enqueueInTx(tx, { type: 'render.run', resourceId: row.id, maxAttempts: 3 }));
       let abortedAt = 0;
-      const queue = new EmbeddedQueue(deps.db, deps.pubsub, { workerId: `w-${newId('job')}`, leaseMs: 5000, heartbeatMs: 100, pollMs: 20, dialect: deps.dialect, onError: () => {} });
+      const queue = new EmbeddedQueue(deps.db, deps.pubsub, {
+        workerId: `w-${newId('job')}`,
+        leaseMs: 5000,
+        heartbeatMs: 100,
+        pollMs: 20,
+        dialect: deps.dialect,
+        onError: () => {},
+      });
       await queue.start(
         {
           'render.run': {
@@ -62,7 +75,12 @@ for (const t of await dbTargets()) {
       try {
         const s = await openSse(`${svc.baseUrl}/v1/renders/${row.id}/events`, { authorization: `Bearer ${svc.apiKey}` });
         await s.until(['snapshot']);
-        for (let i = 0; i < 200 && (await deps.db.selectFrom('videos').select('status').where('id', '=', row.id).executeTakeFirstOrThrow()).status !== 'processing'; i++) {
+        for (
+          let i = 0;
+          i < 200 &&
+          (await deps.db.selectFrom('videos').select('status').where('id', '=', row.id).executeTakeFirstOrThrow()).status !== 'processing';
+          i++
+        ) {
           await new Promise((r) => setTimeout(r, 20));
         }
         const before = await balanceMilli(deps.db, svc.accountId);
@@ -80,7 +98,10 @@ for (const t of await dbTargets()) {
         while (!abortedAt && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
         assert.ok(abortedAt > 0, 'the worker running the job was aborted');
 
-        assert.deepEqual((await ledgerOf(deps.db, row.id)).map((l) => l.kind), ['reserve', 'release']);
+        assert.deepEqual(
+          (await ledgerOf(deps.db, row.id)).map((l) => l.kind),
+          ['reserve', 'release'],
+        );
         assert.deepEqual(await balanceMilli(deps.db, svc.accountId), { available: before.available + 7000, reserved: 0 });
         const job = await deps.db.selectFrom('jobs').selectAll().where('resource_id', '=', row.id).executeTakeFirstOrThrow();
         assert.equal(job.status, 'cancelled');
@@ -96,7 +117,10 @@ for (const t of await dbTargets()) {
       await transitionRender(svc.wired.deps, row.id, { to: 'ready', videoKey: 'k', alphaKey: null, durationMs: 800 });
       await assert.rejects(admin('render', 'cancel', row.id), (e: any) => e.code === 1 && /RENDER_NOT_CANCELLABLE/.test(e.stderr));
       await assert.rejects(admin('render', 'cancel', newId('render')), (e: any) => e.code === 1 && /RENDER_NOT_FOUND/.test(e.stderr));
-      assert.deepEqual((await ledgerOf(svc.wired.deps.db, row.id)).map((l) => l.kind), ['reserve', 'settle']);
+      assert.deepEqual(
+        (await ledgerOf(svc.wired.deps.db, row.id)).map((l) => l.kind),
+        ['reserve', 'settle'],
+      );
     });
   });
 }

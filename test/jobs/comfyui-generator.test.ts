@@ -54,7 +54,14 @@ async function startFakeComfy(outputClip: string): Promise<FakeComfy> {
   const polls = new Map<string, number>();
   let next = 0;
   const fake: FakeComfy = {
-    url: '', server: null as unknown as Server, prompts: [], uploads: [], interrupts: 0, deleted: [], outcome: 'success', pollsBeforeDone: 2,
+    url: '',
+    server: null as unknown as Server,
+    prompts: [],
+    uploads: [],
+    interrupts: 0,
+    deleted: [],
+    outcome: 'success',
+    pollsBeforeDone: 2,
     close: () => new Promise((r) => fake.server.close(() => r())),
   };
   fake.server = createServer(async (req, res) => {
@@ -86,7 +93,12 @@ async function startFakeComfy(outputClip: string): Promise<FakeComfy> {
       polls.set(id, n);
       if (fake.outcome === 'never' || n <= fake.pollsBeforeDone) return json(200, {});
       if (fake.outcome === 'error') {
-        return json(200, { [id]: { outputs: {}, status: { status_str: 'error', completed: false, messages: [['execution_error', { exception_message: 'CUDA out of memory' }]] } } });
+        return json(200, {
+          [id]: {
+            outputs: {},
+            status: { status_str: 'error', completed: false, messages: [['execution_error', { exception_message: 'CUDA out of memory' }]] },
+          },
+        });
       }
       return json(200, {
         [id]: {
@@ -97,7 +109,11 @@ async function startFakeComfy(outputClip: string): Promise<FakeComfy> {
       });
     }
     if (req.method === 'GET' && url.pathname === '/view') {
-      if (url.searchParams.get('filename') !== 'h3_00001_.mp4' || url.searchParams.get('subfolder') !== 'marionette' || url.searchParams.get('type') !== 'output') {
+      if (
+        url.searchParams.get('filename') !== 'h3_00001_.mp4' ||
+        url.searchParams.get('subfolder') !== 'marionette' ||
+        url.searchParams.get('type') !== 'output'
+      ) {
         res.writeHead(404);
         return res.end();
       }
@@ -121,13 +137,28 @@ async function startFakeComfy(outputClip: string): Promise<FakeComfy> {
   return fake;
 }
 
-async function probe(file: string): Promise<{ width: number; height: number; fps: number; frames: number; durationS: number; audio: boolean }> {
-  const { stdout } = await run(tools.ffprobe, ['-v', 'error', '-count_frames', '-show_entries', 'stream=codec_type,width,height,avg_frame_rate,nb_read_frames:format=duration', '-of', 'json', file]);
+async function probe(
+  file: string,
+): Promise<{ width: number; height: number; fps: number; frames: number; durationS: number; audio: boolean }> {
+  const { stdout } = await run(tools.ffprobe, [
+    '-v',
+    'error',
+    '-count_frames',
+    '-show_entries',
+    'stream=codec_type,width,height,avg_frame_rate,nb_read_frames:format=duration',
+    '-of',
+    'json',
+    file,
+  ]);
   const j = JSON.parse(stdout) as { streams: Array<Record<string, string | number>>; format: { duration: string } };
   const v = j.streams.find((s) => s.codec_type === 'video')!;
   const [n, d] = String(v.avg_frame_rate).split('/').map(Number);
   return {
-    width: Number(v.width), height: Number(v.height), fps: n / d, frames: Number(v.nb_read_frames), durationS: Number(j.format.duration),
+    width: Number(v.width),
+    height: Number(v.height),
+    fps: n / d,
+    frames: Number(v.nb_read_frames),
+    durationS: Number(j.format.duration),
     audio: j.streams.some((s) => s.codec_type === 'audio'),
   };
 }
@@ -141,9 +172,26 @@ before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'marionette-comfy-'));
   // What the GPU server "generated": 640x480 at 16 fps for 1.5 s, without audio.
   clip = join(dir, 'gpu-output.mp4');
-  await run(tools.ffmpeg, ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=640x480:rate=16', '-t', '1.5', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', clip]);
+  await run(tools.ffmpeg, [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=640x480:rate=16',
+    '-t',
+    '1.5',
+    '-c:v',
+    'libx264',
+    '-pix_fmt',
+    'yuv420p',
+    clip,
+  ]);
   frame = join(dir, 'first.png');
-  await sharp({ create: { width: 320, height: 200, channels: 3, background: { r: 200, g: 80, b: 40 } } }).png().toFile(frame);
+  await sharp({ create: { width: 320, height: 200, channels: 3, background: { r: 200, g: 80, b: 40 } } })
+    .png()
+    .toFile(frame);
   fake = await startFakeComfy(clip);
 });
 after(async () => {
@@ -153,16 +201,34 @@ after(async () => {
 
 function request(over: Partial<GenerationRequest> & { workDir: string }): GenerationRequest {
   return {
-    prompt: 'a fox dances in the snow', tags: ['fox', 'snow'], durationS: 3, width: 854, height: 480, resolution: '480p', aspectRatio: '16:9', seed: 4242,
-    quality: 'low', enhance: false, watermark: false, firstFrameFile: null, lastFrameFile: null, signal: new AbortController().signal, onProgress: () => {},
+    prompt: 'a fox dances in the snow',
+    tags: ['fox', 'snow'],
+    durationS: 3,
+    width: 854,
+    height: 480,
+    resolution: '480p',
+    aspectRatio: '16:9',
+    seed: 4242,
+    quality: 'low',
+    enhance: false,
+    watermark: false,
+    firstFrameFile: null,
+    lastFrameFile: null,
+    signal: new AbortController().signal,
+    onProgress: () => {},
     ...over,
   };
 }
 
 const generator = () =>
   comfyUiGenerator({
-    baseUrl: fake.url, workflowDir: WORKFLOWS, ffmpeg: tools.ffmpeg, pollMs: 20, timeoutMs: 20_000,
-    soundtrack: (req, durationS, file) => writeSoundtrack({ prompt: req.prompt, tags: req.tags, seed: req.seed, durationS, workDir: req.workDir }, file),
+    baseUrl: fake.url,
+    workflowDir: WORKFLOWS,
+    ffmpeg: tools.ffmpeg,
+    pollMs: 20,
+    timeoutMs: 20_000,
+    soundtrack: (req, durationS, file) =>
+      writeSoundtrack({ prompt: req.prompt, tags: req.tags, seed: req.seed, durationS, workDir: req.workDir }, file),
   });
 
 describe('ComfyUI generator adapter (loopback ComfyUI protocol server)', () => {
@@ -180,7 +246,9 @@ describe('ComfyUI generator adapter (loopback ComfyUI protocol server)', () => {
     assert.equal(sampler.inputs.steps, 20, 'quality=low steps');
     const latent = Object.values(queued.prompt).find((n) => n.class_type === 'EmptyHunyuanLatentVideo')!;
     assert.deepEqual([latent.inputs.width, latent.inputs.height, latent.inputs.length], [854, 480, 72]);
-    const texts = Object.values(queued.prompt).filter((n) => n.class_type === 'CLIPTextEncode').map((n) => n.inputs.text);
+    const texts = Object.values(queued.prompt)
+      .filter((n) => n.class_type === 'CLIPTextEncode')
+      .map((n) => n.inputs.text);
     assert.ok(texts.includes('a fox dances in the snow, fox, snow'), JSON.stringify(texts));
     assert.ok(!JSON.stringify(queued.prompt).includes('{{'), 'no placeholder left');
     // Exact size, 24 fps, exact duration (the 1.5 s GPU clip's last frame held), native audio added.
@@ -196,7 +264,9 @@ describe('ComfyUI generator adapter (loopback ComfyUI protocol server)', () => {
 
   test('image-to-video: the first frame is uploaded and named in the i2v workflow; quality=high spends more steps', async () => {
     fake.outcome = 'success';
-    const out = await generator().generate(request({ workDir: join(dir, 'i2v'), firstFrameFile: frame, quality: 'high', width: 768, height: 768, durationS: 2 }));
+    const out = await generator().generate(
+      request({ workDir: join(dir, 'i2v'), firstFrameFile: frame, quality: 'high', width: 768, height: 768, durationS: 2 }),
+    );
     assert.ok(fake.uploads.length >= 1, 'the frame went up through /upload/image');
     const queued = JSON.stringify(fake.prompts.at(-1)!.prompt);
     assert.ok(queued.includes(fake.uploads.at(-1)!), 'the uploaded name is in the workflow');
@@ -233,7 +303,13 @@ describe('ComfyUI generator adapter (loopback ComfyUI protocol server)', () => {
   });
 
   test('an unreachable server is a retryable error', async () => {
-    const gen = comfyUiGenerator({ baseUrl: 'http://127.0.0.1:9', workflowDir: WORKFLOWS, ffmpeg: tools.ffmpeg, pollMs: 20, soundtrack: async () => {} });
+    const gen = comfyUiGenerator({
+      baseUrl: 'http://127.0.0.1:9',
+      workflowDir: WORKFLOWS,
+      ffmpeg: tools.ffmpeg,
+      pollMs: 20,
+      soundtrack: async () => {},
+    });
     await assert.rejects(gen.generate(request({ workDir: join(dir, 'down') })), (e: unknown) => e instanceof ComfyUiError && e.retryable);
   });
 });
@@ -242,7 +318,9 @@ describe('POST /v1/videos with MARIONETTE_GENERATOR=comfyui (workers in process)
   let svc: TestService;
   before(async () => {
     svc = await startService({
-      db: 'sqlite', workers: true, credits: 100,
+      db: 'sqlite',
+      workers: true,
+      credits: 100,
       env: { MARIONETTE_GENERATOR: 'comfyui', MARIONETTE_COMFYUI_URL: fake.url, MARIONETTE_JOB_HEARTBEAT_MS: '1000' },
     });
   });
@@ -258,7 +336,11 @@ describe('POST /v1/videos with MARIONETTE_GENERATOR=comfyui (workers in process)
     }
   }
   const create = async (body: unknown) => {
-    const res = await svc.request('/v1/videos', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await svc.request('/v1/videos', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     assert.equal(res.status, 200, await res.clone().text());
     return ((await res.json()) as any).id as string;
   };
@@ -274,7 +356,13 @@ describe('POST /v1/videos with MARIONETTE_GENERATOR=comfyui (workers in process)
     const p = await probe(file);
     assert.deepEqual([p.width, p.height, p.frames], [480, 480, 72]);
     const ledger = await ledgerOf(svc.wired.deps.db, id);
-    assert.deepEqual(ledger.map((l) => [l.kind, Number(l.amount_milli)]), [['reserve', -3000], ['settle', 0]]);
+    assert.deepEqual(
+      ledger.map((l) => [l.kind, Number(l.amount_milli)]),
+      [
+        ['reserve', -3000],
+        ['settle', 0],
+      ],
+    );
   });
 
   test('a prompt the server fails fails the video and releases its credits', async () => {
@@ -285,7 +373,13 @@ describe('POST /v1/videos with MARIONETTE_GENERATOR=comfyui (workers in process)
     assert.equal(v.status, 'failed');
     assert.match(v.error.message, /CUDA out of memory/);
     const ledger = await ledgerOf(svc.wired.deps.db, id);
-    assert.deepEqual(ledger.map((l) => l.kind), ['reserve', 'release']);
-    assert.equal(ledger.reduce((s, l) => s + Number(l.amount_milli), 0), 0);
+    assert.deepEqual(
+      ledger.map((l) => l.kind),
+      ['reserve', 'release'],
+    );
+    assert.equal(
+      ledger.reduce((s, l) => s + Number(l.amount_milli), 0),
+      0,
+    );
   });
 });

@@ -16,7 +16,10 @@ describe('MARIONETTE_DATABASE_SCHEMA', () => {
     assert.equal(loadConfig({ MARIONETTE_DATABASE_URL: pgUrl }).databaseSchema, null);
     assert.equal(loadConfig({ MARIONETTE_DATABASE_URL: pgUrl, MARIONETTE_DATABASE_SCHEMA: 'tenant_a' }).databaseSchema, 'tenant_a');
     assert.throws(() => loadConfig({ MARIONETTE_DATABASE_URL: pgUrl, MARIONETTE_DATABASE_SCHEMA: 'a;drop table x' }), ConfigError);
-    assert.throws(() => loadConfig({ MARIONETTE_DATABASE_URL: 'sqlite:/tmp/x.sqlite', MARIONETTE_DATABASE_SCHEMA: 'tenant_a' }), ConfigError);
+    assert.throws(
+      () => loadConfig({ MARIONETTE_DATABASE_URL: 'sqlite:/tmp/x.sqlite', MARIONETTE_DATABASE_SCHEMA: 'tenant_a' }),
+      ConfigError,
+    );
   });
 
   it('wire() creates the schema and migrates into it, Kysely tables included, beside other schemas', async (t) => {
@@ -30,11 +33,16 @@ describe('MARIONETTE_DATABASE_SCHEMA', () => {
     try {
       for (let i = 0; i < 2; i++) {
         // Twice: the second start finds its own migration tables, not another schema's.
-        const wired = await wire(loadConfig({ MARIONETTE_DATABASE_URL: url, MARIONETTE_DATABASE_SCHEMA: schema, MARIONETTE_DATA_DIR: dataDir }));
+        const wired = await wire(
+          loadConfig({ MARIONETTE_DATABASE_URL: url, MARIONETTE_DATABASE_SCHEMA: schema, MARIONETTE_DATA_DIR: dataDir }),
+        );
         await wired.deps.db.selectFrom('videos').select('id').limit(1).execute();
         await wired.close();
       }
-      const r = await c.query(`select table_name from information_schema.tables where table_schema = $1 and table_name in ('kysely_migration', 'kysely_migration_lock', 'videos', 'jobs')`, [schema]);
+      const r = await c.query(
+        `select table_name from information_schema.tables where table_schema = $1 and table_name in ('kysely_migration', 'kysely_migration_lock', 'videos', 'jobs')`,
+        [schema],
+      );
       assert.equal(r.rowCount, 4);
     } finally {
       await c.query(`drop schema if exists ${schema} cascade`);

@@ -31,6 +31,8 @@ export function queueFactory(svc: () => TestService, defaults: QueueOptions = {}
     stopAll: () => Promise.all(queues.map((q) => q.stop())),
     /** A `render.run` job for `resourceId`, committed. */
     enqueue: (resourceId: string, maxAttempts = 3) =>
-      svc().wired.deps.db.transaction().execute((tx) => enqueueInTx(tx, { type: 'render.run', resourceId, maxAttempts })),
+      svc()
+        .wired.deps.db.transaction()
+        .execute((tx) => enqueueInTx(tx, { type: 'render.run', resourceId, maxAttempts })),
   };
 }

@@ -25,7 +25,8 @@ for (const t of await dbTargets()) {
     });
 
     const enqueue = queues.enqueue;
-    const job = (resourceId: string) => svc.wired.deps.db.selectFrom('jobs').selectAll().where('resource_id', '=', resourceId).executeTakeFirstOrThrow();
+    const job = (resourceId: string) =>
+      svc.wired.deps.db.selectFrom('jobs').selectAll().where('resource_id', '=', resourceId).executeTakeFirstOrThrow();
     async function waitFor(fn: () => Promise<boolean> | boolean, timeoutMs = 8000): Promise<void> {
       const end = Date.now() + timeoutMs;
       while (!(await fn())) {
@@ -82,7 +83,10 @@ for (const t of await dbTargets()) {
       await b.start({ 'render.run': { run: async (jc) => void runs.push(jc), fail: async () => {} } }, { concurrency: 1 });
       await waitFor(async () => (await job(id)).status === 'completed');
       assert.ok(Date.now() - t0 < 3000, `taken over after ${Date.now() - t0} ms`);
-      assert.deepEqual(runs.map((r) => r.attempt), [1]);
+      assert.deepEqual(
+        runs.map((r) => r.attempt),
+        [1],
+      );
       finish();
       await b.stop();
       assert.equal((await job(id)).status, 'completed', 'the stray run finishing late changes nothing');

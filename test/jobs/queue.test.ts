@@ -22,9 +22,13 @@ for (const t of await dbTargets()) {
     });
 
     const enqueue = queues.enqueue;
-    const job = (resourceId: string) => svc.wired.deps.db.selectFrom('jobs').selectAll().where('resource_id', '=', resourceId).executeTakeFirstOrThrow();
+    const job = (resourceId: string) =>
+      svc.wired.deps.db.selectFrom('jobs').selectAll().where('resource_id', '=', resourceId).executeTakeFirstOrThrow();
 
-    async function waitFor<T>(fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 8000): Promise<T> {
+    async function waitFor<T>(
+      fn: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+      timeoutMs = 8000,
+    ): Promise<T> {
       const end = Date.now() + timeoutMs;
       for (;;) {
         const v = await fn();
@@ -58,7 +62,10 @@ for (const t of await dbTargets()) {
         seen.push(j.resourceId);
         await new Promise((res) => setTimeout(res, 5));
       });
-      const only = (h: JobHandler): JobHandler => ({ run: (j) => (j.resourceId.startsWith(prefix) ? h.run(j) : Promise.resolve()), fail: h.fail });
+      const only = (h: JobHandler): JobHandler => ({
+        run: (j) => (j.resourceId.startsWith(prefix) ? h.run(j) : Promise.resolve()),
+        fail: h.fail,
+      });
       const a = queue('a');
       const b = queue('b');
       await a.start({ 'render.run': only(r.handler) }, { concurrency: 3 });
@@ -86,7 +93,10 @@ for (const t of await dbTargets()) {
       const done = await waitFor(async () => ((await job(id)).status === 'completed' ? job(id) : null));
       await q.stop();
       const mine = r.runs.filter((j) => j.resourceId === id);
-      assert.deepEqual(mine.map((j) => j.attempt), [1, 2, 3]);
+      assert.deepEqual(
+        mine.map((j) => j.attempt),
+        [1, 2, 3],
+      );
       assert.equal(r.fails.length, 0);
       assert.equal(done.attempts, 3);
       // Backoff: the retries did not follow each other immediately (base 50 ms, doubling, +-20 %).
@@ -142,14 +152,25 @@ for (const t of await dbTargets()) {
       await enqueue(stalled, 3);
       await enqueue(last, 2);
       const past = new Date(Date.now() - 60_000).toISOString();
-      await svc.wired.deps.db.updateTable('jobs').set({ status: 'active', attempts: 1, lease_owner: 'dead-worker', lease_expires_at: past }).where('resource_id', '=', stalled).execute();
-      await svc.wired.deps.db.updateTable('jobs').set({ status: 'active', attempts: 2, lease_owner: 'dead-worker', lease_expires_at: past }).where('resource_id', '=', last).execute();
+      await svc.wired.deps.db
+        .updateTable('jobs')
+        .set({ status: 'active', attempts: 1, lease_owner: 'dead-worker', lease_expires_at: past })
+        .where('resource_id', '=', stalled)
+        .execute();
+      await svc.wired.deps.db
+        .updateTable('jobs')
+        .set({ status: 'active', attempts: 2, lease_owner: 'dead-worker', lease_expires_at: past })
+        .where('resource_id', '=', last)
+        .execute();
       const r = recorder(async () => {});
       const q = queue('s');
       await q.start({ 'render.run': r.handler }, { concurrency: 2 });
       await waitFor(async () => (await job(stalled)).status === 'completed' && (await job(last)).status === 'failed');
       await q.stop();
-      assert.deepEqual(r.runs.filter((j) => j.resourceId === stalled).map((j) => j.attempt), [2]);
+      assert.deepEqual(
+        r.runs.filter((j) => j.resourceId === stalled).map((j) => j.attempt),
+        [2],
+      );
       assert.equal(r.runs.filter((j) => j.resourceId === last).length, 0);
       const f = r.fails.find((x) => x.job.resourceId === last)!;
       assert.equal(f.error.code, 'INTERNAL_ERROR');

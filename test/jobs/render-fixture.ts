@@ -52,7 +52,12 @@ export async function insertQueuedRender(
 }
 
 export async function ledgerOf(db: Db, resourceId: string) {
-  return db.selectFrom('ledger').select(['kind', 'amount_milli', 'reserved_delta_milli']).where('resource_id', '=', resourceId).orderBy('id').execute();
+  return db
+    .selectFrom('ledger')
+    .select(['kind', 'amount_milli', 'reserved_delta_milli'])
+    .where('resource_id', '=', resourceId)
+    .orderBy('id')
+    .execute();
 }
 
 export async function balanceMilli(db: Db, accountId: string): Promise<{ available: number; reserved: number }> {

@@ -35,12 +35,26 @@ for (const t of await dbTargets()) {
         await engineScript.render?.(call, signal);
       },
     });
-    const engineScript: { analyzeFails?: (call: number) => Error | undefined; render?: (call: number, signal: AbortSignal) => Promise<void> } = {};
+    const engineScript: {
+      analyzeFails?: (call: number) => Error | undefined;
+      render?: (call: number, signal: AbortSignal) => Promise<void>;
+    } = {};
 
     before(async () => {
       mediaDir = await mkdtemp(join(tmpdir(), 'marionette-handler-'));
       const video = join(mediaDir, 'clip.mp4');
-      await runProcess(resolveTools(process.env).ffmpeg, ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=128x128:rate=10:duration=3.2', '-pix_fmt', 'yuv420p', video]);
+      await runProcess(resolveTools(process.env).ffmpeg, [
+        '-v',
+        'error',
+        '-y',
+        '-f',
+        'lavfi',
+        '-i',
+        'testsrc=size=128x128:rate=10:duration=3.2',
+        '-pix_fmt',
+        'yuv420p',
+        video,
+      ]);
       server = createServer((_req, res) => {
         res.writeHead(200, { 'content-type': 'video/mp4' });
         createReadStream(video).pipe(res);
@@ -51,7 +65,12 @@ for (const t of await dbTargets()) {
       svc = await startService({
         db: t.kind,
         credits: 100,
-        env: { MARIONETTE_URL_ALLOW_LIST: '127.0.0.1', MARIONETTE_JOB_HEARTBEAT_MS: '100', MARIONETTE_JOB_LEASE_MS: '3000', MARIONETTE_JOB_MAX_ATTEMPTS: '3' },
+        env: {
+          MARIONETTE_URL_ALLOW_LIST: '127.0.0.1',
+          MARIONETTE_JOB_HEARTBEAT_MS: '100',
+          MARIONETTE_JOB_LEASE_MS: '3000',
+          MARIONETTE_JOB_MAX_ATTEMPTS: '3',
+        },
       });
       svc.wired.deps.engine = engine;
       await startWorkers(svc.wired.deps);
@@ -65,7 +84,9 @@ for (const t of await dbTargets()) {
     const deps = () => svc.wired.deps;
     async function submit(accountId: string, opts: Parameters<typeof insertQueuedRender>[2]) {
       const row = await insertQueuedRender(deps(), accountId, opts);
-      await deps().db.transaction().execute((tx) => enqueueInTx(tx, { type: 'render.run', resourceId: row.id, maxAttempts: 3 }));
+      await deps()
+        .db.transaction()
+        .execute((tx) => enqueueInTx(tx, { type: 'render.run', resourceId: row.id, maxAttempts: 3 }));
       deps().queue.notify();
       return row;
     }
@@ -100,7 +121,10 @@ for (const t of await dbTargets()) {
       assert.equal(v.status, 'ready', v.error_json ?? '');
       assert.equal(Number(v.reserved_milli), 4000, 'ceil(3.2 s) = 4 credits');
       assert.ok(Math.abs(Number(v.duration_ms) - 3200) <= 100);
-      assert.deepEqual((await ledgerOf(deps().db, row.id)).map((l) => l.kind), ['reserve', 'settle']);
+      assert.deepEqual(
+        (await ledgerOf(deps().db, row.id)).map((l) => l.kind),
+        ['reserve', 'settle'],
+      );
       const bal = await balanceMilli(deps().db, accountId);
       assert.equal(bal.reserved, 0);
       assert.equal(bal.available, 10_000 - Number(v.duration_ms));
@@ -126,16 +150,27 @@ for (const t of await dbTargets()) {
 
     it('an engine refusal fails the render at once with its code and releases the reservation', async () => {
       const { accountId } = await svc.newAccount(10);
-      engineScript.analyzeFails = () => new EngineError('INVALID_CHARACTER', 'No riggable figure was found in the picture.', { reason: 'no_figure' });
+      engineScript.analyzeFails = () =>
+        new EngineError('INVALID_CHARACTER', 'No riggable figure was found in the picture.', { reason: 'no_figure' });
       try {
         const key = `renders/test-${accountId}/inputs/image`;
         await deps().storage.putFile(key, mediaFile('images/animate-x--4.png'));
-        const row = await submit(accountId, { reserveCredits: 3, characterSource: { kind: 'stored', key }, motionSource: { kind: 'template', id: 'wave' } });
+        const row = await submit(accountId, {
+          reserveCredits: 3,
+          characterSource: { kind: 'stored', key },
+          motionSource: { kind: 'template', id: 'wave' },
+        });
         const v = await settled(row.id);
         assert.equal(v.status, 'failed');
         const err = JSON.parse(v.error_json!);
-        assert.deepEqual([err.code, err.retryable, err.details, err.remediation.action], ['INVALID_CHARACTER', false, { reason: 'no_figure' }, 'fix_input']);
-        assert.deepEqual((await ledgerOf(deps().db, row.id)).map((l) => l.kind), ['reserve', 'release']);
+        assert.deepEqual(
+          [err.code, err.retryable, err.details, err.remediation.action],
+          ['INVALID_CHARACTER', false, { reason: 'no_figure' }, 'fix_input'],
+        );
+        assert.deepEqual(
+          (await ledgerOf(deps().db, row.id)).map((l) => l.kind),
+          ['reserve', 'release'],
+        );
         assert.equal((await job(row.id)).attempts, 1);
       } finally {
         engineScript.analyzeFails = undefined;
@@ -155,11 +190,23 @@ for (const t of await dbTargets()) {
         const j = await job(row.id);
         assert.equal(j.attempts, 3);
         assert.equal(j.status, 'completed');
-        assert.deepEqual((await ledgerOf(deps().db, row.id)).map((l) => l.kind), ['reserve', 'settle']);
-        const events = await deps().db.selectFrom('render_events').select(['type', 'data_json']).where('render_id', '=', row.id).orderBy('sequence').execute();
+        assert.deepEqual(
+          (await ledgerOf(deps().db, row.id)).map((l) => l.kind),
+          ['reserve', 'settle'],
+        );
+        const events = await deps()
+          .db.selectFrom('render_events')
+          .select(['type', 'data_json'])
+          .where('render_id', '=', row.id)
+          .orderBy('sequence')
+          .execute();
         assert.equal(events.filter((e) => e.type === 'processing').length, 1, 'a retry does not announce processing again');
         const progress = events.filter((e) => e.type === 'progress').map((e) => JSON.parse(e.data_json).progress as number);
-        assert.deepEqual(progress, [...progress].sort((a, b) => a - b), 'progress never goes backwards across attempts');
+        assert.deepEqual(
+          progress,
+          [...progress].sort((a, b) => a - b),
+          'progress never goes backwards across attempts',
+        );
       } finally {
         engineScript.render = undefined;
       }
@@ -191,7 +238,10 @@ for (const t of await dbTargets()) {
         await new Promise((r) => setTimeout(r, 200));
         assert.equal((await job(row.id)).status, 'cancelled');
         assert.equal(await deps().storage.stat(`renders/${row.id}/output/video.mp4`), null);
-        assert.deepEqual((await ledgerOf(deps().db, row.id)).map((l) => l.kind), ['reserve', 'release']);
+        assert.deepEqual(
+          (await ledgerOf(deps().db, row.id)).map((l) => l.kind),
+          ['reserve', 'release'],
+        );
         await noWorkDirs(row.id);
       } finally {
         engineScript.render = undefined;
@@ -202,10 +252,24 @@ for (const t of await dbTargets()) {
       const live = newId('job');
       const dead = newId('job');
       const now = new Date().toISOString();
-      await deps().db.insertInto('jobs').values({
-        id: live, type: 'render.run', resource_id: `other-${live}`, payload_json: '{}', status: 'active', attempts: 1, max_attempts: 3,
-        run_at: now, lease_owner: 'another-worker', lease_expires_at: new Date(Date.now() + 60_000).toISOString(), last_error: null, created_at: now, updated_at: now,
-      }).execute();
+      await deps()
+        .db.insertInto('jobs')
+        .values({
+          id: live,
+          type: 'render.run',
+          resource_id: `other-${live}`,
+          payload_json: '{}',
+          status: 'active',
+          attempts: 1,
+          max_attempts: 3,
+          run_at: now,
+          lease_owner: 'another-worker',
+          lease_expires_at: new Date(Date.now() + 60_000).toISOString(),
+          last_error: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
       for (const id of [live, dead]) {
         await mkdir(join(deps().tmpDir, 'jobs', id, 'out'), { recursive: true });
         await writeFile(join(deps().tmpDir, 'jobs', id, 'out', 'frame.png'), 'x');

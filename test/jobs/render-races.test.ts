@@ -28,7 +28,11 @@ for (const t of await dbTargets()) {
     const engine = scriptedEngine({ render: (call, signal) => script.render?.(call, signal), analyze: () => script.analyze?.() });
 
     before(async () => {
-      svc = await startService({ db: t.kind, credits: 100, env: { MARIONETTE_JOB_HEARTBEAT_MS: '100', MARIONETTE_JOB_LEASE_MS: '3000', MARIONETTE_JOB_MAX_ATTEMPTS: '2' } });
+      svc = await startService({
+        db: t.kind,
+        credits: 100,
+        env: { MARIONETTE_JOB_HEARTBEAT_MS: '100', MARIONETTE_JOB_LEASE_MS: '3000', MARIONETTE_JOB_MAX_ATTEMPTS: '2' },
+      });
       svc.wired.deps.engine = engine;
       await startWorkers(svc.wired.deps);
     });
@@ -39,7 +43,9 @@ for (const t of await dbTargets()) {
     const deps = () => svc.wired.deps;
     async function submit(accountId: string, reserveCredits: number) {
       const row = await insertQueuedRender(deps(), accountId, { reserveCredits });
-      await deps().db.transaction().execute((tx) => enqueueInTx(tx, { type: 'render.run', resourceId: row.id, maxAttempts: 3 }));
+      await deps()
+        .db.transaction()
+        .execute((tx) => enqueueInTx(tx, { type: 'render.run', resourceId: row.id, maxAttempts: 3 }));
       deps().queue.notify();
       return row;
     }
@@ -55,7 +61,9 @@ for (const t of await dbTargets()) {
     const video = (id: string) => deps().db.selectFrom('videos').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     const jobOf = (id: string) => deps().db.selectFrom('jobs').selectAll().where('resource_id', '=', id).executeTakeFirstOrThrow();
     const eventTypes = async (id: string) =>
-      (await deps().db.selectFrom('render_events').select('type').where('render_id', '=', id).orderBy('sequence').execute()).map((e) => e.type);
+      (await deps().db.selectFrom('render_events').select('type').where('render_id', '=', id).orderBy('sequence').execute()).map(
+        (e) => e.type,
+      );
     async function noWorkDirs() {
       const dir = join(deps().tmpDir, 'jobs');
       await waitFor(async () => !existsSync(dir) || (await readdir(dir)).length === 0, 'job temp dirs to be removed', 5000);
@@ -85,10 +93,17 @@ for (const t of await dbTargets()) {
           assert.equal(v.status, 'cancelled');
           assert.equal(v.video_key, null);
           assert.equal(await storage.stat(`renders/${row.id}/output/video.mp4`), null, 'no orphan output for a cancelled render');
-          assert.deepEqual((await ledgerOf(deps().db, row.id)).map((l) => l.kind), ['reserve', 'release']);
+          assert.deepEqual(
+            (await ledgerOf(deps().db, row.id)).map((l) => l.kind),
+            ['reserve', 'release'],
+          );
           assert.deepEqual(await balanceMilli(deps().db, accountId), { available: 10_000, reserved: 0 });
           const types = await eventTypes(row.id);
-          assert.deepEqual(types.filter((x) => ['ready', 'failed', 'cancelled'].includes(x)), ['cancelled'], 'exactly one terminal event');
+          assert.deepEqual(
+            types.filter((x) => ['ready', 'failed', 'cancelled'].includes(x)),
+            ['cancelled'],
+            'exactly one terminal event',
+          );
           assert.equal((await jobOf(row.id)).status, 'cancelled');
         } finally {
           storage.putFile = put;
@@ -123,7 +138,11 @@ for (const t of await dbTargets()) {
         if (!hooked && key === `renders/${target}/output/video.mp4`) {
           hooked = true;
           // Worker A froze past its lease here: the job is reclaimable, and worker B takes it.
-          await deps().db.updateTable('jobs').set({ lease_owner: 'frozen-a', lease_expires_at: new Date(Date.now() - 1000).toISOString() }).where('resource_id', '=', target).execute();
+          await deps()
+            .db.updateTable('jobs')
+            .set({ lease_owner: 'frozen-a', lease_expires_at: new Date(Date.now() - 1000).toISOString() })
+            .where('resource_id', '=', target)
+            .execute();
           await b.start({ 'render.run': renderRunHandler(deps()) }, { concurrency: 1 });
           await aGate;
         }
@@ -143,8 +162,14 @@ for (const t of await dbTargets()) {
         assert.equal(v.status, 'ready', v.error_json ?? '');
         const j = await jobOf(row.id);
         assert.equal(j.attempts, 2, 'the new owner finished on its first try (its work dir was not pulled from under it)');
-        assert.deepEqual((await ledgerOf(deps().db, row.id)).map((l) => l.kind), ['reserve', 'settle']);
-        assert.deepEqual((await eventTypes(row.id)).filter((x) => ['ready', 'failed', 'cancelled'].includes(x)), ['ready']);
+        assert.deepEqual(
+          (await ledgerOf(deps().db, row.id)).map((l) => l.kind),
+          ['reserve', 'settle'],
+        );
+        assert.deepEqual(
+          (await eventTypes(row.id)).filter((x) => ['ready', 'failed', 'cancelled'].includes(x)),
+          ['ready'],
+        );
         assert.ok(await storage.stat(`renders/${row.id}/output/video.mp4`), 'the output of the ready render is kept');
         await noWorkDirs();
       } finally {
@@ -175,7 +200,10 @@ for (const t of await dbTargets()) {
         assert.equal(JSON.parse(v.error_json!).code, 'UNSUPPORTED_MEDIA');
         assert.equal(JSON.parse(v.error_json!).request_id, row.request_id);
         assert.equal(await storage.stat(`renders/${row.id}/output/video.mp4`), null);
-        assert.deepEqual((await ledgerOf(deps().db, row.id)).map((l) => l.kind), ['reserve', 'release']);
+        assert.deepEqual(
+          (await ledgerOf(deps().db, row.id)).map((l) => l.kind),
+          ['reserve', 'release'],
+        );
         await noWorkDirs();
       } finally {
         storage.putFile = put;
@@ -201,7 +229,11 @@ for (const t of await dbTargets()) {
         const kinds = (await ledgerOf(deps().db, id)).map((l) => l.kind);
         assert.deepEqual(kinds, ['charge', 'refund']);
         assert.equal(await transitionCharacter(deps().db, id, { to: 'failed', reason: 'again' }), null, 'a repeated failure is a no-op');
-        assert.deepEqual((await ledgerOf(deps().db, id)).map((l) => l.kind), ['charge', 'refund'], 'still one refund');
+        assert.deepEqual(
+          (await ledgerOf(deps().db, id)).map((l) => l.kind),
+          ['charge', 'refund'],
+          'still one refund',
+        );
         assert.deepEqual(await balanceMilli(deps().db, accountId), { available: 10_000, reserved: 0 });
         await noWorkDirs();
       } finally {

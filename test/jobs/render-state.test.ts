@@ -15,7 +15,12 @@ for (const t of await dbTargets()) {
 
     const deps = () => svc.wired.deps;
     const events = (id: string) =>
-      deps().db.selectFrom('render_events').select(['type', 'sequence', 'data_json']).where('render_id', '=', id).orderBy('sequence').execute();
+      deps()
+        .db.selectFrom('render_events')
+        .select(['type', 'sequence', 'data_json'])
+        .where('render_id', '=', id)
+        .orderBy('sequence')
+        .execute();
 
     it('processing, progress and ready: one event each, settled once at the measured duration', async () => {
       const { accountId } = await svc.newAccount(100);
@@ -28,11 +33,20 @@ for (const t of await dbTargets()) {
       assert.equal(await transitionRender(deps(), row.id, { to: 'processing' }), null, 'a retried job does not restart the render');
       const g = await transitionRender(deps(), row.id, { to: 'progress', stage: 'rendering', progress: 40.4 });
       assert.equal(g?.progress, 40);
-      assert.equal(await transitionRender(deps(), row.id, { to: 'progress', stage: 'rendering', progress: 30 }), null, 'progress never goes backwards');
+      assert.equal(
+        await transitionRender(deps(), row.id, { to: 'progress', stage: 'rendering', progress: 30 }),
+        null,
+        'progress never goes backwards',
+      );
       const capped = await transitionRender(deps(), row.id, { to: 'progress', stage: 'finishing', progress: 100 });
       assert.equal(capped?.progress, 99, '100 belongs to ready');
 
-      const r = await transitionRender(deps(), row.id, { to: 'ready', videoKey: `renders/${row.id}/output/video.mp4`, alphaKey: null, durationMs: 3210 });
+      const r = await transitionRender(deps(), row.id, {
+        to: 'ready',
+        videoKey: `renders/${row.id}/output/video.mp4`,
+        alphaKey: null,
+        durationMs: 3210,
+      });
       assert.equal(r?.status, 'ready');
       assert.equal(r?.progress, 100);
       assert.equal(r?.stage, null);
@@ -74,7 +88,10 @@ for (const t of await dbTargets()) {
       const { accountId, apiKey } = await svc.newAccount(10);
       const row = await insertQueuedRender(deps(), accountId, { reserveCredits: 4, requestId: 'req-from-client-42' });
       await transitionRender(deps(), row.id, { to: 'processing' });
-      const f = await transitionRender(deps(), row.id, { to: 'failed', error: { code: 'INVALID_CHARACTER', message: 'No figure found.', retryable: false, details: { reason: 'no_pose' } } });
+      const f = await transitionRender(deps(), row.id, {
+        to: 'failed',
+        error: { code: 'INVALID_CHARACTER', message: 'No figure found.', retryable: false, details: { reason: 'no_pose' } },
+      });
       assert.equal(f?.status, 'failed');
       assert.deepEqual(JSON.parse(f!.error_json!), {
         code: 'INVALID_CHARACTER',
@@ -85,9 +102,15 @@ for (const t of await dbTargets()) {
         remediation: { action: 'fix_input', retry_after_ms: null },
       });
       assert.deepEqual(await balanceMilli(deps().db, accountId), { available: 10_000, reserved: 0 });
-      assert.deepEqual((await ledgerOf(deps().db, row.id)).map((l) => l.kind), ['reserve', 'release']);
+      assert.deepEqual(
+        (await ledgerOf(deps().db, row.id)).map((l) => l.kind),
+        ['reserve', 'release'],
+      );
       assert.equal(await transitionRender(deps(), row.id, { to: 'cancelled' }), null);
-      assert.deepEqual((await ledgerOf(deps().db, row.id)).map((l) => l.kind), ['reserve', 'release']);
+      assert.deepEqual(
+        (await ledgerOf(deps().db, row.id)).map((l) => l.kind),
+        ['reserve', 'release'],
+      );
 
       // The public view (GET /v1/videos) answers 200 with the same envelope.
       const res = await svc.request(`/v1/videos/${row.id}`, { key: apiKey });
@@ -123,10 +146,16 @@ for (const t of await dbTargets()) {
       assert.equal(await reserveMeasuredDuration(deps(), row.id, 2100), true);
       assert.equal(await reserveMeasuredDuration(deps(), row.id, 2100), true, 'repeat after a crash');
       assert.deepEqual(await balanceMilli(deps().db, accountId), { available: 0, reserved: 3_000 });
-      assert.deepEqual((await ledgerOf(deps().db, row.id)).map((l) => l.kind), ['reserve']);
+      assert.deepEqual(
+        (await ledgerOf(deps().db, row.id)).map((l) => l.kind),
+        ['reserve'],
+      );
 
       const poor = await insertQueuedRender(deps(), accountId, { reserveCredits: 0 });
-      await assert.rejects(reserveMeasuredDuration(deps(), poor.id, 1000), (e: unknown) => e instanceof AppError && e.code === 'INSUFFICIENT_CREDITS');
+      await assert.rejects(
+        reserveMeasuredDuration(deps(), poor.id, 1000),
+        (e: unknown) => e instanceof AppError && e.code === 'INSUFFICIENT_CREDITS',
+      );
       assert.deepEqual(await ledgerOf(deps().db, poor.id), []);
     });
   });

@@ -23,15 +23,39 @@ export function scriptedEngine(script: Script = {}): Engine & { calls: Record<st
   const calls: Record<string, number> = { analyze: 0, extract: 0, render: 0 };
   const character = (dir: string): CharacterAssets => ({
     dir,
-    analysis: { version: 1, width: 2, height: 2, maskMethod: 'alpha', body: [], poseMethod: 'heuristic', crop: { x: 0, y: 0, width: 2, height: 2 } },
+    analysis: {
+      version: 1,
+      width: 2,
+      height: 2,
+      maskMethod: 'alpha',
+      body: [],
+      poseMethod: 'heuristic',
+      crop: { x: 0, y: 0, width: 2, height: 2 },
+    },
     characterFile: 'character.json',
     textureFile: 'texture.png',
     thumbnailFile: null,
   });
-  const motion = (dir: string, track: MotionTrack): MotionAssets => ({ dir, track, trackFile: 'track.json', sourceVideoFile: null, plateFile: null, audioFile: null });
+  const motion = (dir: string, track: MotionTrack): MotionAssets => ({
+    dir,
+    track,
+    trackFile: 'track.json',
+    sourceVideoFile: null,
+    plateFile: null,
+    audioFile: null,
+  });
   const writeTrack = async (dir: string, durationMs: number) => {
     await mkdir(dir, { recursive: true });
-    const track: MotionTrack = { version: 1, fps: 10, frameCount: Math.round(durationMs / 100), durationMs, width: 64, height: 64, smoothing: true, frames: [] };
+    const track: MotionTrack = {
+      version: 1,
+      fps: 10,
+      frameCount: Math.round(durationMs / 100),
+      durationMs,
+      width: 64,
+      height: 64,
+      smoothing: true,
+      frames: [],
+    };
     await writeFile(join(dir, 'track.json'), JSON.stringify(track));
     return motion(dir, track);
   };
@@ -76,9 +100,35 @@ export function scriptedEngine(script: Script = {}): Engine & { calls: Record<st
       await script.render?.(call, signal ?? new AbortController().signal);
       const seconds = m.track.durationMs / 1000;
       const videoFile = join(outDir, 'video.mp4');
-      await runProcess(tools.ffmpeg, ['-v', 'error', '-y', '-f', 'lavfi', '-i', `testsrc=size=64x64:rate=10:duration=${seconds}`, '-c:v', 'libx264', '-pix_fmt', 'yuv420p', videoFile], { signal });
+      await runProcess(
+        tools.ffmpeg,
+        [
+          '-v',
+          'error',
+          '-y',
+          '-f',
+          'lavfi',
+          '-i',
+          `testsrc=size=64x64:rate=10:duration=${seconds}`,
+          '-c:v',
+          'libx264',
+          '-pix_fmt',
+          'yuv420p',
+          videoFile,
+        ],
+        { signal },
+      );
       onProgress?.('finishing', 95);
-      return { videoFile, alphaFile: null, durationMs: m.track.durationMs, frameCount: m.track.frameCount, fps: 10, width: 64, height: 64, hasAudio: false };
+      return {
+        videoFile,
+        alphaFile: null,
+        durationMs: m.track.durationMs,
+        frameCount: m.track.frameCount,
+        fps: 10,
+        width: 64,
+        height: 64,
+        hasAudio: false,
+      };
     },
     listTemplates: () => [{ id: 'wave', name: 'Wave', durationS: 1.2 }],
     async writeTemplateMotion(_id, outDir) {

@@ -15,7 +15,12 @@ describe('configuration', () => {
   });
 
   it('reads MARIONETTE_ variables', () => {
-    const c = loadConfig({ MARIONETTE_PORT: '9090', MARIONETTE_DATA_DIR: '/tmp/x', MARIONETTE_DATABASE_URL: 'postgres://u@h/db', MARIONETTE_WORKERS: 'false' });
+    const c = loadConfig({
+      MARIONETTE_PORT: '9090',
+      MARIONETTE_DATA_DIR: '/tmp/x',
+      MARIONETTE_DATABASE_URL: 'postgres://u@h/db',
+      MARIONETTE_WORKERS: 'false',
+    });
     assert.equal(c.port, 9090);
     assert.equal(c.dataDir, '/tmp/x');
     assert.equal(c.databaseUrl, 'postgres://u@h/db');
@@ -42,7 +47,11 @@ describe('configuration', () => {
       () => loadConfig({ MARIONETTE_PROT: '9090', MARIONETTE_PORT: '9091' }),
       (e: unknown) => e instanceof ConfigError && e.problems.length === 1 && /MARIONETTE_PROT is not a setting/.test(e.message),
     );
-    assert.equal(loadConfig({ MARIONETTE_TEST_PG_URL: 'postgres://x', MARIONETTE_PORT: '9091' }).port, 9091, 'the test suite\'s own variables are not settings');
+    assert.equal(
+      loadConfig({ MARIONETTE_TEST_PG_URL: 'postgres://x', MARIONETTE_PORT: '9091' }).port,
+      9091,
+      "the test suite's own variables are not settings",
+    );
   });
 
   it('makes the server exit non-zero with the message on bad config', () => {

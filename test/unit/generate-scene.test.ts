@@ -8,13 +8,22 @@ import { planScene, SETTINGS } from '../../src/engine/generate/plan.js';
  * ratios H3 offers and several seeds and colour words, leaves no pixel unpainted (the canvas starts
  * black, so an unpainted band shows as pure black; the forest once had one between sky and grass).
  */
-const SIZES: Array<[number, number]> = [[854, 480], [480, 854], [480, 480], [1120, 480], [640, 480]];
+const SIZES: Array<[number, number]> = [
+  [854, 480],
+  [480, 854],
+  [480, 480],
+  [1120, 480],
+  [640, 480],
+];
 
 for (const setting of SETTINGS) {
   test(`the ${setting} setting paints every pixel at every aspect ratio`, () => {
     for (const [w, h] of SIZES) {
       for (const seed of [1, 77, 123456]) {
-        const prompt = setting === 'studio' ? 'a figure claps, red and blue' : `a figure claps in the ${setting === 'sky' ? 'sky' : setting}, red and blue`;
+        const prompt =
+          setting === 'studio'
+            ? 'a figure claps, red and blue'
+            : `a figure claps in the ${setting === 'sky' ? 'sky' : setting}, red and blue`;
         const plan = planScene({ prompt, tags: [], durationS: 3, seed });
         assert.equal(plan.setting, setting, prompt);
         const scene = paintScene(plan, w, h);

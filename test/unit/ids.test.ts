@@ -18,7 +18,15 @@ describe('public IDs', () => {
   });
 
   it('refuse malformed and foreign IDs', () => {
-    for (const bad of ['char_', 'char_123', 'CHAR_01HZZZZZZZZZZZZZZZZZZZZZZZ', 'mot_01J0000000000000000000000A', `char_${'I'.repeat(26)}`, 42, null]) {
+    for (const bad of [
+      'char_',
+      'char_123',
+      'CHAR_01HZZZZZZZZZZZZZZZZZZZZZZZ',
+      'mot_01J0000000000000000000000A',
+      `char_${'I'.repeat(26)}`,
+      42,
+      null,
+    ]) {
       assert.equal(isIdOf('character', bad), false, String(bad));
     }
     assert.equal(videoFamily(newId('render')), 'render');

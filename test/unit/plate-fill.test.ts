@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fillUnseen, pushPullFill } from '../../src/engine/motion/background-plate.js';
 
-const W = 120, H = 90;
-const SKY = [90, 160, 230], SEA = [20, 60, 110], SAND = [200, 180, 140];
+const W = 120,
+  H = 90;
+const SKY = [90, 160, 230],
+  SEA = [20, 60, 110],
+  SAND = [200, 180, 140];
 const BAR = 12;
 
 /**
@@ -30,7 +33,9 @@ function scene(): { rgb: Uint8Array; truth: Uint8Array; known: Uint8Array } {
 
 /** Mean absolute error per channel over the hole, and the darkest filled pixel's brightness. */
 function score(rgb: Uint8Array, truth: Uint8Array, known: Uint8Array): { error: number; darkest: number } {
-  let sum = 0, n = 0, darkest = 255;
+  let sum = 0,
+    n = 0,
+    darkest = 255;
   for (let p = 0; p < W * H; p++) {
     if (known[p]) continue;
     for (let c = 0; c < 3; c++) sum += Math.abs(rgb[p * 3 + c] - truth[p * 3 + c]);
@@ -47,7 +52,8 @@ describe('plate inpainting', () => {
     fillUnseen(rgb, known, W, H);
     const row = score(rgb, truth, known);
     // Known pixels are never touched.
-    for (let p = 0; p < W * H; p++) if (known[p]) assert.deepEqual([...rgb.subarray(p * 3, p * 3 + 3)], [...before.subarray(p * 3, p * 3 + 3)]);
+    for (let p = 0; p < W * H; p++)
+      if (known[p]) assert.deepEqual([...rgb.subarray(p * 3, p * 3 + 3)], [...before.subarray(p * 3, p * 3 + 3)]);
     // The isotropic fill, for comparison: it mixes sky, sea and sand across the band borders.
     const iso = scene();
     pushPullFill(iso.rgb, iso.known, W, H);
@@ -60,7 +66,11 @@ describe('plate inpainting', () => {
   it('fills rows with no known pixel from the rows around them', () => {
     const known = new Uint8Array(W * H).fill(1);
     const rgb = new Uint8Array(W * H * 3).fill(100);
-    for (let x = 0; x < W; x++) for (let y = 40; y < 44; y++) { known[y * W + x] = 0; rgb.fill(0, (y * W + x) * 3, (y * W + x) * 3 + 3); }
+    for (let x = 0; x < W; x++)
+      for (let y = 40; y < 44; y++) {
+        known[y * W + x] = 0;
+        rgb.fill(0, (y * W + x) * 3, (y * W + x) * 3 + 3);
+      }
     fillUnseen(rgb, known, W, H);
     for (let y = 40; y < 44; y++) for (let x = 0; x < W; x++) assert.equal(rgb[(y * W + x) * 3], 100);
   });

@@ -7,9 +7,23 @@ import type { Keypoint } from '../../src/engine/types.js';
 function figure(score: number): Keypoint[] {
   const k = (x: number, y: number): Keypoint => ({ x, y, score });
   return [
-    k(100, 20), k(105, 15), k(95, 15), k(110, 18), k(90, 18),
-    k(130, 50), k(70, 50), k(140, 90), k(60, 90), k(145, 130), k(55, 130),
-    k(120, 140), k(80, 140), k(122, 200), k(78, 200), k(124, 260), k(76, 260),
+    k(100, 20),
+    k(105, 15),
+    k(95, 15),
+    k(110, 18),
+    k(90, 18),
+    k(130, 50),
+    k(70, 50),
+    k(140, 90),
+    k(60, 90),
+    k(145, 130),
+    k(55, 130),
+    k(120, 140),
+    k(80, 140),
+    k(122, 200),
+    k(78, 200),
+    k(124, 260),
+    k(76, 260),
   ];
 }
 
@@ -28,7 +42,24 @@ describe('fusePoses', () => {
     movenet[16] = { x: 76, y: 215, score: 0.1 };
     // BlazePose read the figure as seen from behind: same places, left and right labels swapped.
     const blaze = figure(0.9).map((k, i, all) => {
-      const pair: Record<number, number> = { 1: 2, 2: 1, 3: 4, 4: 3, 5: 6, 6: 5, 7: 8, 8: 7, 9: 10, 10: 9, 11: 12, 12: 11, 13: 14, 14: 13, 15: 16, 16: 15 };
+      const pair: Record<number, number> = {
+        1: 2,
+        2: 1,
+        3: 4,
+        4: 3,
+        5: 6,
+        6: 5,
+        7: 8,
+        8: 7,
+        9: 10,
+        10: 9,
+        11: 12,
+        12: 11,
+        13: 14,
+        14: 13,
+        15: 16,
+        16: 15,
+      };
       return pair[i] === undefined ? k : all[pair[i]];
     });
     const fused = fusePoses(movenet, blaze)!;

@@ -5,7 +5,7 @@
 import openapiTS, { astToString } from 'openapi-typescript';
 
 export const GENERATED_HEADER =
-  '/**\n * Generated from the service\'s GET /v1/openapi.json by packages/sdk/scripts/generate.ts.\n * Do not edit by hand: run `npm run generate -w @marionette/sdk` after changing the API.\n */\n\n';
+  "/**\n * Generated from the service's GET /v1/openapi.json by packages/sdk/scripts/generate.ts.\n * Do not edit by hand: run `npm run generate -w @marionette/sdk` after changing the API.\n */\n\n";
 
 /** The document as committed: stable key order as served, two-space indent, trailing newline. */
 export function documentText(doc: unknown): string {

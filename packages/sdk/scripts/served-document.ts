@@ -8,7 +8,12 @@ import { buildHttpApp, wire } from '../../../src/main/wire.js';
 export async function servedDocument(): Promise<unknown> {
   const dataDir = await mkdtemp(join(tmpdir(), 'marionette-openapi-'));
   try {
-    const config = loadConfig({ MARIONETTE_DATA_DIR: dataDir, MARIONETTE_LOG_LEVEL: 'silent', MARIONETTE_WORKERS: 'false', MARIONETTE_ENGINE_WARMUP: 'false' });
+    const config = loadConfig({
+      MARIONETTE_DATA_DIR: dataDir,
+      MARIONETTE_LOG_LEVEL: 'silent',
+      MARIONETTE_WORKERS: 'false',
+      MARIONETTE_ENGINE_WARMUP: 'false',
+    });
     const wired = await wire(config);
     const app = await buildHttpApp(wired.deps, { logger: false });
     try {

@@ -6,8 +6,24 @@ import { PageIterator } from './pagination.js';
 import { readSse } from './sse.js';
 import { backoffMs, sleep, Transport, type RetryInfo } from './transport.js';
 import type {
-  BackgroundMode, Character, CharacterCreateFields, CharacterExport, Credits, Draft, Motion, MotionCreateFields, MotionExport,
-  DraftRequest, MotionTemplate, Render, RenderEvent, RenderEventData, Video, VideoCreateFields, VideoListQuery, VideoStatus,
+  BackgroundMode,
+  Character,
+  CharacterCreateFields,
+  CharacterExport,
+  Credits,
+  Draft,
+  Motion,
+  MotionCreateFields,
+  MotionExport,
+  DraftRequest,
+  MotionTemplate,
+  Render,
+  RenderEvent,
+  RenderEventData,
+  Video,
+  VideoCreateFields,
+  VideoListQuery,
+  VideoStatus,
 } from './types.js';
 import { SDK_VERSION } from './version.js';
 
@@ -221,7 +237,9 @@ export class Marionette {
         try {
           const headers: Record<string, string> = { accept: 'text/event-stream' };
           if (lastEventId) headers['last-event-id'] = lastEventId;
-          res = await this.transport.ok(new Request(this.transport.url(`/v1/renders/${encodeURIComponent(renderId)}/events`), { headers, signal: ctl.signal }));
+          res = await this.transport.ok(
+            new Request(this.transport.url(`/v1/renders/${encodeURIComponent(renderId)}/events`), { headers, signal: ctl.signal }),
+          );
           for await (const f of readSse(res.body!)) {
             misses = 0;
             if (f.event === 'heartbeat') {
@@ -240,7 +258,13 @@ export class Marionette {
         } catch (e) {
           if (opts.signal?.aborted) throw e;
           // A typed API answer (404, 401...) is final; a broken connection is not.
-          if (!(e instanceof TypeError) && !(e as Error)?.name?.includes('Connection') && !(e instanceof DOMException) && (e as any)?.code !== 'ECONNRESET' && (e as any)?.code !== 'UND_ERR_SOCKET') {
+          if (
+            !(e instanceof TypeError) &&
+            !(e as Error)?.name?.includes('Connection') &&
+            !(e instanceof DOMException) &&
+            (e as any)?.code !== 'ECONNRESET' &&
+            (e as any)?.code !== 'UND_ERR_SOCKET'
+          ) {
             if (!(e instanceof Error && /terminated|other side closed|socket/i.test(e.message))) throw e;
           }
         }
@@ -260,7 +284,10 @@ class Characters {
   constructor(private readonly c: Marionette) {}
 
   /** Creates a Character from one picture (path, URL, Blob, bytes or stream). */
-  async create(image: MediaInput, fields: CharacterCreateFields & { idempotencyKey?: string; signal?: AbortSignal } = {}): Promise<Character> {
+  async create(
+    image: MediaInput,
+    fields: CharacterCreateFields & { idempotencyKey?: string; signal?: AbortSignal } = {},
+  ): Promise<Character> {
     const { idempotencyKey, signal, ...rest } = fields;
     const fd = new FormData();
     appendFields(fd, rest as Fields);
@@ -285,7 +312,11 @@ class Characters {
   }
 
   export(id: string, opts: { downloadType?: 'vsplat' } = {}): Promise<CharacterExport> {
-    return this.c.unwrap(this.c.api.GET('/v1/characters/{character_id}/export', { params: { path: { character_id: id }, query: opts.downloadType ? { download_type: opts.downloadType } : {} } }));
+    return this.c.unwrap(
+      this.c.api.GET('/v1/characters/{character_id}/export', {
+        params: { path: { character_id: id }, query: opts.downloadType ? { download_type: opts.downloadType } : {} },
+      }),
+    );
   }
 }
 
@@ -316,7 +347,9 @@ class Motions {
   }
 
   list(opts: { limit?: number } = {}): PageIterator<Motion> {
-    return new PageIterator((cursor) => this.c.unwrap(this.c.api.GET('/v1/motions', { params: { query: { limit: opts.limit, cursor } } })) as never);
+    return new PageIterator(
+      (cursor) => this.c.unwrap(this.c.api.GET('/v1/motions', { params: { query: { limit: opts.limit, cursor } } })) as never,
+    );
   }
 
   get(id: string): Promise<Motion> {
@@ -328,7 +361,11 @@ class Motions {
   }
 
   export(id: string, opts: { downloadType: 'glb' | 'fbx' }): Promise<MotionExport> {
-    return this.c.unwrap(this.c.api.GET('/v1/motions/{motion_id}/export', { params: { path: { motion_id: id }, query: { download_type: opts.downloadType } } }));
+    return this.c.unwrap(
+      this.c.api.GET('/v1/motions/{motion_id}/export', {
+        params: { path: { motion_id: id }, query: { download_type: opts.downloadType } },
+      }),
+    );
   }
 }
 
@@ -358,7 +395,8 @@ class Renders {
       for (const f of files) p.onUploadProgress?.({ field: f === character ? 'image' : 'motion_video', loaded: f.size, total: f.size });
       return r;
     }
-    const declare = (m: ResolvedMedia | undefined) => (m?.kind === 'file' ? { content_type: m.contentType, size_bytes: m.size } : undefined);
+    const declare = (m: ResolvedMedia | undefined) =>
+      m?.kind === 'file' ? { content_type: m.contentType, size_bytes: m.size } : undefined;
     const draft = await this.prepare({
       ...common,
       image: declare(character) as DraftRequest['image'],
@@ -395,7 +433,13 @@ class Renders {
             onProgress?.(loaded);
           })
         : blob;
-      return new Request(plan.url, { method: 'PUT', headers: { ...plan.headers, 'content-length': String(blob.size) }, body, signal, duplex: 'half' } as RequestInit);
+      return new Request(plan.url, {
+        method: 'PUT',
+        headers: { ...plan.headers, 'content-length': String(blob.size) },
+        body,
+        signal,
+        duplex: 'half',
+      } as RequestInit);
     };
     const t = this.c.transport;
     for (let attempt = 0; ; attempt++) {
@@ -409,14 +453,25 @@ class Renders {
         }
         const err = await errorFromResponse(res);
         if (!err.retryable || attempt >= t.opts.maxRetries) throw err;
-        const delayMs = Math.min(t.opts.maxRetryDelayMs, err.retryAfterS !== null ? err.retryAfterS * 1000 : err.remediation.retry_after_ms ?? backoffMs(attempt, t.opts.maxRetryDelayMs));
+        const delayMs = Math.min(
+          t.opts.maxRetryDelayMs,
+          err.retryAfterS !== null
+            ? err.retryAfterS * 1000
+            : (err.remediation.retry_after_ms ?? backoffMs(attempt, t.opts.maxRetryDelayMs)),
+        );
         t.opts.onRetry?.({ attempt: attempt + 1, delayMs, method: 'PUT', url: plan.url, error: err });
         await sleep(delayMs, signal);
       } catch (e) {
         if (e instanceof MarionetteError || signal?.aborted || attempt >= t.opts.maxRetries) throw e;
         const delayMs = backoffMs(attempt, t.opts.maxRetryDelayMs);
         const { ConnectionError } = await import('./errors.js');
-        t.opts.onRetry?.({ attempt: attempt + 1, delayMs, method: 'PUT', url: plan.url, error: new ConnectionError((e as Error).message, { cause: e }) });
+        t.opts.onRetry?.({
+          attempt: attempt + 1,
+          delayMs,
+          method: 'PUT',
+          url: plan.url,
+          error: new ConnectionError((e as Error).message, { cause: e }),
+        });
         await sleep(delayMs, signal);
       }
     }
@@ -439,7 +494,9 @@ class Renders {
 
   /** The finished video (follows GET /v1/renders/{id}/download). */
   async download(renderId: string): Promise<Response> {
-    const res = await this.c.transport.ok(new Request(this.c.transport.url(`/v1/renders/${encodeURIComponent(renderId)}/download`), { redirect: 'manual' }));
+    const res = await this.c.transport.ok(
+      new Request(this.c.transport.url(`/v1/renders/${encodeURIComponent(renderId)}/download`), { redirect: 'manual' }),
+    );
     const location = res.headers.get('location');
     await res.body?.cancel().catch(() => {});
     if (!location) throw new MarionetteError(`no download location for ${renderId}`);
@@ -456,7 +513,9 @@ class Videos {
 
   /** Every render, H3 and character-animation video of the account, newest first, across pages. */
   list(query: { status?: VideoStatus; limit?: number } = {}): PageIterator<Video> {
-    return new PageIterator((cursor) => this.c.unwrap(this.c.api.GET('/v1/videos', { params: { query: { ...query, cursor } as VideoListQuery } })) as never);
+    return new PageIterator(
+      (cursor) => this.c.unwrap(this.c.api.GET('/v1/videos', { params: { query: { ...query, cursor } as VideoListQuery } })) as never,
+    );
   }
 
   /**
@@ -476,7 +535,8 @@ class Videos {
     const { firstFrame, lastFrame, character, drivingVideo, idempotencyKey, signal, ...fields } = p;
     const fd = new FormData();
     appendFields(fd, fields as Fields);
-    if (firstFrame !== undefined) appendMedia(fd, await resolveMedia(firstFrame, 'first.png'), 'first_frame_image', 'first_frame_image_url');
+    if (firstFrame !== undefined)
+      appendMedia(fd, await resolveMedia(firstFrame, 'first.png'), 'first_frame_image', 'first_frame_image_url');
     if (lastFrame !== undefined) appendMedia(fd, await resolveMedia(lastFrame, 'last.png'), 'last_frame_image', 'last_frame_image_url');
     if (character !== undefined) appendMedia(fd, await resolveMedia(character, 'character.png'), 'character_image', 'character_image_url');
     if (drivingVideo !== undefined) appendMedia(fd, await resolveMedia(drivingVideo, 'driving.mp4'), 'driving_video', 'driving_video_url');
@@ -486,7 +546,12 @@ class Videos {
   /** The bytes of a ready video as a Response (its body is the stream). Output URLs are signed, so no key is sent to them. */
   async download(id: string): Promise<Response> {
     const v = await this.get(id);
-    if (v.status !== 'ready' || !v.video_url) throw new JobFailedError(v.status === 'failed' || v.status === 'cancelled' ? v : { id: v.id, status: v.status, error: { code: 'NOT_READY', message: `the video is ${v.status}; download it once ready` } });
+    if (v.status !== 'ready' || !v.video_url)
+      throw new JobFailedError(
+        v.status === 'failed' || v.status === 'cancelled'
+          ? v
+          : { id: v.id, status: v.status, error: { code: 'NOT_READY', message: `the video is ${v.status}; download it once ready` } },
+      );
     return this.c.transport.ok(new Request(v.video_url), false);
   }
 

@@ -26,7 +26,16 @@ export class MarionetteApiError extends MarionetteError {
   readonly remediation: Remediation;
   /** Seconds from the Retry-After header, when the response had one. */
   readonly retryAfterS: number | null;
-  constructor(init: { status: number; code: string; message: string; retryable: boolean; requestId: string | null; details?: Record<string, unknown>; remediation?: Remediation; retryAfterS?: number | null }) {
+  constructor(init: {
+    status: number;
+    code: string;
+    message: string;
+    retryable: boolean;
+    requestId: string | null;
+    details?: Record<string, unknown>;
+    remediation?: Remediation;
+    retryAfterS?: number | null;
+  }) {
     super(`${init.code}: ${init.message}${init.requestId ? ` (request ${init.requestId})` : ''}`);
     this.status = init.status;
     this.code = init.code;
@@ -42,15 +51,33 @@ export class MarionetteApiError extends MarionetteError {
   }
 }
 
-export class AuthenticationError extends MarionetteApiError { override name = 'AuthenticationError'; }
-export class PermissionDeniedError extends MarionetteApiError { override name = 'PermissionDeniedError'; }
-export class InvalidRequestError extends MarionetteApiError { override name = 'InvalidRequestError'; }
-export class InsufficientCreditsError extends MarionetteApiError { override name = 'InsufficientCreditsError'; }
-export class NotFoundError extends MarionetteApiError { override name = 'NotFoundError'; }
-export class ConflictError extends MarionetteApiError { override name = 'ConflictError'; }
-export class RateLimitError extends MarionetteApiError { override name = 'RateLimitError'; }
-export class ServiceUnavailableError extends MarionetteApiError { override name = 'ServiceUnavailableError'; }
-export class InternalServerError extends MarionetteApiError { override name = 'InternalServerError'; }
+export class AuthenticationError extends MarionetteApiError {
+  override name = 'AuthenticationError';
+}
+export class PermissionDeniedError extends MarionetteApiError {
+  override name = 'PermissionDeniedError';
+}
+export class InvalidRequestError extends MarionetteApiError {
+  override name = 'InvalidRequestError';
+}
+export class InsufficientCreditsError extends MarionetteApiError {
+  override name = 'InsufficientCreditsError';
+}
+export class NotFoundError extends MarionetteApiError {
+  override name = 'NotFoundError';
+}
+export class ConflictError extends MarionetteApiError {
+  override name = 'ConflictError';
+}
+export class RateLimitError extends MarionetteApiError {
+  override name = 'RateLimitError';
+}
+export class ServiceUnavailableError extends MarionetteApiError {
+  override name = 'ServiceUnavailableError';
+}
+export class InternalServerError extends MarionetteApiError {
+  override name = 'InternalServerError';
+}
 
 /** No HTTP answer at all (refused, reset, DNS, timeout). `cause` holds the underlying error. */
 export class ConnectionError extends MarionetteError {

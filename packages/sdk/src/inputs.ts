@@ -13,11 +13,18 @@ export interface NamedMedia {
 }
 export type MediaInput = MediaSource | NamedMedia;
 
-export type ResolvedMedia = { kind: 'url'; url: string } | { kind: 'file'; blob: Blob; filename: string; contentType: string; size: number };
+export type ResolvedMedia =
+  { kind: 'url'; url: string } | { kind: 'file'; blob: Blob; filename: string; contentType: string; size: number };
 
 const EXT_TYPES: Record<string, string> = {
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp',
-  mp4: 'video/mp4', m4v: 'video/mp4', mov: 'video/quicktime', webm: 'video/webm',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+  mp4: 'video/mp4',
+  m4v: 'video/mp4',
+  mov: 'video/quicktime',
+  webm: 'video/webm',
 };
 
 function isNamed(x: MediaInput): x is NamedMedia {

@@ -72,7 +72,10 @@ export class Transport {
         res = await this.opts.fetch(req);
       } catch (e) {
         if (base.signal?.aborted) throw e;
-        const err = new ConnectionError(`${base.method} ${base.url}: ${(e as Error).message}${(e as any)?.cause?.code ? ` (${(e as any).cause.code})` : ''}`, { cause: e });
+        const err = new ConnectionError(
+          `${base.method} ${base.url}: ${(e as Error).message}${(e as any)?.cause?.code ? ` (${(e as any).cause.code})` : ''}`,
+          { cause: e },
+        );
         if (last || !replaySafe) throw err;
         const delayMs = backoffMs(attempt, this.opts.maxRetryDelayMs);
         this.opts.onRetry?.({ attempt: attempt + 1, delayMs, method: base.method, url: base.url, error: err });
@@ -83,7 +86,7 @@ export class Transport {
       const err = await errorFromResponse(res.clone());
       if (!err.retryable) return res;
       await res.body?.cancel().catch(() => {});
-      const advisedMs = err.retryAfterS !== null ? err.retryAfterS * 1000 : err.remediation.retry_after_ms ?? null;
+      const advisedMs = err.retryAfterS !== null ? err.retryAfterS * 1000 : (err.remediation.retry_after_ms ?? null);
       const delayMs = Math.min(this.opts.maxRetryDelayMs, advisedMs ?? backoffMs(attempt, this.opts.maxRetryDelayMs));
       this.opts.onRetry?.({ attempt: attempt + 1, delayMs, method: base.method, url: base.url, error: err });
       await sleep(delayMs, base.signal);

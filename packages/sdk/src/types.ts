@@ -1,7 +1,8 @@
 /** Friendly names for the generated wire types (src/generated/openapi.ts). */
 import type { components, operations } from './generated/openapi.js';
 
-type Json<Op extends keyof operations, Status extends number = 200> = operations[Op]['responses'] extends Record<Status, { content: { 'application/json': infer T } }> ? T : never;
+type Json<Op extends keyof operations, Status extends number = 200> =
+  operations[Op]['responses'] extends Record<Status, { content: { 'application/json': infer T } }> ? T : never;
 
 export type Render = Json<'post_v1_renders'>;
 /** A render, H3 video (vid_) or character-animation video (anim_) as GET /v1/videos/{id} returns it. */
@@ -20,11 +21,24 @@ export type ErrorEnvelope = components['schemas']['Error'];
 export type ErrorCode = ErrorEnvelope['error']['code'];
 export type BackgroundMode = 'original' | 'solid' | 'transparent';
 
-export type CharacterCreateFields = Omit<NonNullable<operations['post_v1_characters']['requestBody']>['content']['multipart/form-data'], 'image' | 'image_url'>;
-export type MotionCreateFields = Omit<NonNullable<operations['post_v1_motions']['requestBody']>['content']['multipart/form-data'], 'video' | 'video_url' | 'motion_video' | 'motion_video_url'>;
+export type CharacterCreateFields = Omit<
+  NonNullable<operations['post_v1_characters']['requestBody']>['content']['multipart/form-data'],
+  'image' | 'image_url'
+>;
+export type MotionCreateFields = Omit<
+  NonNullable<operations['post_v1_motions']['requestBody']>['content']['multipart/form-data'],
+  'video' | 'video_url' | 'motion_video' | 'motion_video_url'
+>;
 export type VideoCreateFields = Omit<
   NonNullable<operations['post_v1_videos']['requestBody']>['content']['multipart/form-data'],
-  'first_frame_image' | 'last_frame_image' | 'character_image' | 'driving_video' | 'first_frame_image_url' | 'last_frame_image_url' | 'character_image_url' | 'driving_video_url'
+  | 'first_frame_image'
+  | 'last_frame_image'
+  | 'character_image'
+  | 'driving_video'
+  | 'first_frame_image_url'
+  | 'last_frame_image_url'
+  | 'character_image_url'
+  | 'driving_video_url'
 >;
 export type VideoListQuery = NonNullable<operations['get_v1_videos']['parameters']['query']>;
 
@@ -43,4 +57,5 @@ export interface RenderEventData {
   error: Video['error'];
 }
 export type RenderEventName = 'snapshot' | 'queued' | 'processing' | 'progress' | 'ready' | 'failed' | 'cancelled';
-export type RenderEvent = { event: RenderEventName; id: string | null; data: RenderEventData } | { event: 'heartbeat'; id: string | null; data: null };
+export type RenderEvent =
+  { event: RenderEventName; id: string | null; data: RenderEventData } | { event: 'heartbeat'; id: string | null; data: null };

@@ -10,10 +10,13 @@ export const CreditsSchema = Type.Object({
 /** GET /v1/credits/ledger: an addition to the interface (docs/api-decisions.md, "Ledger"). */
 const LedgerEntrySchema = Type.Object({
   id: Type.String({ description: 'led_... (opaque)' }),
-  kind: Type.Union(['grant', 'charge', 'refund', 'reserve', 'settle', 'release'].map((k) => Type.Literal(k)), {
-    description:
-      'grant: credits added; reserve/settle/release: a render or video holds credits, is charged the final amount, or gives the rest back; charge/refund: flat-price assets.',
-  }),
+  kind: Type.Union(
+    ['grant', 'charge', 'refund', 'reserve', 'settle', 'release'].map((k) => Type.Literal(k)),
+    {
+      description:
+        'grant: credits added; reserve/settle/release: a render or video holds credits, is charged the final amount, or gives the rest back; charge/refund: flat-price assets.',
+    },
+  ),
   resource_id: Type.String({ description: 'The render, video, character, motion or grant the movement belongs to.' }),
   amount: Type.Number({ description: 'Signed change of the spendable balance, in credits.' }),
   reserved_delta: Type.Number({ description: 'Signed change of the reserved credits.' }),

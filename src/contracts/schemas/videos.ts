@@ -29,9 +29,13 @@ const renderFields = {
   id: Type.String({ description: 'render_..., vid_... or anim_...' }),
   status: StatusSchema,
   progress: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()]),
-  stage: Type.Union([Type.Literal('analyzing'), Type.Literal('rendering'), Type.Literal('finishing'), Type.Null()], { description: 'Set while processing.' }),
+  stage: Type.Union([Type.Literal('analyzing'), Type.Literal('rendering'), Type.Literal('finishing'), Type.Null()], {
+    description: 'Set while processing.',
+  }),
   video_url: Nullable(Type.String({ format: 'uri', description: 'Signed, expiring URL of the video; set when ready.' })),
-  alpha_url: Nullable(Type.String({ format: 'uri', description: 'Signed URL of the greyscale alpha-mask video; transparent renders when ready.' })),
+  alpha_url: Nullable(
+    Type.String({ format: 'uri', description: 'Signed URL of the greyscale alpha-mask video; transparent renders when ready.' }),
+  ),
   created_at: Nullable(Type.String({ format: 'date-time' })),
   completed_at: Nullable(Type.String({ format: 'date-time' })),
   error: Type.Union([RenderErrorSchema, Type.Null()]),

@@ -11,12 +11,19 @@ export async function findAccount(db: Db, id: string): Promise<AccountsTable | u
 }
 
 export async function countAccounts(db: Db): Promise<number> {
-  const r = await db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const r = await db
+    .selectFrom('accounts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
 export async function setDefaults(db: Db, id: string, characterId: string | null, motionId: string | null): Promise<number> {
-  const r = await db.updateTable('accounts').set({ default_character_id: characterId, default_motion_id: motionId }).where('id', '=', id).executeTakeFirst();
+  const r = await db
+    .updateTable('accounts')
+    .set({ default_character_id: characterId, default_motion_id: motionId })
+    .where('id', '=', id)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows);
 }
 
@@ -24,7 +31,9 @@ export async function insertKey(tx: Db, row: ApiKeysTable): Promise<void> {
   await tx.insertInto('api_keys').values(row).execute();
 }
 
-const keyByHash = compiledOnce((db: Db, hash: string) => db.selectFrom('api_keys').select(['id', 'account_id', 'revoked_at']).where('secret_hash', '=', hash));
+const keyByHash = compiledOnce((db: Db, hash: string) =>
+  db.selectFrom('api_keys').select(['id', 'account_id', 'revoked_at']).where('secret_hash', '=', hash),
+);
 
 /** The authentication lookup (hot path: compiled once). */
 export async function findKeyByHash(db: Db, hash: string): Promise<Pick<ApiKeysTable, 'id' | 'account_id' | 'revoked_at'> | undefined> {
@@ -39,7 +48,12 @@ export async function keyRevocationState(db: Db, id: string): Promise<{ revoked_
 }
 
 export async function revokeKey(db: Db, id: string, at: string): Promise<number> {
-  const r = await db.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+  const r = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: at })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows);
 }
 

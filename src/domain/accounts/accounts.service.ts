@@ -35,7 +35,13 @@ export async function createAccount(
   if (!Number.isFinite(input.credits) || input.credits < 0) throw new Error('credits must be a non-negative number');
   const accountId = input.id ?? newId('account');
   const result = await db.transaction().execute(async (tx) => {
-    await repo.insertAccount(tx, { id: accountId, name: input.name, default_character_id: null, default_motion_id: null, created_at: nowIso() });
+    await repo.insertAccount(tx, {
+      id: accountId,
+      name: input.name,
+      default_character_id: null,
+      default_motion_id: null,
+      created_at: nowIso(),
+    });
     await insertBalance(tx, accountId);
     const milli = creditsToMilli(input.credits);
     if (milli > 0) await grant(tx, accountId, `grant_initial_${accountId}`, milli, 'initial credits');

@@ -60,7 +60,12 @@ function allPartsReady(row: Pick<AssetStateView, 'assets_key' | 'extraction' | '
 }
 
 /** The patch `change` makes to a non-terminal asset, or null when it changes nothing. */
-export function assetPatch<X extends ExtractionName>(row: AssetStateView, change: AssetChange<X>, extractionName: X, now: string): AssetPatch | null {
+export function assetPatch<X extends ExtractionName>(
+  row: AssetStateView,
+  change: AssetChange<X>,
+  extractionName: X,
+  now: string,
+): AssetPatch | null {
   const started = row.status === 'queued' ? { status: 'processing' as const } : {};
   if (change.to === extractionName) {
     const { status } = change as { status: 'processing' | 'ready' };
@@ -77,7 +82,8 @@ export function assetPatch<X extends ExtractionName>(row: AssetStateView, change
     case 'progress':
       return { ...started, progress: Math.max(row.progress ?? 0, Math.min(99, clampProgress(c.progress))), updated_at: now };
     case 'ready':
-      if (allPartsReady({ ...row, assets_key: c.assetsKey })) return { status: 'ready', assets_key: c.assetsKey, progress: 100, completed_at: now, updated_at: now };
+      if (allPartsReady({ ...row, assets_key: c.assetsKey }))
+        return { status: 'ready', assets_key: c.assetsKey, progress: 100, completed_at: now, updated_at: now };
       // The 2D part is done but the requested extraction is not: still processing.
       return { status: 'processing', assets_key: c.assetsKey, updated_at: now };
     case 'failed': {

@@ -11,8 +11,15 @@ export async function lockBalance(tx: Db, accountId: string): Promise<{ availabl
   return tx.selectFrom('balances').select(['available_milli', 'reserved_milli']).where('account_id', '=', accountId).executeTakeFirst();
 }
 
-export async function ledgerRowsFor(tx: Db, resourceId: string): Promise<Pick<LedgerTable, 'kind' | 'amount_milli' | 'reserved_delta_milli' | 'account_id'>[]> {
-  return tx.selectFrom('ledger').select(['kind', 'amount_milli', 'reserved_delta_milli', 'account_id']).where('resource_id', '=', resourceId).execute();
+export async function ledgerRowsFor(
+  tx: Db,
+  resourceId: string,
+): Promise<Pick<LedgerTable, 'kind' | 'amount_milli' | 'reserved_delta_milli' | 'account_id'>[]> {
+  return tx
+    .selectFrom('ledger')
+    .select(['kind', 'amount_milli', 'reserved_delta_milli', 'account_id'])
+    .where('resource_id', '=', resourceId)
+    .execute();
 }
 
 /** Appends a row and applies it to the balance; the CHECK constraints refuse a negative balance. */

@@ -15,11 +15,14 @@ import { milliToCredits } from './prices.js';
  * also writes the resource, so billing and state commit together.
  */
 
-
 function insufficient(neededMilli: number, availableMilli: number): AppError {
-  return new AppError('INSUFFICIENT_CREDITS', `This needs ${milliToCredits(neededMilli)} credits; the balance is ${milliToCredits(availableMilli)}.`, {
-    details: { required: milliToCredits(neededMilli), balance: milliToCredits(availableMilli) },
-  });
+  return new AppError(
+    'INSUFFICIENT_CREDITS',
+    `This needs ${milliToCredits(neededMilli)} credits; the balance is ${milliToCredits(availableMilli)}.`,
+    {
+      details: { required: milliToCredits(neededMilli), balance: milliToCredits(availableMilli) },
+    },
+  );
 }
 
 async function lock(tx: Db, accountId: string) {
@@ -76,7 +79,14 @@ export async function settle(tx: Db, accountId: string, resourceId: string, actu
   const held = reserved.reserved_delta_milli;
   const extra = Math.max(0, actualMilli - held);
   const charged = Math.min(actualMilli, held + Math.min(extra, bal.available_milli));
-  await repo.appendMovement(tx, { accountId, resourceId, kind: 'settle', amountMilli: held - charged, reservedDeltaMilli: -held, note: `actual ${actualMilli}` });
+  await repo.appendMovement(tx, {
+    accountId,
+    resourceId,
+    kind: 'settle',
+    amountMilli: held - charged,
+    reservedDeltaMilli: -held,
+    note: `actual ${actualMilli}`,
+  });
   return charged;
 }
 
@@ -129,7 +139,8 @@ export async function ledgerOf(db: Db, accountId: string, q: { cursor?: string; 
   let before: string | null = null;
   if (q.cursor !== undefined) {
     const decoded = /^[A-Za-z0-9_-]{1,200}$/.test(q.cursor) ? Buffer.from(q.cursor, 'base64url').toString('utf8') : '';
-    if (!isIdOf('ledger', decoded)) throw invalidRequest('The cursor is not valid; pass next_cursor from a previous page unchanged.', { field: 'cursor' });
+    if (!isIdOf('ledger', decoded))
+      throw invalidRequest('The cursor is not valid; pass next_cursor from a previous page unchanged.', { field: 'cursor' });
     before = decoded;
   }
   const rows = await repo.ledgerPage(db, accountId, before, limit + 1);
@@ -137,8 +148,13 @@ export async function ledgerOf(db: Db, accountId: string, q: { cursor?: string; 
   const last = page[page.length - 1];
   return {
     items: page.map((r) => ({
-      id: r.id, kind: r.kind, resource_id: r.resource_id, amount: milliToCredits(Number(r.amount_milli)),
-      reserved_delta: milliToCredits(Number(r.reserved_delta_milli)), note: r.note, created_at: r.created_at,
+      id: r.id,
+      kind: r.kind,
+      resource_id: r.resource_id,
+      amount: milliToCredits(Number(r.amount_milli)),
+      reserved_delta: milliToCredits(Number(r.reserved_delta_milli)),
+      note: r.note,
+      created_at: r.created_at,
     })),
     next_cursor: rows.length > limit && last ? Buffer.from(last.id, 'utf8').toString('base64url') : null,
   };

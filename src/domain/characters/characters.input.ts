@@ -9,7 +9,17 @@ import { boolField, enumField, exactlyOneSource, numberField, optionalStringFiel
  * the OpenAPI description) and its parsing into a typed input. Every field is validated here, before
  * any media is probed or stored.
  */
-export const CHARACTER_TEXT_FIELDS = ['image_url', 'name', 'type', 'enhance', 'joint_set', 'model_precision', 'filter_low_quality', 'render_thumbnail', 'task_id'] as const;
+export const CHARACTER_TEXT_FIELDS = [
+  'image_url',
+  'name',
+  'type',
+  'enhance',
+  'joint_set',
+  'model_precision',
+  'filter_low_quality',
+  'render_thumbnail',
+  'task_id',
+] as const;
 export { CHARACTER_TYPES, JOINT_SETS } from '../../contracts/enums.js';
 import { CHARACTER_TYPES, JOINT_SETS } from '../../contracts/enums.js';
 export const NAME_MAX = 256;
@@ -45,8 +55,16 @@ export function checkSourceUrl(field: string, url: string, allowList: readonly s
   }
 }
 
-export function parseCharacterForm(fields: Fields, files: Record<string, { path: string }>, config: Pick<Config, 'urlAllowList'>): CharacterInput {
-  const which = exactlyOneSource({ image: files.image !== undefined, image_url: fields.image_url !== undefined }, ['image', 'image_url'] as const, 'character image');
+export function parseCharacterForm(
+  fields: Fields,
+  files: Record<string, { path: string }>,
+  config: Pick<Config, 'urlAllowList'>,
+): CharacterInput {
+  const which = exactlyOneSource(
+    { image: files.image !== undefined, image_url: fields.image_url !== undefined },
+    ['image', 'image_url'] as const,
+    'character image',
+  );
   const type = enumField(fields, 'type', CHARACTER_TYPES, 'render');
   const input: CharacterInput = {
     source: { kind: 'file', path: '' },
@@ -60,6 +78,9 @@ export function parseCharacterForm(fields: Fields, files: Record<string, { path:
     taskId: optionalStringField(fields, 'task_id', { min: 1, max: TASK_ID_MAX }),
   };
   // The URL is checked last so that a form with several mistakes reports the cheapest one first.
-  input.source = which === 'image' ? { kind: 'file', path: files.image.path } : { kind: 'url', url: checkSourceUrl('image_url', fields.image_url, config.urlAllowList) };
+  input.source =
+    which === 'image'
+      ? { kind: 'file', path: files.image.path }
+      : { kind: 'url', url: checkSourceUrl('image_url', fields.image_url, config.urlAllowList) };
   return input;
 }

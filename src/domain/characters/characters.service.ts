@@ -55,13 +55,21 @@ export const CHARACTERS_PAGE = { min: 1, max: 100, default: 50 } as const;
  * (`limit` 1-100, default 50; `offset` >= 0). IDs are ULIDs, so the order is stable while pages are
  * walked; a Character created meanwhile shifts later pages by one (offset paging's known trade-off).
  */
-export async function listCharactersPage(deps: Pick<Ports, 'db'>, accountId: string, q: { limit?: number; offset?: number }): Promise<CharactersTable[]> {
+export async function listCharactersPage(
+  deps: Pick<Ports, 'db'>,
+  accountId: string,
+  q: { limit?: number; offset?: number },
+): Promise<CharactersTable[]> {
   const limit = q.limit ?? CHARACTERS_PAGE.default;
   const offset = q.offset ?? 0;
   if (!Number.isInteger(limit) || limit < CHARACTERS_PAGE.min || limit > CHARACTERS_PAGE.max) {
-    throw invalidRequest(`limit must be an integer from ${CHARACTERS_PAGE.min} to ${CHARACTERS_PAGE.max}.`, { field: 'limit', value: q.limit });
+    throw invalidRequest(`limit must be an integer from ${CHARACTERS_PAGE.min} to ${CHARACTERS_PAGE.max}.`, {
+      field: 'limit',
+      value: q.limit,
+    });
   }
-  if (!Number.isInteger(offset) || offset < 0) throw invalidRequest('offset must be an integer of at least 0.', { field: 'offset', value: q.offset });
+  if (!Number.isInteger(offset) || offset < 0)
+    throw invalidRequest('offset must be an integer of at least 0.', { field: 'offset', value: q.offset });
   return repo.listActiveOffset(deps.db, accountId, limit, offset);
 }
 
@@ -94,7 +102,12 @@ export async function createCharacter(
       const row = { ...newRow(id, ctx, input, sourceKey), ...(opts.legacyModel ? { legacy_model: opts.legacyModel } : {}) };
       await repo.insertCharacter(tx, row);
       await charge(tx, ctx.accountId, id, row.charge_milli);
-      await deps.queue.enqueueInTx(tx, { type: 'character.process', resourceId: id, payload: {}, maxAttempts: deps.config.workers.maxAttempts });
+      await deps.queue.enqueueInTx(tx, {
+        type: 'character.process',
+        resourceId: id,
+        payload: {},
+        maxAttempts: deps.config.workers.maxAttempts,
+      });
       return row;
     });
   } catch (e) {
@@ -143,7 +156,11 @@ function newRow(id: string, ctx: RequestCtx, input: CharacterInput, sourceKey: s
  * that already used it keep working; every later read answers 404. A job still running for it is
  * asked to stop; its transitions become no-ops. The charge is not refunded: the caller chose to stop.
  */
-export async function deleteCharacter(deps: Pick<Ports, 'db' | 'queue'>, accountId: string, id: string): Promise<{ id: string; status: 'deleted' }> {
+export async function deleteCharacter(
+  deps: Pick<Ports, 'db' | 'queue'>,
+  accountId: string,
+  id: string,
+): Promise<{ id: string; status: 'deleted' }> {
   if (!isIdOf('character', id)) throw characterNotFound(id);
   const n = await repo.softDelete(deps.db, accountId, id, nowIso());
   if (n === 0) throw characterNotFound(id);
@@ -164,27 +181,45 @@ export interface CharacterExport {
  * `thumbnail_url` does not depend on `download_type`: it is set when the Character was created with
  * `render_thumbnail=true` and its processed assets include the thumbnail.
  */
-export async function exportCharacter(deps: Pick<Ports, 'db' | 'storage' | 'config'>, accountId: string, id: string, downloadType: string | undefined): Promise<CharacterExport> {
+export async function exportCharacter(
+  deps: Pick<Ports, 'db' | 'storage' | 'config'>,
+  accountId: string,
+  id: string,
+  downloadType: string | undefined,
+): Promise<CharacterExport> {
   const row = await getCharacter(deps, accountId, id);
   if (downloadType !== undefined && downloadType !== 'vsplat') {
-    throw invalidRequest('The query parameter download_type accepts only "vsplat" for Characters.', { field: 'download_type', value: downloadType.slice(0, 50) });
+    throw invalidRequest('The query parameter download_type accepts only "vsplat" for Characters.', {
+      field: 'download_type',
+      value: downloadType.slice(0, 50),
+    });
   }
   let vsplatUrl: string | null = null;
   if (downloadType === 'vsplat') {
     if (row.type === 'render') {
-      throw new AppError('EXTRACTION_UNAVAILABLE', 'This Character was created with type=render and has no vsplat; create one with type=vsplat or type=all.', {
-        details: { type: row.type, vsplat_status: null },
-        action: 'fix_input',
-      });
+      throw new AppError(
+        'EXTRACTION_UNAVAILABLE',
+        'This Character was created with type=render and has no vsplat; create one with type=vsplat or type=all.',
+        {
+          details: { type: row.type, vsplat_status: null },
+          action: 'fix_input',
+        },
+      );
     }
     if (row.vsplat_status === 'failed') {
-      throw new AppError('EXTRACTION_FAILED', 'The vsplat extraction of this Character failed.', { details: { type: row.type, vsplat_status: row.vsplat_status } });
+      throw new AppError('EXTRACTION_FAILED', 'The vsplat extraction of this Character failed.', {
+        details: { type: row.type, vsplat_status: row.vsplat_status },
+      });
     }
     const key = row.assets_key === null ? null : storageKeys.assetFile(row.assets_key, VSPLAT_FILE);
     if (row.vsplat_status !== 'ready' || key === null || !(await deps.storage.stat(key))) {
-      throw new AppError('EXTRACTION_UNAVAILABLE', `The vsplat extraction of this Character is not ready (status ${row.vsplat_status ?? 'queued'}).`, {
-        details: { type: row.type, vsplat_status: row.vsplat_status },
-      });
+      throw new AppError(
+        'EXTRACTION_UNAVAILABLE',
+        `The vsplat extraction of this Character is not ready (status ${row.vsplat_status ?? 'queued'}).`,
+        {
+          details: { type: row.type, vsplat_status: row.vsplat_status },
+        },
+      );
     }
     vsplatUrl = await deps.storage.signedGetUrl(key, deps.config.outputUrlTtlSeconds, { downloadName: `${row.id}.vsplat` });
   }

@@ -19,7 +19,13 @@ import * as repo from './characters.repository.js';
 export type CharacterChange = AssetChange<'vsplat'>;
 
 function patchFor(row: CharactersTable, change: CharacterChange, now: string): Partial<CharactersTable> | null {
-  const view = { status: row.status, progress: row.progress, assets_key: row.assets_key, extraction: row.vsplat_status, extractionRequested: row.type !== 'render' };
+  const view = {
+    status: row.status,
+    progress: row.progress,
+    assets_key: row.assets_key,
+    extraction: row.vsplat_status,
+    extractionRequested: row.type !== 'render',
+  };
   const patch = assetPatch(view, change, 'vsplat', now);
   if (patch === null) return null;
   const { extraction, ...rest } = patch;

@@ -88,7 +88,10 @@ export interface FormFile {
  * form): form helpers and HTML forms send every input of a form, filled or not, and an empty
  * `image_url` next to an `image` must not trip the "exactly one source" rule.
  */
-export function withoutEmpty(form: { fields: Fields; files: Record<string, FormFile> }): { fields: Fields; files: Record<string, FormFile> } {
+export function withoutEmpty(form: { fields: Fields; files: Record<string, FormFile> }): {
+  fields: Fields;
+  files: Record<string, FormFile>;
+} {
   const fields = Object.fromEntries(Object.entries(form.fields).filter(([, v]) => v !== ''));
   const files = Object.fromEntries(Object.entries(form.files).filter(([, f]) => !(f.size === 0 && f.filename === '')));
   return { fields, files };

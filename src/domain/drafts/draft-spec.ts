@@ -45,18 +45,27 @@ function parseDeclaration(field: FileField, raw: unknown, limits: Config['limits
     throw invalidRequest(`${field} must be a declaration object {content_type, size_bytes, sha256?}.`, { field });
   }
   for (const k of Object.keys(raw)) {
-    if (!['content_type', 'size_bytes', 'sha256'].includes(k)) throw invalidRequest(`Unknown property ${field}.${k}.`, { field: `${field}.${k}` });
+    if (!['content_type', 'size_bytes', 'sha256'].includes(k))
+      throw invalidRequest(`Unknown property ${field}.${k}.`, { field: `${field}.${k}` });
   }
   const ct = typeof raw.content_type === 'string' ? raw.content_type.split(';')[0].trim().toLowerCase() : '';
   if (!allowed.includes(ct)) {
-    throw invalidRequest(`${field}.content_type must be one of ${allowed.join(', ')}.`, { field: `${field}.content_type`, value: raw.content_type ?? null, allowed: [...allowed] });
+    throw invalidRequest(`${field}.content_type must be one of ${allowed.join(', ')}.`, {
+      field: `${field}.content_type`,
+      value: raw.content_type ?? null,
+      allowed: [...allowed],
+    });
   }
   const size = raw.size_bytes;
   if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 1) {
     throw invalidRequest(`${field}.size_bytes must be a positive integer.`, { field: `${field}.size_bytes`, value: size ?? null });
   }
   if (size > limit) {
-    throw invalidRequest(`${field}.size_bytes is ${size}; the limit is ${limit} bytes.`, { field: `${field}.size_bytes`, value: size, limit_bytes: limit });
+    throw invalidRequest(`${field}.size_bytes is ${size}; the limit is ${limit} bytes.`, {
+      field: `${field}.size_bytes`,
+      value: size,
+      limit_bytes: limit,
+    });
   }
   let sha256: string | null = null;
   if (raw.sha256 !== undefined && raw.sha256 !== null) {
@@ -75,7 +84,8 @@ function text(body: Record<string, unknown>, field: string): string | undefined 
 
 function chooseOne(body: Record<string, unknown>, family: 'character' | 'motion', fields: readonly string[]): string | null {
   const given = fields.filter((f) => body[f] !== undefined && body[f] !== null && body[f] !== '');
-  if (given.length > 1) throw invalidRequest(`Send exactly one ${family} source; got ${given.join(', ')}.`, { family, fields: given, allowed: [...fields] });
+  if (given.length > 1)
+    throw invalidRequest(`Send exactly one ${family} source; got ${given.join(', ')}.`, { family, fields: given, allowed: [...fields] });
   return given[0] ?? null;
 }
 
@@ -94,15 +104,19 @@ export function parsePrepareBody(body: unknown, config: Pick<Config, 'limits' | 
   if ((c === null) !== (m === null)) {
     const missing = c === null ? 'character' : 'motion';
     const allowed = missing === 'character' ? CHARACTER_FIELDS : MOTION_FIELDS;
-    throw invalidRequest(`A ${missing} source is missing: send one of ${allowed.join(', ')}, or send neither family to use the project defaults.`, {
-      family: missing,
-      fields: [],
-      allowed: [...allowed],
-      given: [c ?? m],
-    });
+    throw invalidRequest(
+      `A ${missing} source is missing: send one of ${allowed.join(', ')}, or send neither family to use the project defaults.`,
+      {
+        family: missing,
+        fields: [],
+        allowed: [...allowed],
+        given: [c ?? m],
+      },
+    );
   }
   const bgColor = body.bg_color;
-  if (bgColor !== undefined && bgColor !== null && typeof bgColor !== 'string') throw invalidRequest('bg_color must be a string "R,G,B".', { field: 'bg_color' });
+  if (bgColor !== undefined && bgColor !== null && typeof bgColor !== 'string')
+    throw invalidRequest('bg_color must be a string "R,G,B".', { field: 'bg_color' });
   const background = parseBackground(text(body, 'background_mode'), text(body, 'bg_color'));
   const declarations: Partial<Record<FileField, Declaration>> = {};
   const url = (field: string) => checkUrlAtDoor(text(body, field) ?? '', config.urlAllowList);

@@ -42,7 +42,9 @@ export interface ReceivedUpload {
 function draftStateError(draft: { id: string; status: string; render_id: string | null } | undefined): AppError {
   if (!draft) return new AppError('DRAFT_NOT_FOUND', 'This upload URL belongs to no draft.', { details: {} });
   if (draft.status === 'consumed') {
-    return new AppError('DRAFT_ALREADY_CONSUMED', 'The draft of this upload was already used to create a render.', { details: { draft_id: draft.id, render_id: draft.render_id } });
+    return new AppError('DRAFT_ALREADY_CONSUMED', 'The draft of this upload was already used to create a render.', {
+      details: { draft_id: draft.id, render_id: draft.render_id },
+    });
   }
   return new AppError('UPLOAD_EXPIRED', 'The draft of this upload expired; prepare a new one.', { details: { draft_id: draft.id } });
 }
@@ -95,7 +97,11 @@ export async function acceptUpload(deps: Deps, key: string, body: Readable, cont
 async function receiveUpload(deps: Deps, upload: UploadsTable, body: Readable, contentLength: number | null): Promise<ReceivedUpload> {
   const declared = Number(upload.size_bytes);
   if (contentLength !== null && contentLength !== declared) {
-    throw mismatch(upload, `The upload is ${contentLength} bytes; ${declared} were declared.`, { reason: 'size', declared_size_bytes: declared, actual_size_bytes: contentLength });
+    throw mismatch(upload, `The upload is ${contentLength} bytes; ${declared} were declared.`, {
+      reason: 'size',
+      declared_size_bytes: declared,
+      actual_size_bytes: contentLength,
+    });
   }
   const dir = join(deps.tmpDir, 'uploads');
   await mkdir(dir, { recursive: true });
@@ -120,18 +126,33 @@ async function receiveUpload(deps: Deps, upload: UploadsTable, body: Readable, c
       throw e; // a client gone mid-upload: nothing to answer, the temp file goes below
     }
     if (size !== declared) {
-      throw mismatch(upload, `The upload is ${size} bytes; ${declared} were declared.`, { reason: 'size', declared_size_bytes: declared, actual_size_bytes: size });
+      throw mismatch(upload, `The upload is ${size} bytes; ${declared} were declared.`, {
+        reason: 'size',
+        declared_size_bytes: declared,
+        actual_size_bytes: size,
+      });
     }
     const sha256 = hash.digest('hex');
     if (upload.sha256 && upload.sha256 !== sha256) {
-      throw mismatch(upload, 'The upload does not match the declared sha256.', { reason: 'sha256', declared_sha256: upload.sha256, actual_sha256: sha256 });
+      throw mismatch(upload, 'The upload does not match the declared sha256.', {
+        reason: 'sha256',
+        declared_sha256: upload.sha256,
+        actual_sha256: sha256,
+      });
     }
     await checkContent(deps, upload, local);
     await whileDraftOpen(deps, upload, async (tx) => {
       await deps.storage.putFile(upload.storage_key, local);
       await setUploadStatus(tx, upload.id, 'uploaded', nowIso());
     });
-    return { draft_id: upload.draft_id, field: upload.field, size_bytes: size, sha256, content_type: upload.content_type, status: 'uploaded' };
+    return {
+      draft_id: upload.draft_id,
+      field: upload.field,
+      size_bytes: size,
+      sha256,
+      content_type: upload.content_type,
+      status: 'uploaded',
+    };
   } finally {
     await rm(local, { force: true });
   }
@@ -148,7 +169,10 @@ async function checkContent(deps: Deps, upload: UploadsTable, file: string): Pro
   try {
     actual = isImage ? await deps.engine.probeImage(file) : await deps.engine.probeVideo(file);
   } catch {
-    throw mismatch(upload, `The upload is not ${isImage ? 'an image' : 'a video'} of the declared type ${upload.content_type}.`, { reason: 'type', declared_content_type: upload.content_type });
+    throw mismatch(upload, `The upload is not ${isImage ? 'an image' : 'a video'} of the declared type ${upload.content_type}.`, {
+      reason: 'type',
+      declared_content_type: upload.content_type,
+    });
   }
   if (!contentMatchesDeclaration(upload.content_type, actual)) {
     throw mismatch(upload, `The upload is ${actual.format ?? actual.container}; ${upload.content_type} was declared.`, {
@@ -174,7 +198,11 @@ export async function verifyDirectUpload(deps: Deps, upload: UploadsTable): Prom
   const local = join(deps.tmpDir, 'uploads', `verify-${ulid()}`);
   try {
     if (st.size !== declared) {
-      throw mismatch(upload, `The upload is ${st.size} bytes; ${declared} were declared.`, { reason: 'size', declared_size_bytes: declared, actual_size_bytes: st.size });
+      throw mismatch(upload, `The upload is ${st.size} bytes; ${declared} were declared.`, {
+        reason: 'size',
+        declared_size_bytes: declared,
+        actual_size_bytes: st.size,
+      });
     }
     await deps.storage.getFile(upload.storage_key, local);
     const hash = createHash('sha256');
@@ -183,7 +211,11 @@ export async function verifyDirectUpload(deps: Deps, upload: UploadsTable): Prom
     });
     const sha256 = hash.digest('hex');
     if (upload.sha256 && upload.sha256 !== sha256) {
-      throw mismatch(upload, 'The upload does not match the declared sha256.', { reason: 'sha256', declared_sha256: upload.sha256, actual_sha256: sha256 });
+      throw mismatch(upload, 'The upload does not match the declared sha256.', {
+        reason: 'sha256',
+        declared_sha256: upload.sha256,
+        actual_sha256: sha256,
+      });
     }
     await checkContent(deps, upload, local);
     await whileDraftOpen(deps, upload, async (tx) => {

@@ -30,7 +30,12 @@ export async function setUploadStatus(db: Db, id: string, status: UploadsTable['
 
 /** Consumes an open draft; false when another request consumed it first (the row is the lock). */
 export async function consumeDraft(tx: Db, id: string, renderId: string): Promise<boolean> {
-  const r = await tx.updateTable('drafts').set({ status: 'consumed', render_id: renderId }).where('id', '=', id).where('status', '=', 'open').executeTakeFirst();
+  const r = await tx
+    .updateTable('drafts')
+    .set({ status: 'consumed', render_id: renderId })
+    .where('id', '=', id)
+    .where('status', '=', 'open')
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
@@ -40,7 +45,13 @@ export async function consumeDraft(tx: Db, id: string, renderId: string): Promis
  * consumer commits). False when the draft is gone, consumed or expired.
  */
 export async function lockOpenDraft(tx: Db, id: string, now: string): Promise<boolean> {
-  const r = await tx.updateTable('drafts').set({ status: 'open' }).where('id', '=', id).where('status', '=', 'open').where('expires_at', '>', now).executeTakeFirst();
+  const r = await tx
+    .updateTable('drafts')
+    .set({ status: 'open' })
+    .where('id', '=', id)
+    .where('status', '=', 'open')
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
@@ -54,7 +65,12 @@ export async function insertIdempotencyKey(tx: Db, row: IdempotencyKeysTable): P
 }
 
 export async function deleteExpiredIdempotencyKey(db: Db, accountId: string, key: string, now: string): Promise<void> {
-  await db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('key', '=', key).where('expires_at', '<=', now).execute();
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('account_id', '=', accountId)
+    .where('key', '=', key)
+    .where('expires_at', '<=', now)
+    .execute();
 }
 
 /**

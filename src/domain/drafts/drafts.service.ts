@@ -8,7 +8,16 @@ import type { CharacterSource, MotionSource, RenderInput } from '../renders/rend
 import { createRender } from '../renders/renders.service.js';
 import { findCharacterForRender, findMotionForRender } from '../renders/renders.repository.js';
 import { parsePrepareBody, type DraftSpec, type FileField } from './draft-spec.js';
-import { consumeDraft, deleteDrafts, deleteExpiredIdempotencyKeys, expiredOpenDrafts, findDraft, insertDraft, insertIdempotencyKey, uploadsOf } from './drafts.repository.js';
+import {
+  consumeDraft,
+  deleteDrafts,
+  deleteExpiredIdempotencyKeys,
+  expiredOpenDrafts,
+  findDraft,
+  insertDraft,
+  insertIdempotencyKey,
+  uploadsOf,
+} from './drafts.repository.js';
 import { verifyDirectUpload } from './draft-uploads.service.js';
 import { IDEMPOTENCY_TTL_MS, parseIdempotencyKey, replayIdempotent, requestHash } from './idempotency.js';
 import type { Ports } from '../ports/index.js';
@@ -115,7 +124,10 @@ export async function prepareDraft(deps: Deps, ctx: Pick<RequestCtx, 'accountId'
       expires_at: uploadExpires,
       uploaded_at: null,
     });
-    const signed = await deps.storage.signedPutUrl(key, uploadTtl, d.contentType, { sizeBytes: d.sizeBytes, sha256: d.sha256 ?? undefined });
+    const signed = await deps.storage.signedPutUrl(key, uploadTtl, d.contentType, {
+      sizeBytes: d.sizeBytes,
+      sha256: d.sha256 ?? undefined,
+    });
     plans.push({ field, method: 'PUT', url: signed.url, headers: signed.headers, expires_at: uploadExpires });
   }
   const draft: DraftsTable = {
@@ -134,13 +146,18 @@ export async function prepareDraft(deps: Deps, ctx: Pick<RequestCtx, 'accountId'
 }
 
 function parseDraftBody(body: unknown): { draftId: string } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidRequest('The body must be a JSON object {"draft_id": "..."}.');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw invalidRequest('The body must be a JSON object {"draft_id": "..."}.');
   const b = body as Record<string, unknown>;
   for (const k of Object.keys(b)) {
-    if (k !== 'draft_id') throw invalidRequest(`Unknown field ${k}: the draft form takes only draft_id (everything else was declared at prepare).`, { field: k });
+    if (k !== 'draft_id')
+      throw invalidRequest(`Unknown field ${k}: the draft form takes only draft_id (everything else was declared at prepare).`, {
+        field: k,
+      });
   }
   if (b.draft_id === undefined || b.draft_id === '') throw invalidRequest('draft_id is required.', { field: 'draft_id' });
-  if (typeof b.draft_id !== 'string') throw invalidRequest(`draft_id must be a string (got ${b.draft_id === null ? 'null' : typeof b.draft_id}).`, { field: 'draft_id' });
+  if (typeof b.draft_id !== 'string')
+    throw invalidRequest(`draft_id must be a string (got ${b.draft_id === null ? 'null' : typeof b.draft_id}).`, { field: 'draft_id' });
   return { draftId: b.draft_id };
 }
 
@@ -154,7 +171,9 @@ function draftNotFound(id: string): AppError {
  */
 async function readyInputs(deps: Deps, draft: DraftsTable, now: string): Promise<RenderInput> {
   if (draft.expires_at <= now) {
-    throw new AppError('UPLOAD_EXPIRED', 'The draft expired; prepare a new one.', { details: { draft_id: draft.id, expired_at: draft.expires_at } });
+    throw new AppError('UPLOAD_EXPIRED', 'The draft expired; prepare a new one.', {
+      details: { draft_id: draft.id, expired_at: draft.expires_at },
+    });
   }
   let uploads = await uploadsOf(deps.db, draft.id);
   // Direct uploads (presigned PUTs to the object store) never passed through the API: their bytes
@@ -167,27 +186,45 @@ async function readyInputs(deps: Deps, draft: DraftsTable, now: string): Promise
   const missing = uploads.filter((u) => u.status !== 'uploaded');
   const expired = missing.filter((u) => u.expires_at <= now);
   if (expired.length > 0) {
-    throw new AppError('UPLOAD_EXPIRED', `The upload URL for ${expired.map((u) => u.field).join(', ')} expired before the upload; prepare a new draft.`, {
-      details: { draft_id: draft.id, fields: expired.map((u) => u.field) },
-    });
+    throw new AppError(
+      'UPLOAD_EXPIRED',
+      `The upload URL for ${expired.map((u) => u.field).join(', ')} expired before the upload; prepare a new draft.`,
+      {
+        details: { draft_id: draft.id, fields: expired.map((u) => u.field) },
+      },
+    );
   }
   if (missing.length > 0) {
-    throw new AppError('UPLOAD_REQUIRED', `The draft still waits for ${missing.map((u) => u.field).join(', ')}; PUT the bytes to the upload URL first.`, {
-      details: { draft_id: draft.id, fields: missing.map((u) => u.field) },
-    });
+    throw new AppError(
+      'UPLOAD_REQUIRED',
+      `The draft still waits for ${missing.map((u) => u.field).join(', ')}; PUT the bytes to the upload URL first.`,
+      {
+        details: { draft_id: draft.id, fields: missing.map((u) => u.field) },
+      },
+    );
   }
   for (const u of uploads) {
     const st = await deps.storage.stat(u.storage_key);
-    if (!st) throw new AppError('UPLOAD_REQUIRED', `The upload for ${u.field} is missing; PUT it again.`, { details: { draft_id: draft.id, fields: [u.field] } });
+    if (!st)
+      throw new AppError('UPLOAD_REQUIRED', `The upload for ${u.field} is missing; PUT it again.`, {
+        details: { draft_id: draft.id, fields: [u.field] },
+      });
     if (st.size !== Number(u.size_bytes)) {
       throw new AppError('UPLOAD_MISMATCH', `The upload for ${u.field} is ${st.size} bytes; ${u.size_bytes} were declared.`, {
-        details: { draft_id: draft.id, field: u.field, reason: 'size', declared_size_bytes: Number(u.size_bytes), actual_size_bytes: st.size },
+        details: {
+          draft_id: draft.id,
+          field: u.field,
+          reason: 'size',
+          declared_size_bytes: Number(u.size_bytes),
+          actual_size_bytes: st.size,
+        },
       });
     }
   }
   const spec = JSON.parse(draft.spec_json) as DraftSpec;
   const stored = (field: FileField) => ({ kind: 'stored' as const, key: byField.get(field)!.storage_key });
-  const character: CharacterSource | null = spec.character === null ? null : spec.character.kind === 'upload' ? stored('image') : spec.character;
+  const character: CharacterSource | null =
+    spec.character === null ? null : spec.character.kind === 'upload' ? stored('image') : spec.character;
   const motion: MotionSource | null = spec.motion === null ? null : spec.motion.kind === 'upload' ? stored('motion_video') : spec.motion;
   return { character, motion, background: backgroundOfFields(spec) };
 }
@@ -198,7 +235,12 @@ async function readyInputs(deps: Deps, draft: DraftsTable, now: string): Promise
  * Same key + other body → IDEMPOTENCY_KEY_REUSED. The draft is consumed, the key recorded and the
  * render created (with its reservation, event and job) in ONE transaction.
  */
-export async function createRenderFromDraft(deps: Deps, ctx: RequestCtx, body: unknown, idempotencyKey: string | undefined): Promise<VideosTable> {
+export async function createRenderFromDraft(
+  deps: Deps,
+  ctx: RequestCtx,
+  body: unknown,
+  idempotencyKey: string | undefined,
+): Promise<VideosTable> {
   const key = parseIdempotencyKey(idempotencyKey);
   const { draftId } = parseDraftBody(body);
   const hash = requestHash(body);
@@ -210,9 +252,13 @@ export async function createRenderFromDraft(deps: Deps, ctx: RequestCtx, body: u
   const draft = await findDraft(deps.db, ctx.accountId, draftId);
   if (!draft) throw draftNotFound(draftId);
   if (draft.status === 'consumed') {
-    throw new AppError('DRAFT_ALREADY_CONSUMED', 'This draft was already used to create a render; prepare a new draft for another render.', {
-      details: { draft_id: draftId, render_id: draft.render_id },
-    });
+    throw new AppError(
+      'DRAFT_ALREADY_CONSUMED',
+      'This draft was already used to create a render; prepare a new draft for another render.',
+      {
+        details: { draft_id: draftId, render_id: draft.render_id },
+      },
+    );
   }
   const input = await readyInputs(deps, draft, now);
   try {
@@ -231,17 +277,25 @@ export async function createRenderFromDraft(deps: Deps, ctx: RequestCtx, body: u
           expires_at: new Date(Date.parse(now) + IDEMPOTENCY_TTL_MS).toISOString(),
         });
         if (!(await consumeDraft(tx, draftId, renderId))) {
-          throw new AppError('DRAFT_ALREADY_CONSUMED', 'This draft was already used to create a render; prepare a new draft for another render.', {
-            details: { draft_id: draftId },
-          });
+          throw new AppError(
+            'DRAFT_ALREADY_CONSUMED',
+            'This draft was already used to create a render; prepare a new draft for another render.',
+            {
+              details: { draft_id: draftId },
+            },
+          );
         }
         // The draft's row lock is held from here on, and PUTs change objects only under it: an
         // upload refused (object deleted) since readyInputs looked is caught here, not by the worker.
         const gone = (await uploadsOf(tx, draftId)).filter((u) => u.status !== 'uploaded');
         if (gone.length > 0) {
-          throw new AppError('UPLOAD_REQUIRED', `The upload for ${gone.map((u) => u.field).join(', ')} was refused while the render was being created; PUT it again.`, {
-            details: { draft_id: draftId, fields: gone.map((u) => u.field) },
-          });
+          throw new AppError(
+            'UPLOAD_REQUIRED',
+            `The upload for ${gone.map((u) => u.field).join(', ')} was refused while the render was being created; PUT it again.`,
+            {
+              details: { draft_id: draftId, fields: gone.map((u) => u.field) },
+            },
+          );
         }
       },
     });
@@ -250,7 +304,8 @@ export async function createRenderFromDraft(deps: Deps, ctx: RequestCtx, body: u
     // a twin that committed with the same key decides the answer.
     const twin = await replayIdempotent(deps.db, ctx.accountId, key, hash, nowIso());
     if (twin) return twin;
-    if (isUniqueViolation(e)) throw new AppError('DRAFT_ALREADY_CONSUMED', 'This draft was already used to create a render.', { details: { draft_id: draftId } });
+    if (isUniqueViolation(e))
+      throw new AppError('DRAFT_ALREADY_CONSUMED', 'This draft was already used to create a render.', { details: { draft_id: draftId } });
     throw e;
   }
 }

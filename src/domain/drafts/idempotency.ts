@@ -21,7 +21,10 @@ export function parseIdempotencyKey(raw: string | string[] | undefined): string 
   const key = Array.isArray(raw) ? raw[0] : raw;
   if (Array.isArray(raw) && raw.length > 1) throw invalidRequest('Send one Idempotency-Key header.', { header: 'Idempotency-Key' });
   if (key === undefined || key.length < 1 || key.length > MAX_KEY_LENGTH) {
-    throw invalidRequest(`The Idempotency-Key header must be 1 to ${MAX_KEY_LENGTH} characters.`, { header: 'Idempotency-Key', length: key?.length ?? 0 });
+    throw invalidRequest(`The Idempotency-Key header must be 1 to ${MAX_KEY_LENGTH} characters.`, {
+      header: 'Idempotency-Key',
+      length: key?.length ?? 0,
+    });
   }
   return key;
 }
@@ -30,13 +33,19 @@ export function parseIdempotencyKey(raw: string | string[] | undefined): string 
 function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
   if (v !== null && typeof v === 'object') {
-    return Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(v as object)
+        .sort()
+        .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+    );
   }
   return v;
 }
 
 export function requestHash(body: unknown): string {
-  return createHash('sha256').update(JSON.stringify(canonical(body))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(body)))
+    .digest('hex');
 }
 
 /**
@@ -48,9 +57,13 @@ export async function replayIdempotent(db: Db, accountId: string, key: string, h
   const row = await findIdempotencyKey(db, accountId, key);
   if (!row) return null;
   if (row.request_hash !== hash) {
-    throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request body; use a new key for a new request.', {
-      details: { header: 'Idempotency-Key' },
-    });
+    throw new AppError(
+      'IDEMPOTENCY_KEY_REUSED',
+      'This Idempotency-Key was already used with a different request body; use a new key for a new request.',
+      {
+        details: { header: 'Idempotency-Key' },
+      },
+    );
   }
   const video = await findVideo(db, row.render_id);
   if (!video) throw new Error(`idempotency key points at missing render ${row.render_id}`);

@@ -80,10 +80,22 @@ export async function findEvent(db: Db, renderId: string, eventId: string): Prom
 }
 
 export async function latestEvent(db: Db, renderId: string): Promise<RenderEventRow | undefined> {
-  const r = await db.selectFrom('render_events').selectAll().where('render_id', '=', renderId).orderBy('sequence', 'desc').limit(1).executeTakeFirst();
+  const r = await db
+    .selectFrom('render_events')
+    .selectAll()
+    .where('render_id', '=', renderId)
+    .orderBy('sequence', 'desc')
+    .limit(1)
+    .executeTakeFirst();
   return r ? toRow(r) : undefined;
 }
 
 function toRow(r: RenderEventsTable): RenderEventRow {
-  return { event_id: r.id, sequence: Number(r.sequence), type: r.type, occurred_at: r.occurred_at, data: JSON.parse(r.data_json) as StoredRenderEventData };
+  return {
+    event_id: r.id,
+    sequence: Number(r.sequence),
+    type: r.type,
+    occurred_at: r.occurred_at,
+    data: JSON.parse(r.data_json) as StoredRenderEventData,
+  };
 }

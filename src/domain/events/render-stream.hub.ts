@@ -68,9 +68,10 @@ export class RenderStreamHub {
   ) {
     // After the bus reconnects, hints sent while it was away are lost: every open stream re-reads
     // its stored history (from the oldest sequence any of its streams has sent).
-    this.stopResync = deps.pubsub.onResync?.(() => {
-      for (const ch of this.channels.values()) void this.read(ch);
-    }) ?? null;
+    this.stopResync =
+      deps.pubsub.onResync?.(() => {
+        for (const ch of this.channels.values()) void this.read(ch);
+      }) ?? null;
   }
 
   /** Number of open streams (for tests and measurements). */

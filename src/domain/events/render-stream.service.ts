@@ -67,7 +67,10 @@ export async function toWireEvents(deps: StreamDeps, renderId: string, rows: Ren
       alpha_url: r.data.status === 'ready' ? (urls?.alpha_url ?? null) : null,
       occurred_at: r.occurred_at,
       completed_at: r.data.completed_at,
-      error: r.data.status === 'failed' && r.data.error ? (presentError({ error_json: JSON.stringify(r.data.error), request_id: null }) as unknown as Record<string, unknown>) : null,
+      error:
+        r.data.status === 'failed' && r.data.error
+          ? (presentError({ error_json: JSON.stringify(r.data.error), request_id: null }) as unknown as Record<string, unknown>)
+          : null,
     },
   }));
 }
@@ -92,7 +95,12 @@ export interface StreamOpening {
  * Missing, malformed, foreign and other-account IDs are all RENDER_NOT_FOUND, before any byte of
  * the stream is written.
  */
-export async function openRenderStream(deps: StreamDeps, accountId: string, renderId: string, lastEventId: string | undefined): Promise<StreamOpening> {
+export async function openRenderStream(
+  deps: StreamDeps,
+  accountId: string,
+  renderId: string,
+  lastEventId: string | undefined,
+): Promise<StreamOpening> {
   const row = isIdOf('render', renderId) ? await findRender(deps.db, accountId, renderId) : undefined;
   if (!row) throw new AppError('RENDER_NOT_FOUND', `No render ${renderId} exists for this account.`, { details: { render_id: renderId } });
 
@@ -112,7 +120,16 @@ export async function openRenderStream(deps: StreamDeps, accountId: string, rend
       sequence: 0,
       type: 'queued',
       occurred_at: row.updated_at,
-      data: { id: row.id, status: row.status, stage: row.stage, progress: row.progress, completed_at: row.completed_at, error: row.error_json ? JSON.parse(row.error_json) : null, has_video: !!row.video_key, has_alpha: !!row.alpha_key },
+      data: {
+        id: row.id,
+        status: row.status,
+        stage: row.stage,
+        progress: row.progress,
+        completed_at: row.completed_at,
+        error: row.error_json ? JSON.parse(row.error_json) : null,
+        has_video: !!row.video_key,
+        has_alpha: !!row.alpha_key,
+      },
     };
     const events = await toWireEvents(deps, renderId, [synthetic], 'snapshot');
     return { renderId, events, lastSequence: 0, done: isTerminalEvent(events[0]) };

@@ -27,7 +27,11 @@ export function fingerprintOf(parts: FingerprintPart[]): Fingerprint {
 function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
   if (v !== null && typeof v === 'object') {
-    return Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(v as object)
+        .sort()
+        .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+    );
   }
   return v;
 }
@@ -37,14 +41,21 @@ export function fingerprintJson(body: unknown): Fingerprint {
   if (body === null || body === undefined) return fingerprintOf([]);
   if (typeof body !== 'object' || Array.isArray(body)) return fingerprintOf([['(body)', sha256Hex(JSON.stringify(canonical(body)))]]);
   const rec = body as Record<string, unknown>;
-  return fingerprintOf(Object.keys(rec).sort().map((k) => [k, sha256Hex(JSON.stringify(canonical(rec[k])) ?? 'undefined')] as const));
+  return fingerprintOf(
+    Object.keys(rec)
+      .sort()
+      .map((k) => [k, sha256Hex(JSON.stringify(canonical(rec[k])) ?? 'undefined')] as const),
+  );
 }
 
 /**
  * What differs between two fingerprints, by part name: changed values, parts only in one of them,
  * or (when the same parts came in another order) the order itself.
  */
-export function describeDifference(before: readonly FingerprintPart[], after: readonly FingerprintPart[]): { changed: string[]; added: string[]; removed: string[]; order_changed: boolean } {
+export function describeDifference(
+  before: readonly FingerprintPart[],
+  after: readonly FingerprintPart[],
+): { changed: string[]; added: string[]; removed: string[]; order_changed: boolean } {
   const index = (parts: readonly FingerprintPart[]) => {
     const seen = new Map<string, number>();
     const out = new Map<string, string>();

@@ -64,7 +64,12 @@ export async function runIdempotent<T>(db: Db, req: IdempotentRequest<T>, timing
   const pollMs = timing.pollMs ?? 100;
   for (;;) {
     const now = Date.now();
-    await db.deleteFrom('idempotent_requests').where('account_id', '=', req.accountId).where('key', '=', req.key).where('expires_at', '<', iso(now)).execute();
+    await db
+      .deleteFrom('idempotent_requests')
+      .where('account_id', '=', req.accountId)
+      .where('key', '=', req.key)
+      .where('expires_at', '<', iso(now))
+      .execute();
     const lockedUntil = iso(now + timing.lockMs);
     const inserted = await db
       .insertInto('idempotent_requests')
@@ -85,7 +90,12 @@ export async function runIdempotent<T>(db: Db, req: IdempotentRequest<T>, timing
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) return createHolding(db, req, lockedUntil);
 
-    const row = await db.selectFrom('idempotent_requests').selectAll().where('account_id', '=', req.accountId).where('key', '=', req.key).executeTakeFirst();
+    const row = await db
+      .selectFrom('idempotent_requests')
+      .selectAll()
+      .where('account_id', '=', req.accountId)
+      .where('key', '=', req.key)
+      .executeTakeFirst();
     if (!row) continue; // released (a refused request) or expired between the two statements
     refuseIfDifferent(row, req);
     if (row.state === 'done' && row.resource_id !== null) {
@@ -107,13 +117,17 @@ export async function runIdempotent<T>(db: Db, req: IdempotentRequest<T>, timing
     const waited = now - started;
     if (waited >= timing.waitMs) {
       const retryAfterMs = 1000;
-      throw new AppError('IDEMPOTENCY_KEY_REUSED', 'A request with this Idempotency-Key is still being handled; retry it shortly with the same key.', {
-        details: { header: 'Idempotency-Key', reason: 'in_progress' },
-        retryable: true,
-        action: 'retry_later',
-        retryAfterMs,
-        headers: { 'Retry-After': String(Math.ceil(retryAfterMs / 1000)) },
-      });
+      throw new AppError(
+        'IDEMPOTENCY_KEY_REUSED',
+        'A request with this Idempotency-Key is still being handled; retry it shortly with the same key.',
+        {
+          details: { header: 'Idempotency-Key', reason: 'in_progress' },
+          retryable: true,
+          action: 'retry_later',
+          retryAfterMs,
+          headers: { 'Retry-After': String(Math.ceil(retryAfterMs / 1000)) },
+        },
+      );
     }
     await sleep(Math.min(pollMs, timing.waitMs - waited));
   }
@@ -121,9 +135,13 @@ export async function runIdempotent<T>(db: Db, req: IdempotentRequest<T>, timing
 
 function refuseIfDifferent(row: IdempotentRequestsTable, req: IdempotentRequest<unknown>): void {
   if (row.operation !== req.operation) {
-    throw new AppError('IDEMPOTENCY_KEY_REUSED', `This Idempotency-Key was already used for ${row.operation}; use a new key for a new request.`, {
-      details: { header: 'Idempotency-Key', reason: 'other_endpoint', original_endpoint: row.operation },
-    });
+    throw new AppError(
+      'IDEMPOTENCY_KEY_REUSED',
+      `This Idempotency-Key was already used for ${row.operation}; use a new key for a new request.`,
+      {
+        details: { header: 'Idempotency-Key', reason: 'other_endpoint', original_endpoint: row.operation },
+      },
+    );
   }
   if (row.fingerprint === req.fingerprint.digest) return;
   const diff = describeDifference(JSON.parse(row.parts_json) as FingerprintPart[], req.fingerprint.parts);
@@ -133,13 +151,28 @@ function refuseIfDifferent(row: IdempotentRequestsTable, req: IdempotentRequest<
     diff.order_changed
       ? 'This Idempotency-Key was already used with the same fields in another order; use a new key for a new request.'
       : `This Idempotency-Key was already used with a different request (${names.join(', ')} differ); use a new key for a new request.`,
-    { details: { header: 'Idempotency-Key', reason: 'different_request', fields: names, changed: diff.changed, added: diff.added, removed: diff.removed, order_changed: diff.order_changed } },
+    {
+      details: {
+        header: 'Idempotency-Key',
+        reason: 'different_request',
+        fields: names,
+        changed: diff.changed,
+        added: diff.added,
+        removed: diff.removed,
+        order_changed: diff.order_changed,
+      },
+    },
   );
 }
 
 /** Runs the creation while holding the key; records its outcome, or frees the key when it failed. */
 async function createHolding<T>(db: Db, req: IdempotentRequest<T>, lockedUntil: string): Promise<IdempotentOutcome<T>> {
-  const mine = (q: any) => q.where('account_id', '=', req.accountId).where('key', '=', req.key).where('state', '=', 'pending').where('locked_until', '=', lockedUntil);
+  const mine = (q: any) =>
+    q
+      .where('account_id', '=', req.accountId)
+      .where('key', '=', req.key)
+      .where('state', '=', 'pending')
+      .where('locked_until', '=', lockedUntil);
   let created: Created<T>;
   try {
     created = await req.create();
@@ -147,7 +180,9 @@ async function createHolding<T>(db: Db, req: IdempotentRequest<T>, lockedUntil: 
     await mine(db.deleteFrom('idempotent_requests')).execute();
     throw e;
   }
-  await mine(db.updateTable('idempotent_requests').set({ state: 'done', resource_id: created.resourceId, status_code: created.statusCode })).execute();
+  await mine(
+    db.updateTable('idempotent_requests').set({ state: 'done', resource_id: created.resourceId, status_code: created.statusCode }),
+  ).execute();
   return { statusCode: created.statusCode, body: created.body, replayed: false };
 }
 

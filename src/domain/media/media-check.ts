@@ -39,7 +39,11 @@ export async function checkImageFile(deps: MediaCheckDeps, file: string): Promis
   // Size first: it is cheap and keeps oversized files away from the decoder.
   const size = await sizeOf(file);
   if (size > limits.imageBytes) {
-    throw unsupported(`The image is ${size} bytes; the limit is ${limits.imageBytes} bytes.`, { media: 'image', size_bytes: size, limit_bytes: limits.imageBytes });
+    throw unsupported(`The image is ${size} bytes; the limit is ${limits.imageBytes} bytes.`, {
+      media: 'image',
+      size_bytes: size,
+      limit_bytes: limits.imageBytes,
+    });
   }
   if (size === 0) throw unsupported('The image file is empty.', { media: 'image', size_bytes: 0 });
   let info: ImageInfo;
@@ -80,11 +84,14 @@ async function checkFrames(deps: MediaCheckDeps, file: string, info: VideoInfo, 
   if (budget <= 0) return;
   const r = await deps.engine.checkVideoFrames(file, info.durationMs, budget);
   if (r.failure !== null) {
-    throw unsupported('The video probes as a valid container but its frames are corrupt and cannot be decoded. Send a complete, undamaged MP4, MOV or WebM file.', {
-      ...base,
-      reason: 'corrupt_frames',
-      decoder_error: r.failure,
-    });
+    throw unsupported(
+      'The video probes as a valid container but its frames are corrupt and cannot be decoded. Send a complete, undamaged MP4, MOV or WebM file.',
+      {
+        ...base,
+        reason: 'corrupt_frames',
+        decoder_error: r.failure,
+      },
+    );
   }
 }
 
@@ -92,7 +99,11 @@ export async function checkVideoFile(deps: MediaCheckDeps, file: string): Promis
   const limits = deps.config.limits;
   const size = await sizeOf(file);
   if (size > limits.videoBytes) {
-    throw unsupported(`The video is ${size} bytes; the limit is ${limits.videoBytes} bytes.`, { media: 'video', size_bytes: size, limit_bytes: limits.videoBytes });
+    throw unsupported(`The video is ${size} bytes; the limit is ${limits.videoBytes} bytes.`, {
+      media: 'video',
+      size_bytes: size,
+      limit_bytes: limits.videoBytes,
+    });
   }
   if (size === 0) throw unsupported('The video file is empty.', { media: 'video', size_bytes: 0 });
   let info: VideoInfo;
@@ -111,11 +122,14 @@ export async function checkVideoFile(deps: MediaCheckDeps, file: string): Promis
   const small = Math.min(info.width, info.height);
   const large = Math.max(info.width, info.height);
   if (small < limits.videoMinSide || large > limits.videoMaxSide) {
-    throw unsupported(`The video is ${info.width}x${info.height} px; each side must be from ${limits.videoMinSide} to ${limits.videoMaxSide} px.`, {
-      ...base,
-      min_side_px: limits.videoMinSide,
-      max_side_px: limits.videoMaxSide,
-    });
+    throw unsupported(
+      `The video is ${info.width}x${info.height} px; each side must be from ${limits.videoMinSide} to ${limits.videoMaxSide} px.`,
+      {
+        ...base,
+        min_side_px: limits.videoMinSide,
+        max_side_px: limits.videoMaxSide,
+      },
+    );
   }
   await checkFrames(deps, file, info, base);
   return info;

@@ -1,7 +1,15 @@
 import type { Config } from '../../config/config.js';
 import type { MotionsTable } from '../../infra/db/schema.js';
 import { checkSourceUrl, JOINT_SETS, NAME_MAX, TASK_ID_MAX } from '../characters/characters.input.js';
-import { boolField, enumField, exactlyOneSource, integerField, optionalStringField, stringField, type Fields } from '../characters/form-fields.js';
+import {
+  boolField,
+  enumField,
+  exactlyOneSource,
+  integerField,
+  optionalStringField,
+  stringField,
+  type Fields,
+} from '../characters/form-fields.js';
 
 /**
  * The `POST /v1/motions` form (DECISIONS "Motions"): `video` or `video_url` (aliases `motion_video`,
@@ -9,7 +17,16 @@ import { boolField, enumField, exactlyOneSource, integerField, optionalStringFie
  * `joint_set`, `task_id`. Every field is validated before any media is probed or stored.
  */
 export const MOTION_FILE_FIELDS = ['video', 'motion_video'] as const;
-export const MOTION_TEXT_FIELDS = ['video_url', 'motion_video_url', 'name', 'type', 'enable_smoothing', 'target_fps', 'joint_set', 'task_id'] as const;
+export const MOTION_TEXT_FIELDS = [
+  'video_url',
+  'motion_video_url',
+  'name',
+  'type',
+  'enable_smoothing',
+  'target_fps',
+  'joint_set',
+  'task_id',
+] as const;
 export { MOTION_TYPES } from '../../contracts/enums.js';
 import { MOTION_TYPES } from '../../contracts/enums.js';
 const SOURCE_FIELDS = ['video', 'motion_video', 'video_url', 'motion_video_url'] as const;
@@ -32,8 +49,17 @@ export interface MotionInput {
   taskId: string | null;
 }
 
-export function parseMotionForm(fields: Fields, files: Record<string, { path: string }>, config: Pick<Config, 'urlAllowList'>): MotionInput {
-  const sent = { video: files.video !== undefined, motion_video: files.motion_video !== undefined, video_url: fields.video_url !== undefined, motion_video_url: fields.motion_video_url !== undefined };
+export function parseMotionForm(
+  fields: Fields,
+  files: Record<string, { path: string }>,
+  config: Pick<Config, 'urlAllowList'>,
+): MotionInput {
+  const sent = {
+    video: files.video !== undefined,
+    motion_video: files.motion_video !== undefined,
+    video_url: fields.video_url !== undefined,
+    motion_video_url: fields.motion_video_url !== undefined,
+  };
   const which = exactlyOneSource(sent, SOURCE_FIELDS, 'driving video');
   const input: MotionInput = {
     source: { kind: 'file', path: '' },
@@ -44,6 +70,9 @@ export function parseMotionForm(fields: Fields, files: Record<string, { path: st
     jointSet: enumField(fields, 'joint_set', JOINT_SETS, 'body'),
     taskId: optionalStringField(fields, 'task_id', { min: 1, max: TASK_ID_MAX }),
   };
-  input.source = which === 'video' || which === 'motion_video' ? { kind: 'file', path: files[which].path } : { kind: 'url', url: checkSourceUrl(which, fields[which], config.urlAllowList) };
+  input.source =
+    which === 'video' || which === 'motion_video'
+      ? { kind: 'file', path: files[which].path }
+      : { kind: 'url', url: checkSourceUrl(which, fields[which], config.urlAllowList) };
   return input;
 }

@@ -9,7 +9,13 @@ export async function insertMotion(tx: Db, row: MotionsTable): Promise<void> {
 
 /** An active (not deleted) Motion of the account. */
 export async function findOwned(db: Db, accountId: string, id: string): Promise<MotionsTable | undefined> {
-  return db.selectFrom('motions').selectAll().where('id', '=', id).where('account_id', '=', accountId).where('deleted_at', 'is', null).executeTakeFirst();
+  return db
+    .selectFrom('motions')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
 }
 
 /** Any Motion of the account (deleted ones included) that carries this task_id. */
@@ -34,7 +40,11 @@ export async function softDelete(db: Db, accountId: string, id: string, at: stri
  * one Motion run one after the other and the second sees the first's result.
  */
 export async function lockForUpdate(tx: Db, id: string): Promise<MotionsTable | undefined> {
-  await tx.updateTable('motions').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', id).execute();
+  await tx
+    .updateTable('motions')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('id', '=', id)
+    .execute();
   return tx.selectFrom('motions').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
@@ -52,5 +62,13 @@ export async function listPage(db: Db, accountId: string, limit: number, beforeI
 
 /** One offset page of the active Motions, newest first (the Legacy scene list pages by offset). */
 export async function listActiveOffset(db: Db, accountId: string, limit: number, offset: number): Promise<MotionsTable[]> {
-  return db.selectFrom('motions').selectAll().where('account_id', '=', accountId).where('deleted_at', 'is', null).orderBy('id', 'desc').limit(limit).offset(offset).execute();
+  return db
+    .selectFrom('motions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
 }

@@ -52,7 +52,12 @@ async function insertWithJob(deps: Pick<Ports, 'db' | 'queue' | 'config'>, row: 
     await deps.db.transaction().execute(async (tx: Db) => {
       if (row.task_id !== null && (await repo.findByTaskId(tx, row.account_id, row.task_id))) throw taskIdConflict(row.task_id);
       await repo.insertMotion(tx, row);
-      await deps.queue.enqueueInTx(tx, { type: 'motion.extract', resourceId: row.id, payload: {}, maxAttempts: deps.config.workers.maxAttempts });
+      await deps.queue.enqueueInTx(tx, {
+        type: 'motion.extract',
+        resourceId: row.id,
+        payload: {},
+        maxAttempts: deps.config.workers.maxAttempts,
+      });
     });
   } catch (e) {
     // Two concurrent creations with one task_id: the unique index refuses the second.
@@ -67,7 +72,11 @@ async function insertWithJob(deps: Pick<Ports, 'db' | 'queue' | 'config'>, row: 
  * Creates a queued Motion from a received form. The caller owns the form's temp files and removes
  * them afterwards; on refusal nothing of this Motion remains in storage or in the database.
  */
-export async function createMotion(deps: Deps, ctx: RequestCtx, form: { fields: Fields; files: Record<string, FormFile> }): Promise<MotionsTable> {
+export async function createMotion(
+  deps: Deps,
+  ctx: RequestCtx,
+  form: { fields: Fields; files: Record<string, FormFile> },
+): Promise<MotionsTable> {
   const sent = withoutEmpty(form);
   const input = parseMotionForm(sent.fields, sent.files, deps.config);
   // Probed at the door, so renders can estimate their cost from a Motion before it is processed.
@@ -87,9 +96,13 @@ export async function createMotion(deps: Deps, ctx: RequestCtx, form: { fields: 
 export async function importMotion(deps: Deps, ctx: RequestCtx, body: { template_id: string; name?: string }): Promise<MotionsTable> {
   const template = deps.engine.listTemplates().find((t) => t.id === body.template_id);
   if (!template) {
-    throw new AppError('MOTION_TEMPLATE_NOT_FOUND', `No motion template ${body.template_id.slice(0, 80)}; GET /v1/motions/templates lists them.`, {
-      details: { template_id: body.template_id.slice(0, 80) },
-    });
+    throw new AppError(
+      'MOTION_TEMPLATE_NOT_FOUND',
+      `No motion template ${body.template_id.slice(0, 80)}; GET /v1/motions/templates lists them.`,
+      {
+        details: { template_id: body.template_id.slice(0, 80) },
+      },
+    );
   }
   const now = nowIso();
   return insertWithJob(deps, {
@@ -167,7 +180,11 @@ export interface MotionPage {
   hasMore: boolean;
 }
 
-export async function listMotions(deps: Pick<Ports, 'db'>, accountId: string, query: { limit?: number; cursor?: string }): Promise<MotionPage> {
+export async function listMotions(
+  deps: Pick<Ports, 'db'>,
+  accountId: string,
+  query: { limit?: number; cursor?: string },
+): Promise<MotionPage> {
   const limit = query.limit ?? MOTIONS_PAGE_DEFAULT;
   if (!Number.isInteger(limit) || limit < 1 || limit > MOTIONS_PAGE_MAX) {
     throw invalidRequest(`The query parameter limit must be an integer from 1 to ${MOTIONS_PAGE_MAX}.`, { field: 'limit' });
@@ -181,18 +198,27 @@ export async function listMotions(deps: Pick<Ports, 'db'>, accountId: string, qu
 }
 
 /** Offset paging over every active Motion, newest first (Legacy `GET /api/scenes`; limits as Characters). */
-export async function listMotionsByOffset(deps: Pick<Ports, 'db'>, accountId: string, q: { limit?: number; offset?: number }): Promise<MotionsTable[]> {
+export async function listMotionsByOffset(
+  deps: Pick<Ports, 'db'>,
+  accountId: string,
+  q: { limit?: number; offset?: number },
+): Promise<MotionsTable[]> {
   const limit = q.limit ?? 50;
   const offset = q.offset ?? 0;
   if (!Number.isInteger(limit) || limit < 1 || limit > MOTIONS_PAGE_MAX) {
     throw invalidRequest(`limit must be an integer from 1 to ${MOTIONS_PAGE_MAX}.`, { field: 'limit', value: q.limit });
   }
-  if (!Number.isInteger(offset) || offset < 0) throw invalidRequest('offset must be an integer of at least 0.', { field: 'offset', value: q.offset });
+  if (!Number.isInteger(offset) || offset < 0)
+    throw invalidRequest('offset must be an integer of at least 0.', { field: 'offset', value: q.offset });
   return repo.listActiveOffset(deps.db, accountId, limit, offset);
 }
 
 /** Soft delete; stored assets stay so renders that used the Motion keep working (DECISIONS "Motions"). */
-export async function deleteMotion(deps: Pick<Ports, 'db' | 'queue'>, accountId: string, id: string): Promise<{ id: string; status: 'deleted' }> {
+export async function deleteMotion(
+  deps: Pick<Ports, 'db' | 'queue'>,
+  accountId: string,
+  id: string,
+): Promise<{ id: string; status: 'deleted' }> {
   if (!isIdOf('motion', id)) throw motionNotFound(id);
   const n = await repo.softDelete(deps.db, accountId, id, nowIso());
   if (n === 0) throw motionNotFound(id);
@@ -211,19 +237,30 @@ export interface MotionExport {
  * A Motion created with type=render has none (409 EXTRACTION_UNAVAILABLE); while the glb
  * extraction is not ready: 409 EXTRACTION_UNAVAILABLE; when it failed: 422 EXTRACTION_FAILED.
  */
-export async function exportMotion(deps: Pick<Ports, 'db' | 'storage' | 'config'>, accountId: string, id: string, downloadType: string): Promise<MotionExport> {
+export async function exportMotion(
+  deps: Pick<Ports, 'db' | 'storage' | 'config'>,
+  accountId: string,
+  id: string,
+  downloadType: string,
+): Promise<MotionExport> {
   const row = await getMotion(deps, accountId, id);
   if (downloadType !== 'glb' && downloadType !== 'fbx') {
     throw invalidRequest('The query parameter download_type must be glb or fbx.', { field: 'download_type' });
   }
   if (row.type === 'render') {
-    throw new AppError('EXTRACTION_UNAVAILABLE', 'This Motion was created with type=render and has no 3D animation; create one with type=glb or type=all.', {
-      details: { type: row.type, glb_status: null },
-      action: 'fix_input',
-    });
+    throw new AppError(
+      'EXTRACTION_UNAVAILABLE',
+      'This Motion was created with type=render and has no 3D animation; create one with type=glb or type=all.',
+      {
+        details: { type: row.type, glb_status: null },
+        action: 'fix_input',
+      },
+    );
   }
   if (row.glb_status === 'failed') {
-    throw new AppError('EXTRACTION_FAILED', 'The 3D animation extraction of this Motion failed.', { details: { type: row.type, glb_status: row.glb_status } });
+    throw new AppError('EXTRACTION_FAILED', 'The 3D animation extraction of this Motion failed.', {
+      details: { type: row.type, glb_status: row.glb_status },
+    });
   }
   const keyOf = (base: string) => (row.assets_key === null ? null : storageKeys.assetFile(row.assets_key, `${base}.${downloadType}`));
   const metahuman = keyOf(EXPORT_FILES.metahuman);
@@ -237,6 +274,8 @@ export async function exportMotion(deps: Pick<Ports, 'db' | 'storage' | 'config'
   return {
     id: row.id,
     metahuman_url: await deps.storage.signedGetUrl(metahuman, ttl, { downloadName: `${row.id}-metahuman.${downloadType}` }),
-    mixamo_url: (await deps.storage.stat(mixamo)) ? await deps.storage.signedGetUrl(mixamo, ttl, { downloadName: `${row.id}-mixamo.${downloadType}` }) : null,
+    mixamo_url: (await deps.storage.stat(mixamo))
+      ? await deps.storage.signedGetUrl(mixamo, ttl, { downloadName: `${row.id}-mixamo.${downloadType}` })
+      : null,
   };
 }

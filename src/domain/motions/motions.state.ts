@@ -13,13 +13,21 @@ import * as repo from './motions.repository.js';
 export type MotionChange = AssetChange<'glb'>;
 
 function patchFor(row: MotionsTable, change: MotionChange, now: string): Partial<MotionsTable> | null {
-  const view = { status: row.status, progress: row.progress, assets_key: row.assets_key, extraction: row.glb_status, extractionRequested: row.type !== 'render' };
+  const view = {
+    status: row.status,
+    progress: row.progress,
+    assets_key: row.assets_key,
+    extraction: row.glb_status,
+    extractionRequested: row.type !== 'render',
+  };
   const patch = assetPatch(view, change, 'glb', now);
   if (patch === null) return null;
   const { extraction, ...rest } = patch;
   const out: Partial<MotionsTable> = extraction === undefined ? rest : { ...rest, glb_status: extraction };
   // A Motion also records the measured duration of its track when its 2D part is done.
-  if (change.to === 'ready') out.duration_ms = change.durationMs !== undefined && Number.isFinite(change.durationMs) ? Math.round(change.durationMs) : row.duration_ms;
+  if (change.to === 'ready')
+    out.duration_ms =
+      change.durationMs !== undefined && Number.isFinite(change.durationMs) ? Math.round(change.durationMs) : row.duration_ms;
   return out;
 }
 

@@ -36,7 +36,10 @@ export interface JobHandler {
 
 /** Thrown by handlers for failures worth retrying (with backoff) while attempts remain. */
 export class TemporaryJobError extends Error {
-  constructor(message: string, readonly code: 'ALL_WORKERS_BUSY' | 'WORKER_STOPPED' | 'INTERNAL_ERROR' = 'INTERNAL_ERROR') {
+  constructor(
+    message: string,
+    readonly code: 'ALL_WORKERS_BUSY' | 'WORKER_STOPPED' | 'INTERNAL_ERROR' = 'INTERNAL_ERROR',
+  ) {
     super(message);
     this.name = 'TemporaryJobError';
   }

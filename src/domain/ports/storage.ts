@@ -40,5 +40,10 @@ export interface Storage {
   /** A URL that reads `key` without other credentials until `ttlSeconds` from now. */
   signedGetUrl(key: string, ttlSeconds: number, opts?: { downloadName?: string }): Promise<string>;
   /** A URL that accepts an HTTP PUT of the object's bytes until `ttlSeconds` from now. */
-  signedPutUrl(key: string, ttlSeconds: number, contentType: string, opts?: SignedPutOptions): Promise<{ url: string; headers: Record<string, string> }>;
+  signedPutUrl(
+    key: string,
+    ttlSeconds: number,
+    contentType: string,
+    opts?: SignedPutOptions,
+  ): Promise<{ url: string; headers: Record<string, string> }>;
 }

@@ -24,7 +24,8 @@ function rgbOf(raw: string): Rgb | null {
 /** Parses `R,G,B` (each 0-255, spaces allowed around the numbers). */
 export function parseBgColor(raw: string): Rgb {
   const rgb = rgbOf(raw);
-  if (!rgb) throw invalidRequest('bg_color must be "R,G,B" with each value from 0 to 255, e.g. "0,177,64".', { field: 'bg_color', value: raw });
+  if (!rgb)
+    throw invalidRequest('bg_color must be "R,G,B" with each value from 0 to 255, e.g. "0,177,64".', { field: 'bg_color', value: raw });
   return rgb;
 }
 
@@ -32,7 +33,11 @@ export function parseBgColor(raw: string): Rgb {
 export function parseBackground(mode: string | undefined, color: string | undefined): Background {
   const m = mode === undefined || mode === '' ? 'original' : mode;
   if (!(BACKGROUND_MODES as readonly string[]).includes(m)) {
-    throw invalidRequest(`background_mode must be one of ${BACKGROUND_MODES.join(', ')}.`, { field: 'background_mode', value: m, allowed: [...BACKGROUND_MODES] });
+    throw invalidRequest(`background_mode must be one of ${BACKGROUND_MODES.join(', ')}.`, {
+      field: 'background_mode',
+      value: m,
+      allowed: [...BACKGROUND_MODES],
+    });
   }
   const hasColor = color !== undefined && color !== '';
   if (m === 'solid' && !hasColor) {

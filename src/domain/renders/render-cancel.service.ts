@@ -13,7 +13,10 @@ import type { Ports } from '../ports/index.js';
  * process at once, one elsewhere at its next heartbeat. Anything that worker still tries to write is
  * refused by the state machine, so the order cannot produce a cancelled-then-ready render.
  */
-export async function cancelRender(deps: Pick<Ports, 'db' | 'pubsub' | 'queue' | 'storage'>, id: string): Promise<{ id: string; status: 'cancelled'; previous_status: string }> {
+export async function cancelRender(
+  deps: Pick<Ports, 'db' | 'pubsub' | 'queue' | 'storage'>,
+  id: string,
+): Promise<{ id: string; status: 'cancelled'; previous_status: string }> {
   const row = isIdOf('render', id) ? await findRenderById(deps.db, id) : undefined;
   if (!row) throw new AppError('RENDER_NOT_FOUND', `No render ${id} exists.`, { details: { render_id: id } });
   if (isTerminalRender(row.status)) throw notCancellable(id, row.status);
@@ -42,7 +45,8 @@ export async function cancelOwnedRender(
   id: string,
 ): Promise<{ row: VideosTable; cancelled: boolean }> {
   const row = isIdOf('render', id) ? await findRenderById(deps.db, id) : undefined;
-  if (!row || row.account_id !== accountId) throw new AppError('RENDER_NOT_FOUND', `No render ${id} exists for this account.`, { details: { render_id: id } });
+  if (!row || row.account_id !== accountId)
+    throw new AppError('RENDER_NOT_FOUND', `No render ${id} exists for this account.`, { details: { render_id: id } });
   if (isTerminalRender(row.status)) return { row, cancelled: false };
   const updated = await transitionRender(deps, id, { to: 'cancelled' });
   if (updated) {
@@ -56,8 +60,6 @@ export async function cancelOwnedRender(
 function notCancellable(id: string, status: string): AppError {
   return new AppError('RENDER_NOT_CANCELLABLE', `Render ${id} is already ${status}.`, { details: { render_id: id, status } });
 }
-
-
 
 /**
  * Removes a render's output objects when the render ended without them (cancelled or failed), so a

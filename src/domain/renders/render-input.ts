@@ -18,7 +18,6 @@ export type MotionSource =
   | { kind: 'stored'; key: string; path?: string }
   | { kind: 'url'; url: string };
 
-
 export interface RenderInput {
   character: CharacterSource | null;
   motion: MotionSource | null;
@@ -27,9 +26,10 @@ export interface RenderInput {
 }
 
 /** How a source is recorded on the `videos` row (JSON in character_source / motion_source). */
-export type StoredCharacterSource = { kind: 'character'; id: string } | { kind: 'stored'; key: string } | { kind: 'url'; url: string } | { kind: 'builtin' };
-export type StoredMotionSource = { kind: 'motion'; id: string } | { kind: 'stored'; key: string } | { kind: 'url'; url: string } | { kind: 'template'; id: string };
-
+export type StoredCharacterSource =
+  { kind: 'character'; id: string } | { kind: 'stored'; key: string } | { kind: 'url'; url: string } | { kind: 'builtin' };
+export type StoredMotionSource =
+  { kind: 'motion'; id: string } | { kind: 'stored'; key: string } | { kind: 'url'; url: string } | { kind: 'template'; id: string };
 
 /** The direct form's fields, per input family, in the order the spec lists them. */
 export const CHARACTER_FIELDS = ['character_id', 'image', 'image_url'] as const;
@@ -79,8 +79,20 @@ export function parseRenderForm(form: RenderForm): RenderInput {
   }
   const background = parseBackground(form.fields.background_mode, form.fields.bg_color);
   const character: CharacterSource | null =
-    c === 'character_id' ? { kind: 'character', id: form.fields.character_id } : c === 'image' ? { kind: 'file', path: form.files.image.path } : c === 'image_url' ? { kind: 'url', url: form.fields.image_url } : null;
+    c === 'character_id'
+      ? { kind: 'character', id: form.fields.character_id }
+      : c === 'image'
+        ? { kind: 'file', path: form.files.image.path }
+        : c === 'image_url'
+          ? { kind: 'url', url: form.fields.image_url }
+          : null;
   const motion: MotionSource | null =
-    m === 'motion_id' ? { kind: 'motion', id: form.fields.motion_id } : m === 'motion_video' ? { kind: 'file', path: form.files.motion_video.path } : m === 'motion_video_url' ? { kind: 'url', url: form.fields.motion_video_url } : null;
+    m === 'motion_id'
+      ? { kind: 'motion', id: form.fields.motion_id }
+      : m === 'motion_video'
+        ? { kind: 'file', path: form.files.motion_video.path }
+        : m === 'motion_video_url'
+          ? { kind: 'url', url: form.fields.motion_video_url }
+          : null;
   return { character, motion, background };
 }

@@ -34,13 +34,21 @@ const PREFERRED_DEFAULT_TEMPLATES = ['tpl_wave', 'tpl_idle'];
 
 type Deps = Pick<Ports, 'db' | 'engine' | 'config' | 'storage' | 'tmpDir'>;
 
-export async function checkCharacterId(deps: Deps, accountId: string, id: string, isDefault = false): Promise<{ kind: 'character'; id: string }> {
+export async function checkCharacterId(
+  deps: Deps,
+  accountId: string,
+  id: string,
+  isDefault = false,
+): Promise<{ kind: 'character'; id: string }> {
   const extra = isDefault ? { project_default: true } : {};
   const row = isIdOf('character', id) ? await repo.findCharacterForRender(deps.db, accountId, id) : undefined;
-  if (!row) throw new AppError('CHARACTER_NOT_FOUND', `No Character ${id} exists for this account.`, { details: { character_id: id, ...extra } });
+  if (!row)
+    throw new AppError('CHARACTER_NOT_FOUND', `No Character ${id} exists for this account.`, { details: { character_id: id, ...extra } });
   if (row.status === 'failed' || row.status === 'cancelled') {
     // Terminal: waiting cannot help, so this is an input problem (422), not a timing one (409).
-    throw new AppError('INVALID_CHARACTER', `Character ${id} is ${row.status} and cannot be used in a render.`, { details: { character_id: id, status: row.status, ...extra } });
+    throw new AppError('INVALID_CHARACTER', `Character ${id} is ${row.status} and cannot be used in a render.`, {
+      details: { character_id: id, status: row.status, ...extra },
+    });
   }
   if (row.status !== 'ready') {
     throw new AppError('INVALID_CHARACTER', `Character ${id} is ${row.status}; it must be ready before it is used in a render.`, {
@@ -57,10 +65,14 @@ export async function checkMotionId(deps: Deps, accountId: string, id: string, i
   const row = isIdOf('motion', id) ? await repo.findMotionForRender(deps.db, accountId, id) : undefined;
   if (!row) throw new AppError('MOTION_NOT_FOUND', `No Motion ${id} exists for this account.`, { details: { motion_id: id, ...extra } });
   if (row.status === 'failed' || row.status === 'cancelled') {
-    throw new AppError('INVALID_MOTION', `Motion ${id} is ${row.status} and cannot be used in a render.`, { details: { motion_id: id, status: row.status, ...extra } });
+    throw new AppError('INVALID_MOTION', `Motion ${id} is ${row.status} and cannot be used in a render.`, {
+      details: { motion_id: id, status: row.status, ...extra },
+    });
   }
   if (row.status !== 'ready') {
-    throw new AppError('MOTION_NOT_READY', `Motion ${id} is ${row.status}; it must be ready before it is used in a render.`, { details: { motion_id: id, status: row.status, ...extra } });
+    throw new AppError('MOTION_NOT_READY', `Motion ${id} is ${row.status}; it must be ready before it is used in a render.`, {
+      details: { motion_id: id, status: row.status, ...extra },
+    });
   }
   let durationMs = Number(row.duration_ms ?? 0);
   if (row.duration_ms === null && row.template_id) durationMs = templateDurationMs(deps, row.template_id) ?? 0;
@@ -84,7 +96,8 @@ function checkUrl(deps: Deps, url: string, field: string): string {
     return checkUrlAtDoor(url, deps.config.urlAllowList);
   } catch (e) {
     // Name the form field so the client knows which of its URLs was refused.
-    if (e instanceof AppError && e.code === 'INVALID_REQUEST') throw new AppError('INVALID_REQUEST', e.message, { details: { ...e.details, field } });
+    if (e instanceof AppError && e.code === 'INVALID_REQUEST')
+      throw new AppError('INVALID_REQUEST', e.message, { details: { ...e.details, field } });
     throw e;
   }
 }
@@ -95,7 +108,9 @@ export async function defaultSources(deps: Deps, accountId: string): Promise<{ c
   const character: PendingCharacter = defaults?.default_character_id
     ? await checkCharacterId(deps, accountId, defaults.default_character_id, true)
     : { kind: 'builtin' };
-  const motion: PendingMotion = defaults?.default_motion_id ? await checkMotionId(deps, accountId, defaults.default_motion_id, true) : builtinTemplate(deps);
+  const motion: PendingMotion = defaults?.default_motion_id
+    ? await checkMotionId(deps, accountId, defaults.default_motion_id, true)
+    : builtinTemplate(deps);
   return { character, motion };
 }
 
@@ -124,7 +139,8 @@ export async function cheapMotion(deps: Deps, accountId: string, src: MotionSour
 /** Runs `check` on a local copy of a stored object (downloaded when no local path was given). */
 async function withLocalCopy<T>(deps: Deps, key: string, path: string | undefined, check: (file: string) => Promise<T>): Promise<T> {
   if (path) return check(path);
-  if (!(await deps.storage.stat(key))) throw new AppError('UPLOAD_REQUIRED', 'The uploaded media is missing from storage.', { details: {} });
+  if (!(await deps.storage.stat(key)))
+    throw new AppError('UPLOAD_REQUIRED', 'The uploaded media is missing from storage.', { details: {} });
   const local = join(deps.tmpDir, `probe-${ulid()}`);
   try {
     await deps.storage.getFile(key, local);
@@ -180,9 +196,13 @@ export function resolveInputShape(input: RenderInput): 'defaults' | 'explicit' {
   if (input.character === null && input.motion === null) return 'defaults';
   if (input.character === null || input.motion === null) {
     const missing = input.character === null ? 'character' : 'motion';
-    throw new AppError('INVALID_REQUEST', `A ${missing} source is missing: send one source of each family, or neither to use the project defaults.`, {
-      details: { family: missing, fields: [] },
-    });
+    throw new AppError(
+      'INVALID_REQUEST',
+      `A ${missing} source is missing: send one source of each family, or neither to use the project defaults.`,
+      {
+        details: { family: missing, fields: [] },
+      },
+    );
   }
   return 'explicit';
 }

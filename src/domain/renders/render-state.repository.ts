@@ -9,7 +9,12 @@ import type { VideosTable } from '../../infra/db/schema.js';
  * run one after the other and the second sees the first's result.
  */
 export async function lockActiveRender(tx: Db, id: string, now: string): Promise<VideosTable | undefined> {
-  const r = await tx.updateTable('videos').set({ updated_at: now }).where('id', '=', id).where('status', 'in', ['queued', 'processing']).executeTakeFirst();
+  const r = await tx
+    .updateTable('videos')
+    .set({ updated_at: now })
+    .where('id', '=', id)
+    .where('status', 'in', ['queued', 'processing'])
+    .executeTakeFirst();
   if (Number(r.numUpdatedRows) === 0) return undefined;
   return tx.selectFrom('videos').selectAll().where('id', '=', id).executeTakeFirst();
 }

@@ -8,15 +8,28 @@ export async function insertVideo(tx: Db, row: VideosTable): Promise<void> {
 }
 
 export async function findRender(db: Db, accountId: string, id: string): Promise<VideosTable | undefined> {
-  return db.selectFrom('videos').selectAll().where('id', '=', id).where('account_id', '=', accountId).where('kind', '=', 'render').executeTakeFirst();
+  return db
+    .selectFrom('videos')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('kind', '=', 'render')
+    .executeTakeFirst();
 }
 
-export async function accountDefaults(db: Db, accountId: string): Promise<Pick<AccountsTable, 'default_character_id' | 'default_motion_id'> | undefined> {
+export async function accountDefaults(
+  db: Db,
+  accountId: string,
+): Promise<Pick<AccountsTable, 'default_character_id' | 'default_motion_id'> | undefined> {
   return db.selectFrom('accounts').select(['default_character_id', 'default_motion_id']).where('id', '=', accountId).executeTakeFirst();
 }
 
 /** A live (not deleted) Character of the account. */
-export async function findCharacterForRender(db: Db, accountId: string, id: string): Promise<Pick<CharactersTable, 'id' | 'status'> | undefined> {
+export async function findCharacterForRender(
+  db: Db,
+  accountId: string,
+  id: string,
+): Promise<Pick<CharactersTable, 'id' | 'status'> | undefined> {
   return db
     .selectFrom('characters')
     .select(['id', 'status'])
@@ -27,7 +40,11 @@ export async function findCharacterForRender(db: Db, accountId: string, id: stri
 }
 
 /** A live (not deleted) Motion of the account. */
-export async function findMotionForRender(db: Db, accountId: string, id: string): Promise<Pick<MotionsTable, 'id' | 'status' | 'duration_ms' | 'template_id'> | undefined> {
+export async function findMotionForRender(
+  db: Db,
+  accountId: string,
+  id: string,
+): Promise<Pick<MotionsTable, 'id' | 'status' | 'duration_ms' | 'template_id'> | undefined> {
   return db
     .selectFrom('motions')
     .select(['id', 'status', 'duration_ms', 'template_id'])

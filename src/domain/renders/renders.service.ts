@@ -9,7 +9,15 @@ import { animationPriceMilli, renderReservationMilli } from '../billing/prices.j
 import { announceRenderEvent, appendRenderEvent } from '../events/render-events.js';
 import { ORIGINAL_BACKGROUND, backgroundColumns } from './background.js';
 import { parseRenderForm, type RenderForm, type RenderInput } from './render-input.js';
-import { cheapCharacter, cheapMotion, defaultSources, probeSources, resolveInputShape, type PendingCharacter, type PendingMotion } from './render-sources.js';
+import {
+  cheapCharacter,
+  cheapMotion,
+  defaultSources,
+  probeSources,
+  resolveInputShape,
+  type PendingCharacter,
+  type PendingMotion,
+} from './render-sources.js';
 import * as repo from './renders.repository.js';
 import { findRenderById } from './render-state.repository.js';
 import type { Ports } from '../ports/index.js';
@@ -49,7 +57,12 @@ export interface CreateRenderOptions {
  * A URL motion's duration is unknown until it is fetched: nothing is reserved here and the worker
  * reserves `ceil(measured seconds)` before rendering (docs/api-decisions.md, "Renders and Videos").
  */
-export async function createRender(deps: Deps, ctx: RenderContext, input: RenderInput, opts: CreateRenderOptions = {}): Promise<VideosTable> {
+export async function createRender(
+  deps: Deps,
+  ctx: RenderContext,
+  input: RenderInput,
+  opts: CreateRenderOptions = {},
+): Promise<VideosTable> {
   const localFiles = [input.character, input.motion].flatMap((s) => (s?.kind === 'file' ? [s.path] : []));
   const family = opts.family ?? 'render';
   const renderId = newId(family);
@@ -75,7 +88,12 @@ export async function createRender(deps: Deps, ctx: RenderContext, input: Render
     }
 
     const now = nowIso();
-    const reservedMilli = resolved.estimatedMs === null ? 0 : family === 'animation' ? animationPriceMilli(resolved.estimatedMs) : renderReservationMilli(resolved.estimatedMs);
+    const reservedMilli =
+      resolved.estimatedMs === null
+        ? 0
+        : family === 'animation'
+          ? animationPriceMilli(resolved.estimatedMs)
+          : renderReservationMilli(resolved.estimatedMs);
     const row: VideosTable = {
       id: renderId,
       account_id: ctx.accountId,
@@ -108,7 +126,12 @@ export async function createRender(deps: Deps, ctx: RenderContext, input: Render
       // Unknown estimate (URL motion): no ledger row yet, so the worker's reservation is the one.
       if (resolved.estimatedMs !== null) await reserve(tx, ctx.accountId, renderId, reservedMilli);
       await appendRenderEvent(tx, row, 'queued');
-      await deps.queue.enqueueInTx(tx, { type: 'render.run', resourceId: renderId, payload: {}, maxAttempts: deps.config.workers.maxAttempts });
+      await deps.queue.enqueueInTx(tx, {
+        type: 'render.run',
+        resourceId: renderId,
+        payload: {},
+        maxAttempts: deps.config.workers.maxAttempts,
+      });
       if (opts.inTx) await opts.inTx(tx, renderId);
     });
     stored = false;
@@ -123,7 +146,12 @@ export async function createRender(deps: Deps, ctx: RenderContext, input: Render
 }
 
 /** POST /v1/renders with a multipart body: the direct form (spec 4.1). */
-export async function createRenderFromForm(deps: Deps, ctx: RenderContext, form: RenderForm, opts: CreateRenderOptions = {}): Promise<VideosTable> {
+export async function createRenderFromForm(
+  deps: Deps,
+  ctx: RenderContext,
+  form: RenderForm,
+  opts: CreateRenderOptions = {},
+): Promise<VideosTable> {
   let input: RenderInput;
   try {
     input = parseRenderForm(form);
@@ -145,7 +173,11 @@ export async function createDefaultRender(deps: Deps, ctx: RenderContext): Promi
  * 80 random bits are the capability (DECISIONS "Legacy interface"); the caller decides when that is allowed.
  */
 export async function findRenderRow(deps: Pick<Ports, 'db'>, accountId: string | null, id: string): Promise<VideosTable> {
-  const row = !isIdOf('render', id) ? undefined : accountId === null ? await findRenderById(deps.db, id) : await repo.findRender(deps.db, accountId, id);
+  const row = !isIdOf('render', id)
+    ? undefined
+    : accountId === null
+      ? await findRenderById(deps.db, id)
+      : await repo.findRender(deps.db, accountId, id);
   if (!row) throw new AppError('RENDER_NOT_FOUND', `No render ${id} exists for this account.`, { details: { render_id: id } });
   return row;
 }

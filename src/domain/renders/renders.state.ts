@@ -36,7 +36,10 @@ export type RenderChange =
    */
   | { to: 'resumed' }
   | {
-      to: 'ready'; videoKey: string; alphaKey: string | null; durationMs: number;
+      to: 'ready';
+      videoKey: string;
+      alphaKey: string | null;
+      durationMs: number;
       /** `reserved`: settle at exactly the reservation (priced videos); default: the measured duration. */
       charge?: 'duration' | 'reserved';
       enhancedPrompt?: string | null;
@@ -72,15 +75,23 @@ function planChange(row: VideosTable, change: RenderChange, now: string): { patc
       // 100 belongs to `ready`. The stage does not go back either (a retry's `analyzing` after
       // `rendering` would read as a regression to a client).
       const progress = Math.max(Number(row.progress ?? 0), Math.min(99, clampProgress(change.progress)));
-      const stage = row.status === 'processing' && row.stage && STAGE_ORDER[row.stage] > STAGE_ORDER[change.stage] ? row.stage : change.stage;
+      const stage =
+        row.status === 'processing' && row.stage && STAGE_ORDER[row.stage] > STAGE_ORDER[change.stage] ? row.stage : change.stage;
       if (row.status === 'processing' && progress === Number(row.progress) && stage === row.stage) return null;
       return { patch: { ...start, stage, progress, updated_at: now }, event: row.status === 'queued' ? 'processing' : 'progress' };
     }
     case 'ready':
       return {
         patch: {
-          status: 'ready', stage: null, progress: 100, video_key: change.videoKey, alpha_key: change.alphaKey, duration_ms: Math.round(change.durationMs),
-          completed_at: now, updated_at: now, ...(change.enhancedPrompt ? { enhanced_prompt: change.enhancedPrompt } : {}),
+          status: 'ready',
+          stage: null,
+          progress: 100,
+          video_key: change.videoKey,
+          alpha_key: change.alphaKey,
+          duration_ms: Math.round(change.durationMs),
+          completed_at: now,
+          updated_at: now,
+          ...(change.enhancedPrompt ? { enhanced_prompt: change.enhancedPrompt } : {}),
         },
         event: 'ready',
       };
@@ -95,7 +106,10 @@ function planChange(row: VideosTable, change: RenderChange, now: string): { patc
         details: e.details ?? {},
         remediation: { action: e.action ?? ERROR_CATALOGUE[e.code].action, retry_after_ms: e.retryAfterMs ?? null },
       };
-      return { patch: { status: 'failed', stage: null, error_json: JSON.stringify(body), completed_at: now, updated_at: now }, event: 'failed' };
+      return {
+        patch: { status: 'failed', stage: null, error_json: JSON.stringify(body), completed_at: now, updated_at: now },
+        event: 'failed',
+      };
     }
     case 'cancelled':
       return { patch: { status: 'cancelled', stage: null, completed_at: now, updated_at: now }, event: 'cancelled' };
@@ -114,8 +128,7 @@ export async function transitionRender(deps: Deps, id: string, change: RenderCha
     await appendRenderEvent(tx, next, plan.event);
     if (change.to === 'ready') {
       await settle(tx, row.account_id, id, change.charge === 'reserved' ? Number(row.reserved_milli) : renderPriceMilli(change.durationMs));
-    }
-    else if (change.to === 'failed' || change.to === 'cancelled') await release(tx, row.account_id, id);
+    } else if (change.to === 'failed' || change.to === 'cancelled') await release(tx, row.account_id, id);
     return next;
   });
   if (updated) await announceRenderEvent(deps.pubsub, id);

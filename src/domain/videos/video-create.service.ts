@@ -25,7 +25,6 @@ type Deps = Pick<Ports, 'db' | 'storage' | 'config' | 'engine' | 'pubsub' | 'que
 
 /** Where an H3 video's input frames are kept (beside a render's inputs, same layout). */
 
-
 /** How an H3 row records its frames (`params_json`). */
 export type StoredFrame = { kind: 'stored'; key: string } | { kind: 'url'; url: string } | null;
 
@@ -50,11 +49,16 @@ export async function createVideo(deps: Deps, ctx: RenderContext, raw: RawVideoR
   try {
     const req = parseVideoRequest(raw);
     if (req.mode === 'animate') {
-      return await createRender(deps as Deps, ctx, { character: req.character, motion: req.motion, background: ORIGINAL_BACKGROUND }, {
-        family: 'animation',
-        params: { prompt: req.prompt, watermark: req.watermark, model: req.model },
-        seed: req.seed,
-      });
+      return await createRender(
+        deps as Deps,
+        ctx,
+        { character: req.character, motion: req.motion, background: ORIGINAL_BACKGROUND },
+        {
+          family: 'animation',
+          params: { prompt: req.prompt, watermark: req.watermark, model: req.model },
+          seed: req.seed,
+        },
+      );
     }
     return await createH3(deps, ctx, req);
   } finally {
@@ -66,14 +70,18 @@ function checkFrameUrl(deps: Deps, url: string, field: string): string {
   try {
     return checkUrlAtDoor(url, deps.config.urlAllowList);
   } catch (e) {
-    if (e instanceof AppError && e.code === 'INVALID_REQUEST') throw new AppError('INVALID_REQUEST', e.message, { details: { ...e.details, field } });
+    if (e instanceof AppError && e.code === 'INVALID_REQUEST')
+      throw new AppError('INVALID_REQUEST', e.message, { details: { ...e.details, field } });
     throw e;
   }
 }
 
 async function createH3(deps: Deps, ctx: RenderContext, req: H3Request): Promise<VideosTable> {
   // Cheap checks first, then the media probes; nothing is stored before both pass.
-  const frames: Array<[ImageSource | null, 'first_frame' | 'last_frame']> = [[req.firstFrame, 'first_frame'], [req.lastFrame, 'last_frame']];
+  const frames: Array<[ImageSource | null, 'first_frame' | 'last_frame']> = [
+    [req.firstFrame, 'first_frame'],
+    [req.lastFrame, 'last_frame'],
+  ];
   for (const [src, which] of frames) if (src?.kind === 'url') checkFrameUrl(deps, src.url, `${which}_image_url`);
   for (const [src] of frames) if (src?.kind === 'file') await checkImageFile(deps, src.path);
 
@@ -87,24 +95,59 @@ async function createH3(deps: Deps, ctx: RenderContext, req: H3Request): Promise
   let committed = false;
   try {
     const params: H3Params = {
-      prompt: req.prompt, quality: req.quality, duration_s: req.durationS, resolution: req.resolution, aspect_ratio: req.aspectRatio,
-      width: req.width, height: req.height, enhance_mode: req.enhance ? 'prompt' : 'off', target_tags: req.tags, watermark: req.watermark, model: req.model,
-      first_frame: await stored(req.firstFrame, 'first_frame'), last_frame: await stored(req.lastFrame, 'last_frame'),
+      prompt: req.prompt,
+      quality: req.quality,
+      duration_s: req.durationS,
+      resolution: req.resolution,
+      aspect_ratio: req.aspectRatio,
+      width: req.width,
+      height: req.height,
+      enhance_mode: req.enhance ? 'prompt' : 'off',
+      target_tags: req.tags,
+      watermark: req.watermark,
+      model: req.model,
+      first_frame: await stored(req.firstFrame, 'first_frame'),
+      last_frame: await stored(req.lastFrame, 'last_frame'),
     };
     const price = h3PriceMilli(req.durationS, req.resolution);
     const now = nowIso();
     const row: VideosTable = {
-      id, account_id: ctx.accountId, kind: 'h3', status: 'queued', progress: 0, stage: null, ...backgroundColumns(ORIGINAL_BACKGROUND),
-      character_source: JSON.stringify(params.first_frame ?? { kind: 'builtin' }), motion_source: JSON.stringify({ kind: 'generated' }),
-      params_json: JSON.stringify(params), seed: req.seed, enhanced_prompt: null,
-      video_key: null, alpha_key: null, estimated_ms: Math.round(req.durationS * 1000), duration_ms: null, reserved_milli: price, error_json: null,
-      request_id: ctx.requestId, service_source: ctx.serviceSource, draft_id: null, created_at: now, updated_at: now, started_at: null, completed_at: null,
+      id,
+      account_id: ctx.accountId,
+      kind: 'h3',
+      status: 'queued',
+      progress: 0,
+      stage: null,
+      ...backgroundColumns(ORIGINAL_BACKGROUND),
+      character_source: JSON.stringify(params.first_frame ?? { kind: 'builtin' }),
+      motion_source: JSON.stringify({ kind: 'generated' }),
+      params_json: JSON.stringify(params),
+      seed: req.seed,
+      enhanced_prompt: null,
+      video_key: null,
+      alpha_key: null,
+      estimated_ms: Math.round(req.durationS * 1000),
+      duration_ms: null,
+      reserved_milli: price,
+      error_json: null,
+      request_id: ctx.requestId,
+      service_source: ctx.serviceSource,
+      draft_id: null,
+      created_at: now,
+      updated_at: now,
+      started_at: null,
+      completed_at: null,
     };
     await deps.db.transaction().execute(async (tx) => {
       await repo.insertVideo(tx, row);
       await reserve(tx, ctx.accountId, id, price);
       await appendRenderEvent(tx, row, 'queued');
-      await deps.queue.enqueueInTx(tx, { type: 'video.generate', resourceId: id, payload: {}, maxAttempts: deps.config.workers.maxAttempts });
+      await deps.queue.enqueueInTx(tx, {
+        type: 'video.generate',
+        resourceId: id,
+        payload: {},
+        maxAttempts: deps.config.workers.maxAttempts,
+      });
     });
     committed = true;
     await announceRenderEvent(deps.pubsub, id);

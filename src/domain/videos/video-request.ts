@@ -27,14 +27,33 @@ export const ANIMATE_CHARACTER_FIELDS = ['character_image', 'character_image_url
 export const ANIMATE_DRIVING_FIELDS = ['driving_video', 'driving_video_url', 'motion_id'] as const;
 const COMMON_FIELDS = ['mode', 'model', 'prompt', 'seed', 'watermark'] as const;
 const H3_ONLY_FIELDS = [
-  'quality', 'duration_s', 'resolution', 'aspect_ratio', 'first_frame_image', 'first_frame_image_url', 'last_frame_image', 'last_frame_image_url',
-  'enhance_mode', 'target_tags',
+  'quality',
+  'duration_s',
+  'resolution',
+  'aspect_ratio',
+  'first_frame_image',
+  'first_frame_image_url',
+  'last_frame_image',
+  'last_frame_image_url',
+  'enhance_mode',
+  'target_tags',
 ] as const;
 
 /** Every field the endpoint knows (multipart text fields and JSON keys). */
 export const VIDEO_TEXT_FIELDS = [
-  ...COMMON_FIELDS, 'quality', 'duration_s', 'resolution', 'aspect_ratio', 'first_frame_image_url', 'last_frame_image_url', 'enhance_mode', 'target_tags',
-  'character_image_url', 'character_id', 'driving_video_url', 'motion_id',
+  ...COMMON_FIELDS,
+  'quality',
+  'duration_s',
+  'resolution',
+  'aspect_ratio',
+  'first_frame_image_url',
+  'last_frame_image_url',
+  'enhance_mode',
+  'target_tags',
+  'character_image_url',
+  'character_id',
+  'driving_video_url',
+  'motion_id',
 ] as const;
 export const VIDEO_FILE_FIELDS = ['character_image', 'driving_video', 'first_frame_image', 'last_frame_image'] as const;
 
@@ -103,7 +122,8 @@ function text(raw: RawVideoRequest, field: string): string | undefined {
 function oneOf<T extends string>(raw: RawVideoRequest, field: string, allowed: readonly T[], def: T): T {
   const v = text(raw, field);
   if (v === undefined) return def;
-  if (!(allowed as readonly string[]).includes(v)) throw invalidRequest(`${field} must be one of ${allowed.join(', ')}.`, { field, value: v, allowed: [...allowed] });
+  if (!(allowed as readonly string[]).includes(v))
+    throw invalidRequest(`${field} must be one of ${allowed.join(', ')}.`, { field, value: v, allowed: [...allowed] });
   return v as T;
 }
 
@@ -120,7 +140,8 @@ function seedOf(raw: RawVideoRequest): number {
   if (!sent(raw, 'seed')) return randomInt(0, SEED_MAX + 1);
   const v = raw.values.seed;
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : NaN;
-  if (!Number.isInteger(n) || n < 0 || n > SEED_MAX) throw invalidRequest(`seed must be an integer from 0 to ${SEED_MAX}.`, { field: 'seed', value: v });
+  if (!Number.isInteger(n) || n < 0 || n > SEED_MAX)
+    throw invalidRequest(`seed must be an integer from 0 to ${SEED_MAX}.`, { field: 'seed', value: v });
   return n;
 }
 
@@ -131,7 +152,8 @@ function promptOf(raw: RawVideoRequest, required: boolean): string | null {
     if (required) throw invalidRequest('prompt is required in H3 mode and must not be blank.', { field: 'prompt' });
     return null;
   }
-  if ([...v].length > PROMPT_MAX) throw invalidRequest(`prompt may have at most ${PROMPT_MAX} characters.`, { field: 'prompt', length: [...v].length, max: PROMPT_MAX });
+  if ([...v].length > PROMPT_MAX)
+    throw invalidRequest(`prompt may have at most ${PROMPT_MAX} characters.`, { field: 'prompt', length: [...v].length, max: PROMPT_MAX });
   return v;
 }
 
@@ -141,9 +163,11 @@ function tagsOf(raw: RawVideoRequest): string[] {
   const list = Array.isArray(v) ? v : [v];
   if (list.some((t) => typeof t !== 'string')) throw invalidRequest('target_tags must be a list of strings.', { field: 'target_tags' });
   const tags = (list as string[]).map((t) => t.trim());
-  if (tags.length > TAGS.max) throw invalidRequest(`target_tags may have at most ${TAGS.max} tags.`, { field: 'target_tags', count: tags.length, max: TAGS.max });
+  if (tags.length > TAGS.max)
+    throw invalidRequest(`target_tags may have at most ${TAGS.max} tags.`, { field: 'target_tags', count: tags.length, max: TAGS.max });
   const bad = tags.find((t) => t === '' || [...t].length > TAGS.maxLength);
-  if (bad !== undefined) throw invalidRequest(`Each target tag must have 1 to ${TAGS.maxLength} characters.`, { field: 'target_tags', value: bad });
+  if (bad !== undefined)
+    throw invalidRequest(`Each target tag must have 1 to ${TAGS.maxLength} characters.`, { field: 'target_tags', value: bad });
   return tags;
 }
 
@@ -160,7 +184,8 @@ function durationOf(raw: RawVideoRequest): number {
 /** Exactly one of `fields` (or none when optional); returns the field sent. */
 function single(raw: RawVideoRequest, family: string, fields: readonly string[]): string | null {
   const given = fields.filter((f) => sent(raw, f));
-  if (given.length > 1) throw invalidRequest(`Send exactly one ${family}; got ${given.join(', ')}.`, { family, fields: given, allowed: [...fields] });
+  if (given.length > 1)
+    throw invalidRequest(`Send exactly one ${family}; got ${given.join(', ')}.`, { family, fields: given, allowed: [...fields] });
   return given[0] ?? null;
 }
 
@@ -178,49 +203,89 @@ export function parseVideoRequest(raw: RawVideoRequest): VideoRequest {
   }
   for (const f of Object.keys(raw.values)) {
     if (!(VIDEO_TEXT_FIELDS as readonly string[]).includes(f)) {
-      throw invalidRequest((VIDEO_FILE_FIELDS as readonly string[]).includes(f) ? `The field ${f} must be a file.` : `Unknown field ${f}.`, { field: f });
+      throw invalidRequest(
+        (VIDEO_FILE_FIELDS as readonly string[]).includes(f) ? `The field ${f} must be a file.` : `Unknown field ${f}.`,
+        { field: f },
+      );
     }
   }
   const model = text(raw, 'model') ?? null;
-  if (model !== null && model !== 'h3') throw invalidRequest('model must be "h3" (the H3 generation mode); leave it out for character animation.', { field: 'model', value: model, allowed: ['h3'] });
+  if (model !== null && model !== 'h3')
+    throw invalidRequest('model must be "h3" (the H3 generation mode); leave it out for character animation.', {
+      field: 'model',
+      value: model,
+      allowed: ['h3'],
+    });
   const explicit = sent(raw, 'mode') ? oneOf(raw, 'mode', VIDEO_MODES, 'h3') : null;
   const hasDriving = ANIMATE_DRIVING_FIELDS.some((f) => sent(raw, f));
   const hasCharacter = ANIMATE_CHARACTER_FIELDS.some((f) => sent(raw, f));
   const mode = explicit ?? (model === 'h3' ? 'h3' : hasDriving ? 'animate' : 'h3');
   if ((mode === 'animate' || hasCharacter) && !hasDriving) {
-    throw new AppError('DRIVING_VIDEO_REQUIRED', DRIVING_VIDEO_MESSAGE, { details: { mode: 'animate', fields: [], allowed: [...ANIMATE_DRIVING_FIELDS] } });
+    throw new AppError('DRIVING_VIDEO_REQUIRED', DRIVING_VIDEO_MESSAGE, {
+      details: { mode: 'animate', fields: [], allowed: [...ANIMATE_DRIVING_FIELDS] },
+    });
   }
-  if (mode === 'animate' && model === 'h3') throw invalidRequest('model=h3 names H3 mode; it cannot be combined with mode=animate.', { field: 'model', mode });
+  if (mode === 'animate' && model === 'h3')
+    throw invalidRequest('model=h3 names H3 mode; it cannot be combined with mode=animate.', { field: 'model', mode });
   const watermark = bool(raw, 'watermark');
   const seed = seedOf(raw);
 
   if (mode === 'animate') {
     const extra = H3_ONLY_FIELDS.filter((f) => sent(raw, f));
-    if (extra.length > 0) throw invalidRequest(`${extra.join(', ')} ${extra.length > 1 ? 'apply' : 'applies'} to H3 mode only.`, { fields: extra, mode });
+    if (extra.length > 0)
+      throw invalidRequest(`${extra.join(', ')} ${extra.length > 1 ? 'apply' : 'applies'} to H3 mode only.`, { fields: extra, mode });
     const c = single(raw, 'character source', ANIMATE_CHARACTER_FIELDS);
     if (c === null) {
-      throw invalidRequest(`Character-animation mode needs a character: send one of ${ANIMATE_CHARACTER_FIELDS.join(', ')}.`, { family: 'character', fields: [], allowed: [...ANIMATE_CHARACTER_FIELDS] });
+      throw invalidRequest(`Character-animation mode needs a character: send one of ${ANIMATE_CHARACTER_FIELDS.join(', ')}.`, {
+        family: 'character',
+        fields: [],
+        allowed: [...ANIMATE_CHARACTER_FIELDS],
+      });
     }
     const m = single(raw, 'driving source', ANIMATE_DRIVING_FIELDS)!;
     const character: CharacterSource =
-      c === 'character_id' ? { kind: 'character', id: text(raw, c)! } : c === 'character_image' ? { kind: 'file', path: raw.files[c].path } : { kind: 'url', url: text(raw, c)! };
+      c === 'character_id'
+        ? { kind: 'character', id: text(raw, c)! }
+        : c === 'character_image'
+          ? { kind: 'file', path: raw.files[c].path }
+          : { kind: 'url', url: text(raw, c)! };
     const motion: MotionSource =
-      m === 'motion_id' ? { kind: 'motion', id: text(raw, m)! } : m === 'driving_video' ? { kind: 'file', path: raw.files[m].path } : { kind: 'url', url: text(raw, m)! };
+      m === 'motion_id'
+        ? { kind: 'motion', id: text(raw, m)! }
+        : m === 'driving_video'
+          ? { kind: 'file', path: raw.files[m].path }
+          : { kind: 'url', url: text(raw, m)! };
     return { mode: 'animate', character, motion, prompt: promptOf(raw, false), seed, watermark, model };
   }
 
   const wrong = [...ANIMATE_DRIVING_FIELDS].filter((f) => sent(raw, f));
-  if (wrong.length > 0) throw invalidRequest(`${wrong.join(', ')} ${wrong.length > 1 ? 'apply' : 'applies'} to mode=animate only.`, { fields: wrong, mode });
+  if (wrong.length > 0)
+    throw invalidRequest(`${wrong.join(', ')} ${wrong.length > 1 ? 'apply' : 'applies'} to mode=animate only.`, { fields: wrong, mode });
   const prompt = promptOf(raw, true)!;
   const resolution = oneOf(raw, 'resolution', H3_RESOLUTIONS, '768p');
   const aspectRatio = oneOf(raw, 'aspect_ratio', ASPECT_RATIOS, '16:9');
   const firstFrame = imageSource(raw, 'first_frame_image', 'first_frame_image_url');
   const lastFrame = imageSource(raw, 'last_frame_image', 'last_frame_image_url');
   if (lastFrame && !firstFrame) {
-    throw invalidRequest('last_frame_image needs a first frame too: send first_frame_image or first_frame_image_url.', { field: 'last_frame_image', requires: ['first_frame_image', 'first_frame_image_url'] });
+    throw invalidRequest('last_frame_image needs a first frame too: send first_frame_image or first_frame_image_url.', {
+      field: 'last_frame_image',
+      requires: ['first_frame_image', 'first_frame_image_url'],
+    });
   }
   return {
-    mode: 'h3', prompt, quality: oneOf(raw, 'quality', QUALITIES, 'low'), durationS: durationOf(raw), resolution, aspectRatio, ...h3Size(resolution, aspectRatio),
-    seed, firstFrame, lastFrame, enhance: oneOf(raw, 'enhance_mode', ENHANCE_MODES, 'off') === 'prompt', tags: tagsOf(raw), watermark, model,
+    mode: 'h3',
+    prompt,
+    quality: oneOf(raw, 'quality', QUALITIES, 'low'),
+    durationS: durationOf(raw),
+    resolution,
+    aspectRatio,
+    ...h3Size(resolution, aspectRatio),
+    seed,
+    firstFrame,
+    lastFrame,
+    enhance: oneOf(raw, 'enhance_mode', ENHANCE_MODES, 'off') === 'prompt',
+    tags: tagsOf(raw),
+    watermark,
+    model,
   };
 }

@@ -34,7 +34,10 @@ export interface RenderObject {
 
 type PresentDeps = Pick<Ports, 'storage' | 'config'>;
 
-export async function signedOutputUrls(deps: PresentDeps, row: Pick<VideosTable, 'status' | 'video_key' | 'alpha_key'>): Promise<{ video_url: string | null; alpha_url: string | null }> {
+export async function signedOutputUrls(
+  deps: PresentDeps,
+  row: Pick<VideosTable, 'status' | 'video_key' | 'alpha_key'>,
+): Promise<{ video_url: string | null; alpha_url: string | null }> {
   if (row.status !== 'ready') return { video_url: null, alpha_url: null };
   const ttl = deps.config.outputUrlTtlSeconds;
   return {

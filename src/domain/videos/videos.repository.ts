@@ -5,7 +5,9 @@ import { compiledOnce } from '../../infra/db/compiled.js';
 /** SQL for the Videos read resource (renders, H3 and character-animation videos share `videos`). */
 
 /** The read paths below run on every poll: their SQL is compiled once per database. */
-const videoById = compiledOnce((db: Db, accountId: string, id: string) => db.selectFrom('videos').selectAll().where('id', '=', id).where('account_id', '=', accountId));
+const videoById = compiledOnce((db: Db, accountId: string, id: string) =>
+  db.selectFrom('videos').selectAll().where('id', '=', id).where('account_id', '=', accountId),
+);
 
 export async function findVideo(db: Db, accountId: string, id: string): Promise<VideosTable | undefined> {
   return (await videoById(db, accountId, id))[0];
@@ -38,7 +40,14 @@ const listFirst = compiledOnce((db: Db, accountId: string, limit: number) =>
   newestFirst(db.selectFrom('videos').selectAll().where('account_id', '=', accountId), limit),
 );
 const listFirstWithStatus = compiledOnce((db: Db, accountId: string, status: string, limit: number) =>
-  newestFirst(db.selectFrom('videos').selectAll().where('account_id', '=', accountId).where('status', '=', status as VideosTable['status']), limit),
+  newestFirst(
+    db
+      .selectFrom('videos')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('status', '=', status as VideosTable['status']),
+    limit,
+  ),
 );
 const listAfter = compiledOnce((db: Db, accountId: string, createdAt: string, id: string, limit: number) =>
   newestFirst(

@@ -49,10 +49,18 @@ function decodeCursor(cursor: string): repo.VideoPosition {
   return { createdAt, id };
 }
 
-export async function listVideos(deps: Deps, accountId: string, q: { status?: string; cursor?: string; limit?: number }): Promise<VideoPage> {
+export async function listVideos(
+  deps: Deps,
+  accountId: string,
+  q: { status?: string; cursor?: string; limit?: number },
+): Promise<VideoPage> {
   const status = q.status === undefined ? null : (q.status as AssetStatus);
   if (status !== null && !VIDEO_STATUSES.includes(status)) {
-    throw invalidRequest(`status must be one of ${VIDEO_STATUSES.join(', ')}.`, { field: 'status', value: q.status, allowed: [...VIDEO_STATUSES] });
+    throw invalidRequest(`status must be one of ${VIDEO_STATUSES.join(', ')}.`, {
+      field: 'status',
+      value: q.status,
+      allowed: [...VIDEO_STATUSES],
+    });
   }
   const limit = q.limit ?? LIST_LIMIT.default;
   if (!Number.isInteger(limit) || limit < LIST_LIMIT.min || limit > LIST_LIMIT.max) {

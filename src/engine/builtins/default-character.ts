@@ -40,7 +40,8 @@ export function defaultCharacterSvg(): string {
     `<ellipse cx="${k[i].x + dir * 12}" cy="${k[i].y + 10}" rx="28" ry="14" fill="${shoe}" stroke="${ink}" stroke-width="4"/>`;
   // Face features are laid out for the design radius and scaled to the actual one.
   const f = head.r / FACE_DESIGN_R;
-  const hx = (d: number): number => head.x + d * f, hy = (d: number): number => head.y + d * f;
+  const hx = (d: number): number => head.x + d * f,
+    hy = (d: number): number => head.y + d * f;
   const eye = (dx: number): string =>
     `<ellipse cx="${hx(dx)}" cy="${hy(-4)}" rx="${7 * f}" ry="${10 * f}" fill="${ink}"/><circle cx="${hx(dx + 2)}" cy="${hy(-8)}" r="${2.5 * f}" fill="#fff"/>`;
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${CANVAS.width}" height="${CANVAS.height}" viewBox="0 0 ${CANVAS.width} ${CANVAS.height}">
@@ -79,7 +80,9 @@ const pixelHash = async (input: string | Buffer): Promise<string> => {
  * engine uses that instead of asking a photo-trained pose model about a cartoon.
  */
 export async function isDefaultCharacterImage(file: string): Promise<boolean> {
-  const meta = await sharp(file).metadata().catch(() => null);
+  const meta = await sharp(file)
+    .metadata()
+    .catch(() => null);
   if (!meta || meta.width !== CANVAS.width || meta.height !== CANVAS.height) return false;
   referenceHash ??= sharp(Buffer.from(defaultCharacterSvg())).png().toBuffer().then(pixelHash);
   return (await pixelHash(file)) === (await referenceHash);

@@ -53,13 +53,28 @@ export interface PuppetPose {
 }
 
 export const REST_POSE: PuppetPose = {
-  rx: 0, ry: 0, lean: 0, head: 0, lSh: 24, rSh: 24, lEl: -6, rEl: -6, lHip: 7, rHip: 7, lKnee: -2, rKnee: -2, turn: 0, bend: 0, squat: 0,
+  rx: 0,
+  ry: 0,
+  lean: 0,
+  head: 0,
+  lSh: 24,
+  rSh: 24,
+  lEl: -6,
+  rEl: -6,
+  lHip: 7,
+  rHip: 7,
+  lKnee: -2,
+  rKnee: -2,
+  turn: 0,
+  bend: 0,
+  squat: 0,
 };
 
 const rad = (d: number): number => (d * Math.PI) / 180;
 /** Rotates (x, y) by `deg` clockwise on a y-down screen. */
 function rot(x: number, y: number, deg: number): [number, number] {
-  const c = Math.cos(rad(deg)), s = Math.sin(rad(deg));
+  const c = Math.cos(rad(deg)),
+    s = Math.sin(rad(deg));
   return [x * c - y * s, x * s + y * c];
 }
 
@@ -93,8 +108,23 @@ export function puppetKeypoints(p: PuppetPose): Keypoint[] {
   const f = HEAD_R / FACE_DESIGN_R;
   const face = (side: number, up: number): [number, number] => [head[0] + (hsx * side + hx * up) * f, head[1] + (hsy * side + hy * up) * f];
   const pts: Array<[number, number]> = [
-    face(0, -10), face(18, 6), face(-18, 6), face(44, 0), face(-44, 0),
-    lShoulder, rShoulder, lElbow, rElbow, lWrist, rWrist, lHip, rHip, lKnee, rKnee, lAnkle, rAnkle,
+    face(0, -10),
+    face(18, 6),
+    face(-18, 6),
+    face(44, 0),
+    face(-44, 0),
+    lShoulder,
+    rShoulder,
+    lElbow,
+    rElbow,
+    lWrist,
+    rWrist,
+    lHip,
+    rHip,
+    lKnee,
+    rKnee,
+    lAnkle,
+    rAnkle,
   ];
   // Turning: widths shrink by cos(turn) about the root's vertical line (and mirror past 90 degrees).
   const c = Math.cos(rad(p.turn ?? 0));

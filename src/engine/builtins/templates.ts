@@ -24,7 +24,10 @@ interface Template {
 
 const TEMPLATES: Template[] = [
   {
-    id: 'tpl_idle', name: 'Idle', durationS: 4, loops: 1,
+    id: 'tpl_idle',
+    name: 'Idle',
+    durationS: 4,
+    loops: 1,
     keys: [
       [0, { ry: 0, lean: 0, head: 0 }],
       [0.25, { ry: 3, lean: 2, head: 4, lSh: 20, rSh: 27 }],
@@ -33,14 +36,20 @@ const TEMPLATES: Template[] = [
     ],
   },
   {
-    id: 'tpl_wave', name: 'Wave', durationS: 4, loops: 4,
+    id: 'tpl_wave',
+    name: 'Wave',
+    durationS: 4,
+    loops: 4,
     keys: [
       [0, { rSh: 115, rEl: 45, head: -5, lean: 3 }],
       [0.5, { rSh: 115, rEl: 5, head: -5, lean: 3 }],
     ],
   },
   {
-    id: 'tpl_walk', name: 'Walk', durationS: 4, loops: 4,
+    id: 'tpl_walk',
+    name: 'Walk',
+    durationS: 4,
+    loops: 4,
     keys: [
       [0, { lHip: 22, rHip: -18, lKnee: -6, rKnee: -10, lSh: 8, rSh: 30, ry: 2 }],
       [0.25, { lHip: 4, rHip: 4, lKnee: -20, rKnee: 0, lSh: 20, rSh: 20, ry: -4 }],
@@ -49,7 +58,10 @@ const TEMPLATES: Template[] = [
     ],
   },
   {
-    id: 'tpl_jump', name: 'Jump', durationS: 4, loops: 2,
+    id: 'tpl_jump',
+    name: 'Jump',
+    durationS: 4,
+    loops: 2,
     keys: [
       [0, {}],
       [0.2, { ry: 36, lHip: 30, rHip: 30, lKnee: -55, rKnee: -55, lSh: 10, rSh: 10, lEl: 20, rEl: 20 }],
@@ -59,7 +71,10 @@ const TEMPLATES: Template[] = [
     ],
   },
   {
-    id: 'tpl_dance', name: 'Dance', durationS: 6, loops: 3,
+    id: 'tpl_dance',
+    name: 'Dance',
+    durationS: 6,
+    loops: 3,
     keys: [
       [0, { rx: -30, lean: -8, lSh: 140, lEl: 20, rSh: 60, rEl: 70, lHip: 12, rHip: 2, head: -8 }],
       [0.25, { rx: 0, ry: 18, lean: 0, lSh: 90, lEl: 60, rSh: 90, rEl: 60, lHip: 20, rHip: 20, lKnee: -30, rKnee: -30 }],
@@ -68,7 +83,10 @@ const TEMPLATES: Template[] = [
     ],
   },
   {
-    id: 'tpl_jacks', name: 'Jumping jacks', durationS: 4, loops: 4,
+    id: 'tpl_jacks',
+    name: 'Jumping jacks',
+    durationS: 4,
+    loops: 4,
     keys: [
       [0, { ry: 0 }],
       [0.25, { ry: -30, lSh: 100, rSh: 100, lHip: 18, rHip: 18 }],
@@ -77,7 +95,10 @@ const TEMPLATES: Template[] = [
     ],
   },
   {
-    id: 'tpl_run', name: 'Run', durationS: 4, loops: 6,
+    id: 'tpl_run',
+    name: 'Run',
+    durationS: 4,
+    loops: 6,
     keys: [
       [0, { lHip: 38, rHip: -30, lKnee: -10, rKnee: -45, lSh: 10, rSh: 55, lEl: -70, rEl: -40, ry: -6, lean: 2 }],
       [0.25, { lHip: 6, rHip: 6, lKnee: -40, rKnee: -5, lSh: 30, rSh: 30, lEl: -60, rEl: -60, ry: 6 }],
@@ -86,14 +107,20 @@ const TEMPLATES: Template[] = [
     ],
   },
   {
-    id: 'tpl_clap', name: 'Clap', durationS: 4, loops: 6,
+    id: 'tpl_clap',
+    name: 'Clap',
+    durationS: 4,
+    loops: 6,
     keys: [
       [0, { lSh: 45, rSh: 45, lEl: -75, rEl: -75, head: 2 }],
       [0.5, { lSh: 32, rSh: 32, lEl: -112, rEl: -112, head: -2, ry: 3 }],
     ],
   },
   {
-    id: 'tpl_bow', name: 'Bow', durationS: 4, loops: 1,
+    id: 'tpl_bow',
+    name: 'Bow',
+    durationS: 4,
+    loops: 1,
     keys: [
       [0, {}],
       [0.25, { bend: 55, head: 0, lSh: 12, rSh: 12, lEl: 0, rEl: 0, ry: 6 }],
@@ -102,7 +129,10 @@ const TEMPLATES: Template[] = [
     ],
   },
   {
-    id: 'tpl_spin', name: 'Spin', durationS: 4, loops: 2,
+    id: 'tpl_spin',
+    name: 'Spin',
+    durationS: 4,
+    loops: 2,
     keys: [
       [0, { turn: 0, lSh: 80, rSh: 80, lEl: 0, rEl: 0 }],
       [0.25, { turn: 90, lSh: 85, rSh: 85, lEl: 0, rEl: 0, ry: -4 }],
@@ -113,7 +143,10 @@ const TEMPLATES: Template[] = [
     ],
   },
   {
-    id: 'tpl_kick', name: 'Kick', durationS: 4, loops: 2,
+    id: 'tpl_kick',
+    name: 'Kick',
+    durationS: 4,
+    loops: 2,
     keys: [
       [0, { lSh: 30, rSh: 30 }],
       [0.3, { rHip: 20, rKnee: -60, lSh: 45, rSh: 40, lean: -3, ry: 4 }],
@@ -122,7 +155,10 @@ const TEMPLATES: Template[] = [
     ],
   },
   {
-    id: 'tpl_sit', name: 'Sit', durationS: 4, loops: 1,
+    id: 'tpl_sit',
+    name: 'Sit',
+    durationS: 4,
+    loops: 1,
     keys: [
       [0, { squat: 0.95, lHip: 14, rHip: 14, lKnee: -8, rKnee: -8, lSh: 18, rSh: 18, lEl: -30, rEl: -30 }],
       [0.5, { squat: 0.95, lHip: 14, rHip: 14, lKnee: -8, rKnee: -8, lSh: 18, rSh: 18, lEl: -30, rEl: -30, head: 6, lean: 1 }],
@@ -169,8 +205,14 @@ export function templateTrack(id: string): MotionTrack {
     return { timeMs: Math.round((i * 1000) / TEMPLATE_FPS), body: puppetKeypoints(poseAt(t, u)), score: 1, detected: true };
   });
   return {
-    version: 1, fps: TEMPLATE_FPS, frameCount, durationMs: Math.round((frameCount * 1000) / TEMPLATE_FPS),
-    width: CANVAS.width, height: CANVAS.height, smoothing: false, frames,
+    version: 1,
+    fps: TEMPLATE_FPS,
+    frameCount,
+    durationMs: Math.round((frameCount * 1000) / TEMPLATE_FPS),
+    width: CANVAS.width,
+    height: CANVAS.height,
+    smoothing: false,
+    frames,
   };
 }
 

@@ -134,10 +134,14 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
     }
   } else {
     if (!fg.confident) {
-      throw new EngineError('INVALID_CHARACTER', 'No figure found: neither a person nor a drawing on a plain background could be made out', {
-        maskMethod: fg.method,
-        ...fg.evidence,
-      });
+      throw new EngineError(
+        'INVALID_CHARACTER',
+        'No figure found: neither a person nor a drawing on a plain background could be made out',
+        {
+          maskMethod: fg.method,
+          ...fg.evidence,
+        },
+      );
     }
     const guess = heuristicPose(fg.mask, w, h);
     if (!guess) throw new EngineError('INVALID_CHARACTER', 'No figure could be rigged from the picture', { maskMethod: fg.method });
@@ -198,8 +202,10 @@ type Bounds = { x0: number; y0: number; x1: number; y1: number };
 /** The figure's bounding box padded by 10% of its long side, clamped to the picture. */
 function paddedBox(w: number, h: number, b: Bounds): { x0: number; y0: number; w: number; h: number } {
   const pad = Math.round(Math.max(b.x1 - b.x0, b.y1 - b.y0) * 0.1);
-  const x0 = Math.max(0, b.x0 - pad), y0 = Math.max(0, b.y0 - pad);
-  const x1 = Math.min(w - 1, b.x1 + pad), y1 = Math.min(h - 1, b.y1 + pad);
+  const x0 = Math.max(0, b.x0 - pad),
+    y0 = Math.max(0, b.y0 - pad);
+  const x1 = Math.min(w - 1, b.x1 + pad),
+    y1 = Math.min(h - 1, b.y1 + pad);
   return { x0, y0, w: x1 - x0 + 1, h: y1 - y0 + 1 };
 }
 
@@ -214,7 +220,11 @@ function nearFigure(mask: Uint8Array, w: number, h: number, box: { w: number; h:
  * plausible body lying on the figure.
  */
 async function landmarksInFigure(
-  rgba: Buffer, w: number, h: number, mask: Uint8Array, b: Bounds,
+  rgba: Buffer,
+  w: number,
+  h: number,
+  mask: Uint8Array,
+  b: Bounds,
 ): Promise<{ body: Keypoint[] | null; face: Landmarks | null; hands: Landmarks[] }> {
   const box = paddedBox(w, h, b);
   const crop = Buffer.alloc(box.w * box.h * 4);
@@ -257,7 +267,10 @@ function faceOnHead(face: Landmarks | null, body: Keypoint[]): Landmarks | null 
 function handsAtWrists(hands: Landmarks[], body: Keypoint[]): Array<Landmarks & { side: 'left' | 'right' }> {
   const reach = 0.25 * torsoLength(body);
   const out: Array<Landmarks & { side: 'left' | 'right' }> = [];
-  for (const [side, wi] of [['left', 9], ['right', 10]] as const) {
+  for (const [side, wi] of [
+    ['left', 9],
+    ['right', 10],
+  ] as const) {
     const wrist = body[wi];
     if (wrist.score < 0.3) continue;
     let best: Landmarks | null = null;
@@ -303,7 +316,16 @@ async function detectInFigure(
 }
 
 /** COCO-17 indices of left/right pairs (eyes, ears, shoulders, elbows, wrists, hips, knees, ankles). */
-const LR_PAIRS: Array<[number, number]> = [[1, 2], [3, 4], [5, 6], [7, 8], [9, 10], [11, 12], [13, 14], [15, 16]];
+const LR_PAIRS: Array<[number, number]> = [
+  [1, 2],
+  [3, 4],
+  [5, 6],
+  [7, 8],
+  [9, 10],
+  [11, 12],
+  [13, 14],
+  [15, 16],
+];
 /** A joint MoveNet reports at least this sure of is kept; below it BlazePose's may replace it. */
 const KEEP_MOVENET = 0.5;
 
@@ -335,7 +357,8 @@ function plausibleBody(body: Keypoint[], near: Uint8Array, w: number, h: number,
   if (hipY - shoulderY < (b.y1 - b.y0) * 0.08) return false;
   const confident = body.filter((k) => k.score >= 0.3);
   const inside = confident.filter((k) => {
-    const x = Math.round(k.x), y = Math.round(k.y);
+    const x = Math.round(k.x),
+      y = Math.round(k.y);
     return x >= 0 && y >= 0 && x < w && y < h && near[y * w + x] === 1;
   });
   return confident.length >= 8 && inside.length >= confident.length * 0.8;

@@ -19,7 +19,17 @@
  *
  * Works at the analysis working size (<= 768 px long side); radii are fractions of the long side.
  */
-import { close, dilate, fillHoles, keepLargestComponents, maskArea, maskBounds, open, otsuThreshold, reachableFromBorder } from '../vision/mask-ops.js';
+import {
+  close,
+  dilate,
+  fillHoles,
+  keepLargestComponents,
+  maskArea,
+  maskBounds,
+  open,
+  otsuThreshold,
+  reachableFromBorder,
+} from '../vision/mask-ops.js';
 
 export interface PaperModel {
   /** Paper colour per channel at each working pixel (w*h*3). */
@@ -80,14 +90,16 @@ function boxBlur(src: Float32Array, w: number, h: number, r: number): Float32Arr
   const out = new Float32Array(w * h);
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
-      let s = 0, n = 0;
+      let s = 0,
+        n = 0;
       for (let k = Math.max(0, x - r); k <= Math.min(w - 1, x + r); k++, n++) s += src[y * w + k];
       tmp[y * w + x] = s / n;
     }
   }
   for (let x = 0; x < w; x++) {
     for (let y = 0; y < h; y++) {
-      let s = 0, n = 0;
+      let s = 0,
+        n = 0;
       for (let k = Math.max(0, y - r); k <= Math.min(h - 1, y + r); k++, n++) s += tmp[k * w + x];
       out[y * w + x] = s / n;
     }
@@ -98,7 +110,8 @@ function boxBlur(src: Float32Array, w: number, h: number, r: number): Float32Arr
 /** Paper colour estimate and ink strength at the working size. */
 export function paperModel(rgba: Buffer, w: number, h: number): PaperModel {
   const f = Math.max(1, Math.round(Math.max(w, h) / 192));
-  const sw = Math.max(2, Math.ceil(w / f)), sh = Math.max(2, Math.ceil(h / f));
+  const sw = Math.max(2, Math.ceil(w / f)),
+    sh = Math.max(2, Math.ceil(h / f));
   // The window must outgrow strokes and small fills: 4% of the long side each way.
   const r = Math.max(2, Math.round(Math.max(sw, sh) * 0.04));
   const paper = new Float32Array(w * h * 3);
@@ -117,11 +130,17 @@ export function paperModel(rgba: Buffer, w: number, h: number): PaperModel {
     const smooth = boxBlur(closed, sw, sh, Math.max(1, r >> 1));
     for (let y = 0; y < h; y++) {
       const fy = Math.min(sh - 1, Math.max(0, (y + 0.5) / f - 0.5));
-      const y0 = Math.floor(fy), y1 = Math.min(sh - 1, y0 + 1), ay = fy - y0;
+      const y0 = Math.floor(fy),
+        y1 = Math.min(sh - 1, y0 + 1),
+        ay = fy - y0;
       for (let x = 0; x < w; x++) {
         const fx = Math.min(sw - 1, Math.max(0, (x + 0.5) / f - 0.5));
-        const x0 = Math.floor(fx), x1 = Math.min(sw - 1, x0 + 1), ax = fx - x0;
-        const v = (smooth[y0 * sw + x0] * (1 - ax) + smooth[y0 * sw + x1] * ax) * (1 - ay) + (smooth[y1 * sw + x0] * (1 - ax) + smooth[y1 * sw + x1] * ax) * ay;
+        const x0 = Math.floor(fx),
+          x1 = Math.min(sw - 1, x0 + 1),
+          ax = fx - x0;
+        const v =
+          (smooth[y0 * sw + x0] * (1 - ax) + smooth[y0 * sw + x1] * ax) * (1 - ay) +
+          (smooth[y1 * sw + x0] * (1 - ax) + smooth[y1 * sw + x1] * ax) * ay;
         paper[(y * w + x) * 3 + c] = Math.max(1, v);
       }
     }
@@ -146,7 +165,8 @@ const MAX_SEED = 44;
  */
 function straightRuns(ink: Uint8Array, w: number, h: number, minRun: number, vertical: boolean): { marks: Uint8Array; bands: number[] } {
   const marks = new Uint8Array(w * h);
-  const n = vertical ? w : h, len = vertical ? h : w;
+  const n = vertical ? w : h,
+    len = vertical ? h : w;
   const at = (line: number, i: number): number => (vertical ? i * w + line : line * w + i);
   const bands: number[] = [];
   let bandStart = -1;
@@ -180,7 +200,10 @@ function straightRuns(ink: Uint8Array, w: number, h: number, minRun: number, ver
  */
 function regularBands(bands: number[]): boolean {
   if (bands.length < 5) return false;
-  const gaps = bands.slice(1).map((b, i) => b - bands[i]).sort((a, b) => a - b);
+  const gaps = bands
+    .slice(1)
+    .map((b, i) => b - bands[i])
+    .sort((a, b) => a - b);
   const med = gaps[gaps.length >> 1];
   const regular = gaps.filter((g) => Math.abs(g - med) <= 0.3 * med || Math.abs(g - 2 * med) <= 0.3 * med).length;
   return med >= 4 && regular >= 0.7 * gaps.length;
@@ -192,7 +215,8 @@ const LINE_TONE_TOLERANCE = 0.3;
 /** Length of the run of set pixels through each pixel, along columns (`vertical`) or rows. */
 function runLengths(mask: Uint8Array, w: number, h: number, vertical: boolean): Uint16Array {
   const out = new Uint16Array(w * h);
-  const n = vertical ? w : h, len = vertical ? h : w;
+  const n = vertical ? w : h,
+    len = vertical ? h : w;
   for (let line = 0; line < n; line++) {
     let start = -1;
     for (let i = 0; i <= len; i++) {
@@ -244,8 +268,13 @@ function dropSheetEdges(ink: Uint8Array, w: number, h: number): void {
   for (let s = 0; s < w * h; s++) {
     if (!ink[s] || labels[s]) continue;
     id++;
-    let top = 0, area = 0, border = false;
-    let x0 = w, y0 = h, x1 = 0, y1 = 0;
+    let top = 0,
+      area = 0,
+      border = false;
+    let x0 = w,
+      y0 = h,
+      x1 = 0,
+      y1 = 0;
     const members: number[] = [];
     labels[s] = id;
     stack[top++] = s;
@@ -253,12 +282,17 @@ function dropSheetEdges(ink: Uint8Array, w: number, h: number): void {
       const p = stack[--top];
       members.push(p);
       area++;
-      const x = p % w, y = (p - x) / w;
+      const x = p % w,
+        y = (p - x) / w;
       if (x === 0 || y === 0 || x === w - 1 || y === h - 1) border = true;
-      x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+      x0 = Math.min(x0, x);
+      x1 = Math.max(x1, x);
+      y0 = Math.min(y0, y);
+      y1 = Math.max(y1, y);
       for (let dy = -1; dy <= 1; dy++) {
         for (let dx = -1; dx <= 1; dx++) {
-          const xx = x + dx, yy = y + dy;
+          const xx = x + dx,
+            yy = y + dy;
           if (xx < 0 || yy < 0 || xx >= w || yy >= h) continue;
           const q = yy * w + xx;
           if (ink[q] && !labels[q]) {
@@ -273,7 +307,8 @@ function dropSheetEdges(ink: Uint8Array, w: number, h: number): void {
     const band = Math.max(3, Math.round(0.06 * Math.max(w, h)));
     let nearBorder = 0;
     for (const p of members) {
-      const x = p % w, y = (p - x) / w;
+      const x = p % w,
+        y = (p - x) / w;
       if (x < band || y < band || x >= w - band || y >= h - band) nearBorder++;
     }
     const spans = x1 - x0 + 1 >= 0.5 * w || y1 - y0 + 1 >= 0.5 * h;
@@ -289,8 +324,11 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
   const hist = new Uint32Array(256);
   for (let p = 0; p < w * h; p++) {
     hist[strength[p]]++;
-    const r = paper[p * 3], g = paper[p * 3 + 1], b = paper[p * 3 + 2];
-    const mx = Math.max(r, g, b), mn = Math.min(r, g, b);
+    const r = paper[p * 3],
+      g = paper[p * 3 + 1],
+      b = paper[p * 3 + 2];
+    const mx = Math.max(r, g, b),
+      mn = Math.min(r, g, b);
     if (strength[p] < MIN_INK && mx >= 90 && (mx - mn) / mx <= 0.25) paperCount++;
   }
   // Otsu over the pixels that could be ink at all (the paper mode would otherwise pull it down).
@@ -313,10 +351,12 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
   }
   while (top > 0) {
     const p = stack[--top];
-    const x = p % w, y = (p - x) / w;
+    const x = p % w,
+      y = (p - x) / w;
     for (let dy = -1; dy <= 1; dy++) {
       for (let dx = -1; dx <= 1; dx++) {
-        const xx = x + dx, yy = y + dy;
+        const xx = x + dx,
+          yy = y + dy;
         if (xx < 0 || yy < 0 || xx >= w || yy >= h) continue;
         const q = yy * w + xx;
         if (!ink[q] && strength[q] >= lo) {
@@ -391,10 +431,12 @@ function fillOutline(ink: Uint8Array, w: number, h: number, r: number): Uint8Arr
   }
   while (top > 0) {
     const p = stack[--top];
-    const x = p % w, y = (p - x) / w;
+    const x = p % w,
+      y = (p - x) / w;
     for (let dy = -1; dy <= 1; dy++) {
       for (let dx = -1; dx <= 1; dx++) {
-        const xx = x + dx, yy = y + dy;
+        const xx = x + dx,
+          yy = y + dy;
         if (xx < 0 || yy < 0 || xx >= w || yy >= h) continue;
         const q = yy * w + xx;
         if (!keep[q] && fg[q]) {

@@ -29,8 +29,14 @@ export interface ForegroundResult {
   raw?: Uint8Array;
   /** Evidence behind the choice, for logs and tests. */
   evidence: {
-    transparentShare?: number; borderPlainShare?: number; segmentationArea?: number; segmentationConfidence?: number;
-    paperShare?: number; inkShare?: number; ruledLines?: number; paperInsideFigure?: number;
+    transparentShare?: number;
+    borderPlainShare?: number;
+    segmentationArea?: number;
+    segmentationConfidence?: number;
+    paperShare?: number;
+    inkShare?: number;
+    ruledLines?: number;
+    paperInsideFigure?: number;
   };
   /** Drawing path only: the paper model, so the texture can follow the ink at full resolution and drop the paper's shading. */
   paper?: PaperModel;
@@ -80,7 +86,13 @@ export async function findForeground(rgba: Buffer, w: number, h: number, hasAlph
   const drawing = drawingMask(rgba, w, h);
   const drawingArea = maskArea(drawing.mask);
   Object.assign(evidence, drawing.evidence, { paperInsideFigure: paperInside(drawing.mask, drawing.model.strength) });
-  const asDrawing = (confident: boolean): ForegroundResult => ({ mask: drawing.mask, method: 'drawing', confident, evidence, paper: drawing.model });
+  const asDrawing = (confident: boolean): ForegroundResult => ({
+    mask: drawing.mask,
+    method: 'drawing',
+    confident,
+    evidence,
+    paper: drawing.model,
+  });
   if (border.plainShare >= PLAIN_BORDER_SHARE && drawingArea >= minArea) return asDrawing(true);
   // A sheet of paper photographed with its surroundings (a table, a shadow, the hand holding the
   // phone) is not plain at the border, but most of the picture is still paper.
@@ -114,7 +126,8 @@ const PAPER_SHARE = 0.6;
 const PAPER_INSIDE_DRAWING = 0.18;
 
 function paperInside(mask: Uint8Array, strength: Uint8Array): number {
-  let n = 0, bare = 0;
+  let n = 0,
+    bare = 0;
   for (let p = 0; p < mask.length; p++) {
     if (!mask[p]) continue;
     n++;
@@ -138,8 +151,10 @@ async function refocus(rgba: Buffer, w: number, h: number, figure: Uint8Array, p
   const b = maskBounds(figure, w, h);
   if (!b) return false;
   const pad = Math.round(Math.max(b.x1 - b.x0, b.y1 - b.y0) * REFOCUS_PAD);
-  const x0 = Math.max(0, b.x0 - pad), y0 = Math.max(0, b.y0 - pad);
-  const bw = Math.min(w - 1, b.x1 + pad) - x0 + 1, bh = Math.min(h - 1, b.y1 + pad) - y0 + 1;
+  const x0 = Math.max(0, b.x0 - pad),
+    y0 = Math.max(0, b.y0 - pad);
+  const bw = Math.min(w - 1, b.x1 + pad) - x0 + 1,
+    bh = Math.min(h - 1, b.y1 + pad) - y0 + 1;
   if (bw * bh >= REFOCUS_SHARE * w * h || bw < 16 || bh < 16) return false;
   const crop = Buffer.alloc(bw * bh * 4);
   for (let y = 0; y < bh; y++) rgba.copy(crop, y * bw * 4, ((y0 + y) * w + x0) * 4, ((y0 + y) * w + x0 + bw) * 4);

@@ -9,10 +9,15 @@ import type { Keypoint } from '../types.js';
 /** Confidence given to every heuristic joint: present, but not a measurement. */
 const HEURISTIC_SCORE = 0.3;
 
-interface Pt { x: number; y: number }
+interface Pt {
+  x: number;
+  y: number;
+}
 
 function centroid(mask: Uint8Array, w: number, x0: number, y0: number, x1: number, y1: number): Pt | null {
-  let sx = 0, sy = 0, n = 0;
+  let sx = 0,
+    sy = 0,
+    n = 0;
   for (let y = Math.max(0, y0); y <= y1; y++) {
     for (let x = Math.max(0, x0); x <= x1 && x < w; x++) {
       if (mask[y * w + x]) {
@@ -27,7 +32,10 @@ function centroid(mask: Uint8Array, w: number, x0: number, y0: number, x1: numbe
 
 /** Pose in the mask's pixel space; null when the mask is empty. */
 export function heuristicPose(mask: Uint8Array, w: number, h: number): Keypoint[] | null {
-  let x0 = w, x1 = -1, y0 = h, y1 = -1;
+  let x0 = w,
+    x1 = -1,
+    y0 = h,
+    y1 = -1;
   const rowMin = new Int32Array(h).fill(-1);
   const rowMax = new Int32Array(h).fill(-1);
   for (let y = 0; y < h; y++) {
@@ -71,7 +79,8 @@ export function heuristicPose(mask: Uint8Array, w: number, h: number): Keypoint[
   const band = Math.round(0.1 * W);
   const armTop = neckY;
   const armBottom = y0 + Math.round(0.65 * H);
-  let leftMost = { x: w, y: 0 }, rightMost = { x: -1, y: 0 };
+  let leftMost = { x: w, y: 0 },
+    rightMost = { x: -1, y: 0 };
   for (let y = armTop; y <= armBottom; y++) {
     if (rowMin[y] < 0) continue;
     if (rowMin[y] < leftMost.x) leftMost = { x: rowMin[y], y };
@@ -89,7 +98,7 @@ export function heuristicPose(mask: Uint8Array, w: number, h: number): Keypoint[
   const hipR = { x: clampX(cx + 0.5 * (footR.x - cx)), y: hipY };
   const hipL = { x: clampX(cx + 0.5 * (footL.x - cx)), y: hipY };
   const shoulderY = neckY + 0.35 * (hipY - neckY);
-  const shoulderHalf = Math.max(0.06 * H, 1.1 * Math.abs(hipL.x - hipR.x) / 2);
+  const shoulderHalf = Math.max(0.06 * H, (1.1 * Math.abs(hipL.x - hipR.x)) / 2);
   const shR = { x: cx - shoulderHalf, y: shoulderY };
   const shL = { x: cx + shoulderHalf, y: shoulderY };
   const midp = (a: Pt, b: Pt): Pt => ({ x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 });
@@ -100,12 +109,18 @@ export function heuristicPose(mask: Uint8Array, w: number, h: number): Keypoint[
     { x: head.x - headR * 0.35, y: head.y - headR * 0.2 },
     { x: head.x + headR * 0.8, y: head.y },
     { x: head.x - headR * 0.8, y: head.y },
-    shL, shR,
-    midp(shL, handL), midp(shR, handR),
-    handL, handR,
-    hipL, hipR,
-    midp(hipL, footL), midp(hipR, footR),
-    footL, footR,
+    shL,
+    shR,
+    midp(shL, handL),
+    midp(shR, handR),
+    handL,
+    handR,
+    hipL,
+    hipR,
+    midp(hipL, footL),
+    midp(hipR, footR),
+    footL,
+    footR,
   ];
   return pts.map((p) => ({ x: p.x, y: p.y, score: HEURISTIC_SCORE }));
 }

@@ -5,7 +5,16 @@
  * border reaches, the figure = the rest, cleaned to its main component(s) with holes filled. An outline
  * drawing therefore yields its filled silhouette, which is what a mesh needs.
  */
-import { close, fillHoles, keepLargestComponents, maskArea, maskBounds, open, otsuThreshold, reachableFromBorder } from '../vision/mask-ops.js';
+import {
+  close,
+  fillHoles,
+  keepLargestComponents,
+  maskArea,
+  maskBounds,
+  open,
+  otsuThreshold,
+  reachableFromBorder,
+} from '../vision/mask-ops.js';
 import { downsampleRgba, resizeMask } from '../vision/image-ops.js';
 
 /** Below this colour difference (0..255 scale) nothing counts as ink, whatever Otsu says. */
@@ -24,7 +33,9 @@ export interface BorderStats {
  */
 export function borderStats(rgba: Buffer, w: number, h: number): BorderStats {
   const band = Math.max(2, Math.round(Math.min(w, h) * 0.03));
-  const rs: number[] = [], gs: number[] = [], bs: number[] = [];
+  const rs: number[] = [],
+    gs: number[] = [],
+    bs: number[] = [];
   const step = Math.max(1, Math.floor((w + h) / 2000));
   for (let y = 0; y < h; y += step) {
     for (let x = 0; x < w; x += step) {

@@ -28,7 +28,10 @@ export interface SkeletonPose {
   fromSkeleton: number[];
 }
 
-interface Pt { x: number; y: number }
+interface Pt {
+  x: number;
+  y: number;
+}
 
 /** Score given to joints read from a skeleton branch: a measurement, but not a pose model's. */
 const SKELETON_SCORE = 0.6;
@@ -45,8 +48,14 @@ function thin(img: Uint8Array, w: number, h: number): Uint8Array {
         for (let x = 1; x < w - 1; x++) {
           const p = y * w + x;
           if (!m[p]) continue;
-          const p2 = m[p - w], p3 = m[p - w + 1], p4 = m[p + 1], p5 = m[p + w + 1];
-          const p6 = m[p + w], p7 = m[p + w - 1], p8 = m[p - 1], p9 = m[p - w - 1];
+          const p2 = m[p - w],
+            p3 = m[p - w + 1],
+            p4 = m[p + 1],
+            p5 = m[p + w + 1];
+          const p6 = m[p + w],
+            p7 = m[p + w - 1],
+            p8 = m[p - 1],
+            p9 = m[p - w - 1];
           const b = p2 + p3 + p4 + p5 + p6 + p7 + p8 + p9;
           if (b < 2 || b > 6) continue;
           const seq = [p2, p3, p4, p5, p6, p7, p8, p9, p2];
@@ -91,28 +100,38 @@ function distance(mask: Uint8Array, w: number, h: number): Float32Array {
 export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPose | null {
   // Reduce by max-pooling (a limb one pixel wide stays connected), with a one-pixel empty frame.
   const f = Math.max(1, Math.ceil(Math.max(W, H) / 320));
-  const w = Math.ceil(W / f) + 2, h = Math.ceil(H / f) + 2;
+  const w = Math.ceil(W / f) + 2,
+    h = Math.ceil(H / f) + 2;
   const m = new Uint8Array(w * h);
   for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) if (mask[y * W + x]) m[(Math.floor(y / f) + 1) * w + Math.floor(x / f) + 1] = 1;
   const dt = distance(m, w, h);
   const sk = thin(m, w, h);
   const toImage = (p: number): Pt => ({ x: ((p % w) - 1 + 0.5) * f - 0.5, y: (Math.floor(p / w) - 1 + 0.5) * f - 0.5 });
 
-  let x0 = w, x1 = 0, y0 = h, y1 = 0;
+  let x0 = w,
+    x1 = 0,
+    y0 = h,
+    y1 = 0;
   for (let p = 0; p < w * h; p++) {
     if (!m[p]) continue;
-    const x = p % w, y = (p - x) / w;
-    x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+    const x = p % w,
+      y = (p - x) / w;
+    x0 = Math.min(x0, x);
+    x1 = Math.max(x1, x);
+    y0 = Math.min(y0, y);
+    y1 = Math.max(y1, y);
   }
   if (x1 <= x0 || y1 <= y0) return null;
-  const bw = x1 - x0 + 1, bh = y1 - y0 + 1;
+  const bw = x1 - x0 + 1,
+    bh = y1 - y0 + 1;
 
   // Root: the thickest skeleton point in the figure's middle band.
   let root = -1;
   const quadrupedShape = bw > 1.25 * bh;
   for (let p = 0; p < w * h; p++) {
     if (!sk[p]) continue;
-    const x = p % w, y = (p - x) / w;
+    const x = p % w,
+      y = (p - x) / w;
     const inBand = quadrupedShape ? x > x0 + 0.2 * bw && x < x1 - 0.2 * bw : y > y0 + 0.25 * bh && y < y0 + 0.8 * bh;
     if (inBand && (root < 0 || dt[p] > dt[root])) root = p;
   }
@@ -161,13 +180,17 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
     ends.push({ p, x: p % w, y: Math.floor(p / w), path, branch });
   }
   if (ends.length < 3) return null;
-  const rx = root % w, ry = Math.floor(root / w);
+  const rx = root % w,
+    ry = Math.floor(root / w);
 
   /** Limb joints from an end's path: [attach (shoulder/hip), middle (elbow/knee), end (hand/foot)]. */
   const limb = ({ path, branch }: { path: number[]; branch: number }): [Pt, Pt, Pt] => {
     // The limb's own thickness, measured on its branch (not on the body it joins).
     const n = Math.max(4, Math.min(path.length, branch + 1));
-    const radii = path.slice(Math.floor(n * 0.2), Math.max(Math.floor(n * 0.2) + 1, Math.floor(n * 0.6))).map((p) => dt[p]).sort((a, b) => a - b);
+    const radii = path
+      .slice(Math.floor(n * 0.2), Math.max(Math.floor(n * 0.2) + 1, Math.floor(n * 0.6)))
+      .map((p) => dt[p])
+      .sort((a, b) => a - b);
     const r = radii[radii.length >> 1] ?? 1;
     let e = n - 1;
     for (let i = Math.floor(n * 0.3); i < n; i++) {
@@ -193,18 +216,25 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
   if (quadrupedShape && below.length >= 3) {
     kind = 'quadruped';
     // Head side: more figure above the root's row on that side.
-    let left = 0, right = 0;
-    for (let y = y0; y < ry; y++) for (let x = x0; x <= x1; x++) if (m[y * w + x]) {
-      if (x < rx) left++;
-      else right++;
-    }
+    let left = 0,
+      right = 0;
+    for (let y = y0; y < ry; y++)
+      for (let x = x0; x <= x1; x++)
+        if (m[y * w + x]) {
+          if (x < rx) left++;
+          else right++;
+        }
     const headRight = right >= left;
-    const feet = below.sort((a, b) => b.y - a.y).slice(0, 4).sort((a, b) => (headRight ? b.x - a.x : a.x - b.x));
+    const feet = below
+      .sort((a, b) => b.y - a.y)
+      .slice(0, 4)
+      .sort((a, b) => (headRight ? b.x - a.x : a.x - b.x));
     // Front legs on the head's side of the body's middle, hind legs on the other; a leg the skeleton
     // lost (merged into the body) is stood in for by its pair.
     const mid = (x0 + x1) / 2;
     const isFront = (e: (typeof feet)[number]): boolean => (headRight ? e.x >= mid : e.x <= mid);
-    let front = feet.filter(isFront).slice(0, 2), hind = feet.filter((e) => !isFront(e)).slice(0, 2);
+    let front = feet.filter(isFront).slice(0, 2),
+      hind = feet.filter((e) => !isFront(e)).slice(0, 2);
     if (!front.length || !hind.length) return null;
     if (front.length === 1) front = [front[0], front[0]];
     if (hind.length === 1) hind = [hind[0], hind[0]];
@@ -213,7 +243,8 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
     arms = pair(front);
     legs = pair(hind);
     for (const e of feet) used.add(e.p);
-    let best = -1, bestScore = -Infinity;
+    let best = -1,
+      bestScore = -Infinity;
     for (const e of ends) {
       if (used.has(e.p)) continue;
       const s = (headRight ? e.x : -e.x) - e.y * 0.5;
@@ -265,18 +296,28 @@ function buildBody(head: Pt | null, arms: [Pt, Pt, Pt][], legs: [Pt, Pt, Pt][], 
     kp[i] = { x: p.x, y: p.y, score: SKELETON_SCORE };
   };
   if (arms.length === 2) {
-    set(5, arms[0][0]); set(7, arms[0][1]); set(9, arms[0][2]);
-    set(6, arms[1][0]); set(8, arms[1][1]); set(10, arms[1][2]);
+    set(5, arms[0][0]);
+    set(7, arms[0][1]);
+    set(9, arms[0][2]);
+    set(6, arms[1][0]);
+    set(8, arms[1][1]);
+    set(10, arms[1][2]);
   }
   if (legs.length === 2) {
-    set(11, legs[0][0]); set(13, legs[0][1]); set(15, legs[0][2]);
-    set(12, legs[1][0]); set(14, legs[1][1]); set(16, legs[1][2]);
+    set(11, legs[0][0]);
+    set(13, legs[0][1]);
+    set(15, legs[0][2]);
+    set(12, legs[1][0]);
+    set(14, legs[1][1]);
+    set(16, legs[1][2]);
   }
   if (head) {
     set(0, head);
     const s = quadruped ? 6 : 8;
-    set(1, { x: head.x + s, y: head.y - s / 2 }); set(2, { x: head.x - s, y: head.y - s / 2 });
-    set(3, { x: head.x + 2 * s, y: head.y }); set(4, { x: head.x - 2 * s, y: head.y });
+    set(1, { x: head.x + s, y: head.y - s / 2 });
+    set(2, { x: head.x - s, y: head.y - s / 2 });
+    set(3, { x: head.x + 2 * s, y: head.y });
+    set(4, { x: head.x - 2 * s, y: head.y });
   }
   return kp;
 }

@@ -31,7 +31,8 @@ function soften(mask: Uint8Array, w: number, h: number): Uint8Array {
   const out = new Uint8Array(w * h);
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
-      let s = 0, n = 0;
+      let s = 0,
+        n = 0;
       for (let dy = -1; dy <= 1; dy++) {
         const yy = y + dy;
         if (yy < 0 || yy >= h) continue;
@@ -90,9 +91,6 @@ export async function writeTexture(job: TextureJob): Promise<void> {
   const png = await img.png({ compressionLevel: 4 }).toBuffer();
   await writeFile(job.textureFile, png);
   if (job.thumbnailFile) {
-    await sharp(png)
-      .resize({ width: THUMBNAIL_SIDE, height: THUMBNAIL_SIDE, fit: 'inside' })
-      .png()
-      .toFile(job.thumbnailFile);
+    await sharp(png).resize({ width: THUMBNAIL_SIDE, height: THUMBNAIL_SIDE, fit: 'inside' }).png().toFile(job.thumbnailFile);
   }
 }

@@ -33,10 +33,15 @@ export function resampleTrack(track: MotionTrack, fps: number): MotionTrack {
     const a = Math.min(track.frames.length - 1, Math.floor(src));
     const b = Math.min(track.frames.length - 1, a + 1);
     const f = Math.min(1, src - a);
-    const fa = track.frames[a], fb = track.frames[b];
+    const fa = track.frames[a],
+      fb = track.frames[b];
     frames.push({
       timeMs: Math.round((i * 1000) / fps),
-      body: fa.body.map((k, j) => ({ x: k.x + (fb.body[j].x - k.x) * f, y: k.y + (fb.body[j].y - k.y) * f, score: Math.min(k.score, fb.body[j].score) })),
+      body: fa.body.map((k, j) => ({
+        x: k.x + (fb.body[j].x - k.x) * f,
+        y: k.y + (fb.body[j].y - k.y) * f,
+        score: Math.min(k.score, fb.body[j].score),
+      })),
       score: fa.score + (fb.score - fa.score) * f,
       detected: fa.detected && fb.detected,
     });
@@ -66,11 +71,21 @@ export async function renderInScene(job: SceneRenderJob): Promise<RenderResult> 
   if (motion.plateFile) {
     const plate = await sharp(join(motion.dir, motion.plateFile)).removeAlpha().resize(W, H, { fit: 'fill' }).raw().toBuffer();
     const k = W / track.width;
-    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-    for (const f of track.frames) for (const p of f.body) if (p.score > 0.2) {
-      x0 = Math.min(x0, p.x * k); x1 = Math.max(x1, p.x * k); y0 = Math.min(y0, p.y * k); y1 = Math.max(y1, p.y * k);
-    }
-    const box = Number.isFinite(x0) ? { x0: x0 - 0.25 * (x1 - x0), x1: x1 + 0.25 * (x1 - x0), y0: y0 - 0.1 * (y1 - y0), y1: y1 + 0.1 * (y1 - y0) } : null;
+    let x0 = Infinity,
+      y0 = Infinity,
+      x1 = -Infinity,
+      y1 = -Infinity;
+    for (const f of track.frames)
+      for (const p of f.body)
+        if (p.score > 0.2) {
+          x0 = Math.min(x0, p.x * k);
+          x1 = Math.max(x1, p.x * k);
+          y0 = Math.min(y0, p.y * k);
+          y1 = Math.max(y1, p.y * k);
+        }
+    const box = Number.isFinite(x0)
+      ? { x0: x0 - 0.25 * (x1 - x0), x1: x1 + 0.25 * (x1 - x0), y0: y0 - 0.1 * (y1 - y0), y1: y1 + 0.1 * (y1 - y0) }
+      : null;
     scene = colourStats(new Uint8Array(plate.buffer, plate.byteOffset, plate.length), W, H, box, 3, false);
   }
 
@@ -92,8 +107,16 @@ export async function renderInScene(job: SceneRenderJob): Promise<RenderResult> 
   }
   const mark = job.watermark ? await watermarkOverlay(W, H) : null;
   return renderVideo({
-    ffmpeg: job.ffmpeg, rig: job.rig, textureFile: job.textureFile, motion, background: { mode: 'original' }, outDir: job.outDir,
-    signal: job.signal, onProgress: job.onProgress, output: { width: W, height: H }, audio,
+    ffmpeg: job.ffmpeg,
+    rig: job.rig,
+    textureFile: job.textureFile,
+    motion,
+    background: { mode: 'original' },
+    outDir: job.outDir,
+    signal: job.signal,
+    onProgress: job.onProgress,
+    output: { width: W, height: H },
+    audio,
     textureFilter: scene ? (rgba, w, h) => harmonizeTexture(rgba, w, h, scene) : undefined,
     hooks: {
       underlay: (_i, frame, pos, floorY) => drawContactShadow(frame, W, H, pos, floorY, 0.35),

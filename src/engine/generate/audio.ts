@@ -21,11 +21,31 @@ const MAJOR = [0, 2, 4, 5, 7, 9, 11];
 const MINOR = [0, 2, 3, 5, 7, 8, 10];
 /** Chord roots as scale degrees (4 bars, repeated). */
 const PROGRESSIONS: Record<Mood, number[][]> = {
-  cheerful: [[0, 4, 5, 3], [0, 5, 3, 4], [3, 4, 0, 0]],
-  energetic: [[0, 5, 3, 4], [5, 3, 0, 4], [0, 0, 3, 4]],
-  calm: [[0, 3, 0, 4], [0, 5, 3, 0], [3, 0, 4, 0]],
-  melancholic: [[0, 5, 2, 6], [0, 3, 4, 0], [5, 3, 0, 4]],
-  tense: [[0, 1, 0, 5], [0, 6, 5, 1], [0, 0, 1, 1]],
+  cheerful: [
+    [0, 4, 5, 3],
+    [0, 5, 3, 4],
+    [3, 4, 0, 0],
+  ],
+  energetic: [
+    [0, 5, 3, 4],
+    [5, 3, 0, 4],
+    [0, 0, 3, 4],
+  ],
+  calm: [
+    [0, 3, 0, 4],
+    [0, 5, 3, 0],
+    [3, 0, 4, 0],
+  ],
+  melancholic: [
+    [0, 5, 2, 6],
+    [0, 3, 4, 0],
+    [5, 3, 0, 4],
+  ],
+  tense: [
+    [0, 1, 0, 5],
+    [0, 6, 5, 1],
+    [0, 0, 1, 1],
+  ],
 };
 
 const midiHz = (m: number): number => 440 * Math.pow(2, (m - 69) / 12);
@@ -105,7 +125,17 @@ function lowpass(x: Float32Array, hz: number): void {
   }
 }
 
-const AMBIENCE_LEVEL: Record<Setting, number> = { studio: 0.02, sky: 0.05, room: 0.02, beach: 0.12, night: 0.05, forest: 0.05, city: 0.07, snow: 0.04, stage: 0.04 };
+const AMBIENCE_LEVEL: Record<Setting, number> = {
+  studio: 0.02,
+  sky: 0.05,
+  room: 0.02,
+  beach: 0.12,
+  night: 0.05,
+  forest: 0.05,
+  city: 0.07,
+  snow: 0.04,
+  stage: 0.04,
+};
 
 /** Ambience of the setting, mono, `n` samples. */
 export function ambience(setting: Setting, seed: number, n: number): Float32Array {
@@ -120,8 +150,12 @@ export function ambience(setting: Setting, seed: number, n: number): Float32Arra
   for (let i = 0; i < n; i++) {
     const t = i / SAMPLE_RATE;
     // Surf swells every ~6 s; wind gusts slower; the rest is a steady bed.
-    const swell = setting === 'beach' ? 0.35 + 0.65 * Math.pow(Math.max(0, Math.sin((2 * Math.PI * t) / 6 + phase)), 2)
-      : setting === 'sky' || setting === 'snow' ? 0.5 + 0.5 * Math.sin((2 * Math.PI * t) / 9 + phase) : 1;
+    const swell =
+      setting === 'beach'
+        ? 0.35 + 0.65 * Math.pow(Math.max(0, Math.sin((2 * Math.PI * t) / 6 + phase)), 2)
+        : setting === 'sky' || setting === 'snow'
+          ? 0.5 + 0.5 * Math.sin((2 * Math.PI * t) / 9 + phase)
+          : 1;
     let s = noise[i] * level * swell;
     if (setting === 'night' || setting === 'forest') {
       // Crickets (night) or birds (forest): short high chirps in bursts.
@@ -152,7 +186,8 @@ export function mixSoundtrack(plan: ScenePlan, speech: SpeechClip[], durationS: 
   // Ducking gain follows the speech envelope with a 30 ms attack and 300 ms release.
   const duck = new Float32Array(n);
   let env = 0;
-  const att = 1 - Math.exp(-1 / (0.03 * SAMPLE_RATE)), rel = 1 - Math.exp(-1 / (0.3 * SAMPLE_RATE));
+  const att = 1 - Math.exp(-1 / (0.03 * SAMPLE_RATE)),
+    rel = 1 - Math.exp(-1 / (0.3 * SAMPLE_RATE));
   for (let i = 0; i < n; i++) {
     const v = Math.abs(voice[i]) > 0.02 ? 1 : 0;
     env += (v - env) * (v > env ? att : rel);
@@ -194,7 +229,10 @@ export async function writeWav(file: string, pcm: Buffer, channels: number, rate
 /** Reads a 16-bit PCM WAV (mono or stereo, any rate) as mono samples resampled to SAMPLE_RATE. */
 export function decodeWavMono(buf: Buffer): Float32Array {
   if (buf.toString('ascii', 0, 4) !== 'RIFF' || buf.toString('ascii', 8, 12) !== 'WAVE') throw new Error('not a WAV file');
-  let off = 12, channels = 1, rate = SAMPLE_RATE, bits = 16;
+  let off = 12,
+    channels = 1,
+    rate = SAMPLE_RATE,
+    bits = 16;
   let data: Buffer | null = null;
   while (off + 8 <= buf.length) {
     const id = buf.toString('ascii', off, off + 4);
@@ -220,7 +258,8 @@ export function decodeWavMono(buf: Buffer): Float32Array {
   const out = new Float32Array(n);
   for (let i = 0; i < n; i++) {
     const x = (i * rate) / SAMPLE_RATE;
-    const a = Math.floor(x), f = x - a;
+    const a = Math.floor(x),
+      f = x - a;
     out[i] = (src[a] ?? 0) * (1 - f) + (src[a + 1] ?? src[a] ?? 0) * f;
   }
   return out;

@@ -87,8 +87,10 @@ export async function coverImage(file: string, W: number, H: number): Promise<Ui
  */
 function enrich(plan: ScenePlan): ScenePlan {
   const rnd = mulberry32(plan.seed ^ 0xe4a1);
-  const setting = plan.setting === 'studio' ? (['sky', 'room', 'beach', 'forest', 'city', 'stage'] as const)[Math.floor(rnd() * 6)] : plan.setting;
-  const camera = plan.camera === 'static' ? (['zoom-in', 'pan-right', 'dolly-in', 'pan-left'] as const)[Math.floor(rnd() * 4)] : plan.camera;
+  const setting =
+    plan.setting === 'studio' ? (['sky', 'room', 'beach', 'forest', 'city', 'stage'] as const)[Math.floor(rnd() * 6)] : plan.setting;
+  const camera =
+    plan.camera === 'static' ? (['zoom-in', 'pan-right', 'dolly-in', 'pan-left'] as const)[Math.floor(rnd() * 4)] : plan.camera;
   let actions = plan.actions;
   if (actions.length === 1 && actions[0].action === 'idle' && plan.durationS >= 3) {
     const extra: Action = (['wave', 'dance', 'clap', 'bow'] as const)[Math.floor(rnd() * 4)];
@@ -164,21 +166,24 @@ function buildTrack(plan: ScenePlan, W: number, H: number, place: Placement, own
   for (let i = 0; i < n; i++) {
     const t = i / GENERATED_FPS;
     const cam = cameraAt(plan, n > 1 ? i / (n - 1) : 0, focus);
-    let minX = cam.cx * W - W / (2 * cam.zoom) + reach, maxX = cam.cx * W + W / (2 * cam.zoom) - reach;
+    let minX = cam.cx * W - W / (2 * cam.zoom) + reach,
+      maxX = cam.cx * W + W / (2 * cam.zoom) - reach;
     if (minX > maxX) minX = maxX = cam.cx * W;
     if (i === 0 && x < minX) dir = 1;
     if (i === 0 && x > maxX) dir = -1;
     const pose = poseAtTime(plan, t);
     const act = plan.actions.find((a) => t < a.endS) ?? plan.actions[plan.actions.length - 1];
     if (i > 0 && maxX > minX) {
-      x += dir * (TRAVEL[act.action] ?? 0) * place.height / GENERATED_FPS;
+      x += (dir * (TRAVEL[act.action] ?? 0) * place.height) / GENERATED_FPS;
       if ((x < minX && dir < 0) || (x > maxX && dir > 0)) {
         dir = (dir * -1) as 1 | -1;
         x = Math.min(Math.max(maxX, place.footX), Math.max(Math.min(minX, place.footX), x));
       }
     }
     let body: Keypoint[] = puppetKeypoints(pose).map((k) => ({
-      x: x + (k.x - REST_ROOT_X) * s, y: place.footY + (k.y - REST_ANKLE_Y) * s, score: 1,
+      x: x + (k.x - REST_ROOT_X) * s,
+      y: place.footY + (k.y - REST_ANKLE_Y) * s,
+      score: 1,
     }));
     // From the first frame's own pose into the plan, so frame 0 shows the figure as it stands.
     if (own && i < KEYFRAME_BLEND) {
@@ -187,7 +192,16 @@ function buildTrack(plan: ScenePlan, W: number, H: number, place: Placement, own
     }
     frames.push({ timeMs: Math.round((i * 1000) / GENERATED_FPS), body, score: 1, detected: true });
   }
-  return { version: 1, fps: GENERATED_FPS, frameCount: n, durationMs: Math.round((n * 1000) / GENERATED_FPS), width: W, height: H, smoothing: false, frames };
+  return {
+    version: 1,
+    fps: GENERATED_FPS,
+    frameCount: n,
+    durationMs: Math.round((n * 1000) / GENERATED_FPS),
+    width: W,
+    height: H,
+    smoothing: false,
+    frames,
+  };
 }
 
 function cameraAt(plan: ScenePlan, u: number, focus: { x: number; y: number }): CameraPose {
@@ -212,11 +226,17 @@ function cameraAt(plan: ScenePlan, u: number, focus: { x: number; y: number }): 
 /** The first frame's background with the subject removed (filled from around it), cover-resized. */
 async function firstFrameBackground(file: string, subject: CharacterAssets, W: number, H: number): Promise<Uint8Array> {
   const { data, info } = await sharp(file).rotate().removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  const w = info.width, h = info.height;
+  const w = info.width,
+    h = info.height;
   const rgb = new Uint8Array(data.buffer, data.byteOffset, data.length);
   const known = new Uint8Array(w * h).fill(1);
   const crop = subject.analysis.crop;
-  const tex = await sharp(join(subject.dir, subject.textureFile)).ensureAlpha().extractChannel(3).resize(crop.width, crop.height, { fit: 'fill' }).raw().toBuffer();
+  const tex = await sharp(join(subject.dir, subject.textureFile))
+    .ensureAlpha()
+    .extractChannel(3)
+    .resize(crop.width, crop.height, { fit: 'fill' })
+    .raw()
+    .toBuffer();
   // The figure, grown by a few pixels so its fringe goes with it.
   const grow = Math.max(2, Math.round(Math.max(w, h) / 200));
   for (let y = 0; y < crop.height; y++) {
@@ -224,7 +244,8 @@ async function firstFrameBackground(file: string, subject: CharacterAssets, W: n
       if (tex[y * crop.width + x] < 24) continue;
       for (let dy = -grow; dy <= grow; dy += grow) {
         for (let dx = -grow; dx <= grow; dx += grow) {
-          const X = crop.x + x + dx, Y = crop.y + y + dy;
+          const X = crop.x + x + dx,
+            Y = crop.y + y + dy;
           if (X >= 0 && Y >= 0 && X < w && Y < h) known[Y * w + X] = 0;
         }
       }
@@ -232,7 +253,9 @@ async function firstFrameBackground(file: string, subject: CharacterAssets, W: n
   }
   fillUnseen(rgb, known, w, h);
   const out = await sharp(Buffer.from(rgb.buffer, rgb.byteOffset, rgb.length), { raw: { width: w, height: h, channels: 3 } })
-    .resize(W, H, { fit: 'cover', position: 'centre' }).raw().toBuffer();
+    .resize(W, H, { fit: 'cover', position: 'centre' })
+    .raw()
+    .toBuffer();
   return new Uint8Array(out.buffer, out.byteOffset, out.length);
 }
 
@@ -307,7 +330,8 @@ export async function generateVideo(input: GenerateInput): Promise<GenerateResul
         applyCamera(bgRgba, out, W, H, { zoom: (1 + (cam.zoom - 1) * 0.5) / cam.zoom, cx: 0.5, cy: 0.5 });
         for (let o = 3; o < out.length; o += 4) out[o] = 0;
       },
-      underlay: (_i, frame, pos, floorY) => drawContactShadow(frame, W, H, pos, Math.max(floorY, place.footY), input.subjectFromFirstFrame ? 0.3 : 0.45),
+      underlay: (_i, frame, pos, floorY) =>
+        drawContactShadow(frame, W, H, pos, Math.max(floorY, place.footY), input.subjectFromFirstFrame ? 0.3 : 0.45),
       post: (i, frame) => {
         const cam = cameraAt(plan, n > 1 ? i / (n - 1) : 0, focus);
         if (cam.zoom !== 1 || cam.cx !== 0.5 || cam.cy !== 0.5) {
@@ -321,7 +345,13 @@ export async function generateVideo(input: GenerateInput): Promise<GenerateResul
     },
   });
   return {
-    videoFile: result.videoFile, durationMs: result.durationMs, frameCount: result.frameCount, width: W, height: H, plan, enhancedPrompt,
+    videoFile: result.videoFile,
+    durationMs: result.durationMs,
+    frameCount: result.frameCount,
+    width: W,
+    height: H,
+    plan,
+    enhancedPrompt,
     spokenLines: spoken,
   };
 }
@@ -344,7 +374,10 @@ async function soundtrackOf(plan: ScenePlan, durationS: number, file: string, wo
 }
 
 /** The embedded generator's soundtrack for a prompt, for generators that make pictures only (GPU servers). */
-export async function writeSoundtrack(input: { prompt: string; tags: string[]; seed: number; durationS: number; workDir: string; signal?: AbortSignal }, file: string): Promise<void> {
+export async function writeSoundtrack(
+  input: { prompt: string; tags: string[]; seed: number; durationS: number; workDir: string; signal?: AbortSignal },
+  file: string,
+): Promise<void> {
   await mkdir(input.workDir, { recursive: true });
   const plan = planScene({ prompt: input.prompt, tags: input.tags, durationS: input.durationS, seed: input.seed });
   await soundtrackOf(plan, input.durationS, file, input.workDir, input.signal);
@@ -353,7 +386,9 @@ export async function writeSoundtrack(input: { prompt: string; tags: string[]; s
 function rgbToRgba(rgb: Uint8Array, W: number, H: number): Uint8Array {
   const out = new Uint8Array(W * H * 4);
   for (let i = 0, j = 0; i < W * H; i++, j += 3) {
-    out[i * 4] = rgb[j]; out[i * 4 + 1] = rgb[j + 1]; out[i * 4 + 2] = rgb[j + 2];
+    out[i * 4] = rgb[j];
+    out[i * 4 + 1] = rgb[j + 1];
+    out[i * 4 + 2] = rgb[j + 2];
   }
   return out;
 }

@@ -12,10 +12,20 @@ export interface ColourStats {
 }
 
 /** Statistics of RGBA pixels with alpha >= 128 (or all pixels when `alpha` is false) inside a box. */
-export function colourStats(px: Uint8Array, w: number, h: number, box: { x0: number; y0: number; x1: number; y1: number } | null, channels: 3 | 4, useAlpha: boolean): ColourStats | null {
-  const x0 = Math.max(0, Math.floor(box?.x0 ?? 0)), x1 = Math.min(w, Math.ceil(box?.x1 ?? w));
-  const y0 = Math.max(0, Math.floor(box?.y0 ?? 0)), y1 = Math.min(h, Math.ceil(box?.y1 ?? h));
-  const s = [0, 0, 0], s2 = [0, 0, 0];
+export function colourStats(
+  px: Uint8Array,
+  w: number,
+  h: number,
+  box: { x0: number; y0: number; x1: number; y1: number } | null,
+  channels: 3 | 4,
+  useAlpha: boolean,
+): ColourStats | null {
+  const x0 = Math.max(0, Math.floor(box?.x0 ?? 0)),
+    x1 = Math.min(w, Math.ceil(box?.x1 ?? w));
+  const y0 = Math.max(0, Math.floor(box?.y0 ?? 0)),
+    y1 = Math.min(h, Math.ceil(box?.y1 ?? h));
+  const s = [0, 0, 0],
+    s2 = [0, 0, 0];
   let n = 0;
   for (let y = y0; y < y1; y++) {
     for (let x = x0; x < x1; x++) {
@@ -59,14 +69,16 @@ export function harmonizeTexture(rgba: Uint8Array, w: number, h: number, scene: 
  * the figure's lowest part, fading as the figure rises above the floor (a jump).
  */
 export function drawContactShadow(frame: Uint8Array, W: number, H: number, pos: Float32Array, floorY: number, strength = 0.45): void {
-  let minY = Infinity, maxY = -Infinity;
+  let minY = Infinity,
+    maxY = -Infinity;
   for (let i = 1; i < pos.length; i += 2) {
     if (pos[i] < minY) minY = pos[i];
     if (pos[i] > maxY) maxY = pos[i];
   }
   const figH = maxY - minY;
   if (!Number.isFinite(figH) || figH < 4) return;
-  let x0 = Infinity, x1 = -Infinity;
+  let x0 = Infinity,
+    x1 = -Infinity;
   for (let i = 0; i < pos.length; i += 2) {
     if (pos[i + 1] >= maxY - 0.06 * figH) {
       if (pos[i] < x0) x0 = pos[i];
@@ -77,9 +89,13 @@ export function drawContactShadow(frame: Uint8Array, W: number, H: number, pos: 
   const lift = Math.max(0, ground - maxY);
   const k = strength * Math.exp(-lift / (0.12 * figH));
   if (k < 0.01) return;
-  const cx = (x0 + x1) / 2, rx = (x1 - x0) / 2 + 0.1 * figH, ry = 0.035 * figH + 2;
-  const ys = Math.max(0, Math.floor(ground - 3 * ry)), ye = Math.min(H - 1, Math.ceil(ground + 3 * ry));
-  const xs = Math.max(0, Math.floor(cx - 1.6 * rx)), xe = Math.min(W - 1, Math.ceil(cx + 1.6 * rx));
+  const cx = (x0 + x1) / 2,
+    rx = (x1 - x0) / 2 + 0.1 * figH,
+    ry = 0.035 * figH + 2;
+  const ys = Math.max(0, Math.floor(ground - 3 * ry)),
+    ye = Math.min(H - 1, Math.ceil(ground + 3 * ry));
+  const xs = Math.max(0, Math.floor(cx - 1.6 * rx)),
+    xe = Math.min(W - 1, Math.ceil(cx + 1.6 * rx));
   for (let y = ys; y <= ye; y++) {
     const dy = (y - ground) / ry;
     for (let x = xs; x <= xe; x++) {
@@ -88,7 +104,9 @@ export function drawContactShadow(frame: Uint8Array, W: number, H: number, pos: 
       if (d2 > 2.6) continue;
       const m = 1 - k * Math.exp(-d2 * 1.6);
       const o = (y * W + x) * 4;
-      frame[o] *= m; frame[o + 1] *= m; frame[o + 2] *= m;
+      frame[o] *= m;
+      frame[o + 1] *= m;
+      frame[o + 2] *= m;
     }
   }
 }
@@ -103,16 +121,23 @@ export interface CameraPose {
 /** Resamples `src` (RGBA) into `dst` as seen through the camera (bilinear). */
 export function applyCamera(src: Uint8Array, dst: Uint8Array, W: number, H: number, cam: CameraPose): void {
   const z = cam.zoom;
-  const ox = cam.cx * W - (W / 2) / z, oy = cam.cy * H - (H / 2) / z;
+  const ox = cam.cx * W - W / 2 / z,
+    oy = cam.cy * H - H / 2 / z;
   const inv = 1 / z;
   for (let y = 0; y < H; y++) {
     const sy = Math.min(H - 1.001, Math.max(0, oy + (y + 0.5) * inv - 0.5));
-    const y0 = Math.floor(sy), fy = sy - y0;
-    const r0 = y0 * W * 4, r1 = Math.min(H - 1, y0 + 1) * W * 4;
+    const y0 = Math.floor(sy),
+      fy = sy - y0;
+    const r0 = y0 * W * 4,
+      r1 = Math.min(H - 1, y0 + 1) * W * 4;
     for (let x = 0, o = y * W * 4; x < W; x++, o += 4) {
       const sx = Math.min(W - 1.001, Math.max(0, ox + (x + 0.5) * inv - 0.5));
-      const x0 = Math.floor(sx), fx = sx - x0;
-      const a = r0 + x0 * 4, b = a + 4, c = r1 + x0 * 4, d = c + 4;
+      const x0 = Math.floor(sx),
+        fx = sx - x0;
+      const a = r0 + x0 * 4,
+        b = a + 4,
+        c = r1 + x0 * 4,
+        d = c + 4;
       for (let ch = 0; ch < 3; ch++) {
         const top = src[a + ch] + (src[b + ch] - src[a + ch]) * fx;
         const bot = src[c + ch] + (src[d + ch] - src[c + ch]) * fx;
@@ -128,7 +153,9 @@ export function blendImage(frame: Uint8Array, img: Uint8Array, w: number): void 
   if (w <= 0) return;
   if (w >= 1) {
     for (let i = 0, j = 0; j < img.length; i += 4, j += 3) {
-      frame[i] = img[j]; frame[i + 1] = img[j + 1]; frame[i + 2] = img[j + 2];
+      frame[i] = img[j];
+      frame[i + 1] = img[j + 1];
+      frame[i + 2] = img[j + 2];
     }
     return;
   }
@@ -143,11 +170,18 @@ export function blendImage(frame: Uint8Array, img: Uint8Array, w: number): void 
 export async function watermarkOverlay(W: number, H: number): Promise<{ px: Uint8Array; w: number; h: number; x: number; y: number }> {
   const h = Math.max(14, Math.round(H * 0.035));
   const w = Math.round(h * 7.5);
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><rect width="100%" height="100%" rx="${h / 4}" fill="black" fill-opacity="0.35"/>` +
+  const svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><rect width="100%" height="100%" rx="${h / 4}" fill="black" fill-opacity="0.35"/>` +
     `<text x="50%" y="72%" font-family="sans-serif" font-size="${Math.round(h * 0.62)}" fill="white" fill-opacity="0.9" text-anchor="middle">Marionette</text></svg>`;
   const raw = await sharp(Buffer.from(svg)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   const margin = Math.round(h * 0.6);
-  return { px: new Uint8Array(raw.data), w: raw.info.width, h: raw.info.height, x: W - raw.info.width - margin, y: H - raw.info.height - margin };
+  return {
+    px: new Uint8Array(raw.data),
+    w: raw.info.width,
+    h: raw.info.height,
+    x: W - raw.info.width - margin,
+    y: H - raw.info.height - margin,
+  };
 }
 
 export function drawOverlay(frame: Uint8Array, W: number, o: { px: Uint8Array; w: number; h: number; x: number; y: number }): void {

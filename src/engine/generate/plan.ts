@@ -74,10 +74,26 @@ const SETTING_WORDS: Array<[Setting, RegExp]> = [
 ];
 
 const COLOUR_WORDS: Record<string, [number, number, number]> = {
-  red: [200, 50, 45], orange: [235, 140, 40], yellow: [240, 210, 60], green: [70, 160, 80], blue: [60, 110, 210],
-  purple: [130, 70, 170], violet: [140, 90, 200], pink: [240, 140, 180], teal: [40, 150, 150], cyan: [70, 200, 220],
-  brown: [130, 90, 55], black: [25, 25, 30], white: [240, 240, 240], grey: [140, 140, 145], gray: [140, 140, 145],
-  gold: [220, 180, 70], golden: [220, 180, 70], silver: [190, 195, 200], turquoise: [60, 200, 190], magenta: [210, 60, 170],
+  red: [200, 50, 45],
+  orange: [235, 140, 40],
+  yellow: [240, 210, 60],
+  green: [70, 160, 80],
+  blue: [60, 110, 210],
+  purple: [130, 70, 170],
+  violet: [140, 90, 200],
+  pink: [240, 140, 180],
+  teal: [40, 150, 150],
+  cyan: [70, 200, 220],
+  brown: [130, 90, 55],
+  black: [25, 25, 30],
+  white: [240, 240, 240],
+  grey: [140, 140, 145],
+  gray: [140, 140, 145],
+  gold: [220, 180, 70],
+  golden: [220, 180, 70],
+  silver: [190, 195, 200],
+  turquoise: [60, 200, 190],
+  magenta: [210, 60, 170],
 };
 
 const MOOD_WORDS: Array<[Mood, RegExp]> = [
@@ -113,7 +129,11 @@ export function quotedDialogue(prompt: string): string[] {
 }
 
 function wordsOf(text: string): string[] {
-  return text.toLowerCase().replace(/[“”"']/g, ' ').split(/[^\p{L}\p{N}-]+/u).filter(Boolean);
+  return text
+    .toLowerCase()
+    .replace(/[“”"']/g, ' ')
+    .split(/[^\p{L}\p{N}-]+/u)
+    .filter(Boolean);
 }
 
 export interface PlanInput {
@@ -167,8 +187,18 @@ export function planScene(input: PlanInput): ScenePlan {
   // A travelling subject starts on the side it walks away from; a standing one near the middle.
   const subjectX = travels ? 0.5 - direction * (0.14 + rnd() * 0.06) : 0.4 + rnd() * 0.2;
   return {
-    durationS: d, seed: input.seed, actions: planned, setting: setting ?? 'studio', colours, mood, tempo, camera, dialogue,
-    subjectX, direction, words,
+    durationS: d,
+    seed: input.seed,
+    actions: planned,
+    setting: setting ?? 'studio',
+    colours,
+    mood,
+    tempo,
+    camera,
+    dialogue,
+    subjectX,
+    direction,
+    words,
   };
 }
 
@@ -185,15 +215,26 @@ const SETTING_TEXT: Record<Setting, string> = {
 };
 
 const ACTION_TEXT: Record<Action, string> = {
-  idle: 'stands in a relaxed pose, breathing gently', walk: 'walks across the frame with an easy stride', run: 'runs with quick steps and pumping arms',
-  jump: 'jumps up with both arms raised', dance: 'dances with swinging arms and bouncing knees', wave: 'waves a hand in greeting',
-  clap: 'claps hands in rhythm', bow: 'takes a polite bow', spin: 'spins around with arms out', kick: 'throws a high kick', sit: 'sits down and rests',
+  idle: 'stands in a relaxed pose, breathing gently',
+  walk: 'walks across the frame with an easy stride',
+  run: 'runs with quick steps and pumping arms',
+  jump: 'jumps up with both arms raised',
+  dance: 'dances with swinging arms and bouncing knees',
+  wave: 'waves a hand in greeting',
+  clap: 'claps hands in rhythm',
+  bow: 'takes a polite bow',
+  spin: 'spins around with arms out',
+  kick: 'throws a high kick',
+  sit: 'sits down and rests',
 };
 
 const CAMERA_TEXT: Record<CameraMove, string> = {
-  static: 'The camera holds a steady medium-wide shot.', 'zoom-in': 'The camera slowly zooms in on the subject.',
-  'zoom-out': 'The camera slowly zooms out to reveal the scene.', 'pan-left': 'The camera pans gently to the left.',
-  'pan-right': 'The camera pans gently to the right.', 'dolly-in': 'The camera dollies in towards the subject, the background shifting behind.',
+  static: 'The camera holds a steady medium-wide shot.',
+  'zoom-in': 'The camera slowly zooms in on the subject.',
+  'zoom-out': 'The camera slowly zooms out to reveal the scene.',
+  'pan-left': 'The camera pans gently to the left.',
+  'pan-right': 'The camera pans gently to the right.',
+  'dolly-in': 'The camera dollies in towards the subject, the background shifting behind.',
   'dolly-out': 'The camera dollies back from the subject, the background shifting behind.',
 };
 
@@ -202,9 +243,15 @@ const CAMERA_TEXT: Record<CameraMove, string> = {
  * generator plays, in sentences. Deterministic in the plan, so it matches what the video shows.
  */
 export function enhancePrompt(prompt: string, plan: ScenePlan, subject: string): string {
-  const steps = plan.actions.map((a, i) => `${i === 0 ? 'First' : i === plan.actions.length - 1 ? 'Finally' : 'Then'} the ${subject} ${ACTION_TEXT[a.action]} (${a.startS.toFixed(1)}-${a.endS.toFixed(1)} s).`);
+  const steps = plan.actions.map(
+    (a, i) =>
+      `${i === 0 ? 'First' : i === plan.actions.length - 1 ? 'Finally' : 'Then'} the ${subject} ${ACTION_TEXT[a.action]} (${a.startS.toFixed(1)}-${a.endS.toFixed(1)} s).`,
+  );
   const speech = plan.dialogue.length > 0 ? ` The ${subject} says: ${plan.dialogue.map((t) => `"${t}"`).join(' and ')}.` : '';
-  const tint = plan.colours.length > 0 ? ` The palette leans towards ${plan.colours.length} requested colour${plan.colours.length > 1 ? 's' : ''}.` : '';
+  const tint =
+    plan.colours.length > 0
+      ? ` The palette leans towards ${plan.colours.length} requested colour${plan.colours.length > 1 ? 's' : ''}.`
+      : '';
   return (
     `${prompt.trim().replace(/\s+/g, ' ')} — Scene: ${SETTING_TEXT[plan.setting]}.${tint} ${steps.join(' ')}${speech} ` +
     `${CAMERA_TEXT[plan.camera]} Mood: ${plan.mood}, music at ${plan.tempo} bpm.`

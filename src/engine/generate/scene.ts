@@ -19,47 +19,71 @@ export interface PaintedScene {
 }
 
 /** Fraction of the height where the feet stand, per setting. */
-const FLOOR: Record<Setting, number> = { studio: 0.88, sky: 0.88, room: 0.9, beach: 0.88, night: 0.88, forest: 0.89, city: 0.9, snow: 0.88, stage: 0.88 };
+const FLOOR: Record<Setting, number> = {
+  studio: 0.88,
+  sky: 0.88,
+  room: 0.9,
+  beach: 0.88,
+  night: 0.88,
+  forest: 0.89,
+  city: 0.9,
+  snow: 0.88,
+  stage: 0.88,
+};
 
 const mix = (a: Rgb, b: Rgb, t: number): Rgb => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
 const clamp01 = (v: number): number => (v < 0 ? 0 : v > 1 ? 1 : v);
 
 class Canvas {
   readonly px: Float32Array;
-  constructor(readonly w: number, readonly h: number) {
+  constructor(
+    readonly w: number,
+    readonly h: number,
+  ) {
     this.px = new Float32Array(w * h * 3);
   }
   /** Vertical gradient between rows y0..y1 (fractions), colour stops top → bottom. */
   vgrad(y0: number, y1: number, top: Rgb, bottom: Rgb): void {
-    const a = Math.max(0, Math.floor(y0 * this.h)), b = Math.min(this.h, Math.ceil(y1 * this.h));
+    const a = Math.max(0, Math.floor(y0 * this.h)),
+      b = Math.min(this.h, Math.ceil(y1 * this.h));
     for (let y = a; y < b; y++) {
       const c = mix(top, bottom, b - a <= 1 ? 0 : (y - a) / (b - a - 1));
       for (let x = 0, o = y * this.w * 3; x < this.w; x++, o += 3) {
-        this.px[o] = c[0]; this.px[o + 1] = c[1]; this.px[o + 2] = c[2];
+        this.px[o] = c[0];
+        this.px[o + 1] = c[1];
+        this.px[o + 2] = c[2];
       }
     }
   }
   /** Soft-edged ellipse (centre and radii in px), blended with opacity `alpha`. */
   ellipse(cx: number, cy: number, rx: number, ry: number, c: Rgb, alpha = 1, soft = 1.5): void {
-    const x0 = Math.max(0, Math.floor(cx - rx - soft)), x1 = Math.min(this.w - 1, Math.ceil(cx + rx + soft));
-    const y0 = Math.max(0, Math.floor(cy - ry - soft)), y1 = Math.min(this.h - 1, Math.ceil(cy + ry + soft));
+    const x0 = Math.max(0, Math.floor(cx - rx - soft)),
+      x1 = Math.min(this.w - 1, Math.ceil(cx + rx + soft));
+    const y0 = Math.max(0, Math.floor(cy - ry - soft)),
+      y1 = Math.min(this.h - 1, Math.ceil(cy + ry + soft));
     const r = Math.max(rx, ry);
     for (let y = y0; y <= y1; y++) {
       for (let x = x0; x <= x1; x++) {
-        const dx = (x + 0.5 - cx) / rx, dy = (y + 0.5 - cy) / ry;
+        const dx = (x + 0.5 - cx) / rx,
+          dy = (y + 0.5 - cy) / ry;
         const d = (Math.sqrt(dx * dx + dy * dy) - 1) * r;
         const t = clamp01(0.5 - d / (2 * soft)) * alpha;
         if (t <= 0) continue;
         const o = (y * this.w + x) * 3;
-        this.px[o] += (c[0] - this.px[o]) * t; this.px[o + 1] += (c[1] - this.px[o + 1]) * t; this.px[o + 2] += (c[2] - this.px[o + 2]) * t;
+        this.px[o] += (c[0] - this.px[o]) * t;
+        this.px[o + 1] += (c[1] - this.px[o + 1]) * t;
+        this.px[o + 2] += (c[2] - this.px[o + 2]) * t;
       }
     }
   }
   rect(x0: number, y0: number, x1: number, y1: number, c: Rgb, alpha = 1): void {
-    const a = Math.max(0, Math.round(x0)), b = Math.min(this.w, Math.round(x1));
+    const a = Math.max(0, Math.round(x0)),
+      b = Math.min(this.w, Math.round(x1));
     for (let y = Math.max(0, Math.round(y0)); y < Math.min(this.h, Math.round(y1)); y++) {
       for (let x = a, o = (y * this.w + a) * 3; x < b; x++, o += 3) {
-        this.px[o] += (c[0] - this.px[o]) * alpha; this.px[o + 1] += (c[1] - this.px[o + 1]) * alpha; this.px[o + 2] += (c[2] - this.px[o + 2]) * alpha;
+        this.px[o] += (c[0] - this.px[o]) * alpha;
+        this.px[o + 1] += (c[1] - this.px[o + 1]) * alpha;
+        this.px[o + 2] += (c[2] - this.px[o + 2]) * alpha;
       }
     }
   }
@@ -71,14 +95,18 @@ class Canvas {
         const edge = clamp01(y + 1 - y0);
         const c = mix(top, bottom, clamp01((y - y0) / Math.max(1, this.h - y0)));
         const o = (y * this.w + x) * 3;
-        this.px[o] += (c[0] - this.px[o]) * edge; this.px[o + 1] += (c[1] - this.px[o + 1]) * edge; this.px[o + 2] += (c[2] - this.px[o + 2]) * edge;
+        this.px[o] += (c[0] - this.px[o]) * edge;
+        this.px[o + 1] += (c[1] - this.px[o + 1]) * edge;
+        this.px[o + 2] += (c[2] - this.px[o + 2]) * edge;
       }
     }
   }
   toRgba(): Uint8Array {
     const out = new Uint8Array(this.w * this.h * 4);
     for (let i = 0, j = 0; i < this.px.length; i += 3, j += 4) {
-      out[j] = this.px[i]; out[j + 1] = this.px[i + 1]; out[j + 2] = this.px[i + 2];
+      out[j] = this.px[i];
+      out[j + 1] = this.px[i + 1];
+      out[j + 2] = this.px[i + 2];
     }
     return out;
   }
@@ -90,12 +118,17 @@ export function paintScene(plan: ScenePlan, width: number, height: number): Pain
   const tint = plan.colours[0] ?? null;
   const accent = plan.colours[1] ?? plan.colours[0] ?? null;
   const t = (base: Rgb, k = 0.45): Rgb => (tint ? mix(base, tint, k) : base);
-  const W = width, H = height, S = Math.min(W, H);
+  const W = width,
+    H = height,
+    S = Math.min(W, H);
   const floorY = Math.round(FLOOR[plan.setting] * H);
   const clouds = (n: number, col: Rgb, yMax: number) => {
     for (let i = 0; i < n; i++) {
-      const cx = rnd() * W, cy = (0.06 + rnd() * yMax) * H, r = (0.05 + rnd() * 0.05) * S;
-      for (let k = 0; k < 5; k++) c.ellipse(cx + (k - 2) * r * 0.7, cy + (k % 2) * r * 0.25, r * (0.8 + 0.3 * Math.sin(k * 1.7)), r * 0.55, col, 0.85, r * 0.25);
+      const cx = rnd() * W,
+        cy = (0.06 + rnd() * yMax) * H,
+        r = (0.05 + rnd() * 0.05) * S;
+      for (let k = 0; k < 5; k++)
+        c.ellipse(cx + (k - 2) * r * 0.7, cy + (k % 2) * r * 0.25, r * (0.8 + 0.3 * Math.sin(k * 1.7)), r * 0.55, col, 0.85, r * 0.25);
     }
   };
   switch (plan.setting) {
@@ -110,14 +143,21 @@ export function paintScene(plan: ScenePlan, width: number, height: number): Pain
       c.ellipse((0.15 + rnd() * 0.7) * W, (0.1 + rnd() * 0.12) * H, 0.07 * S, 0.07 * S, [255, 244, 200], 1, 0.04 * S);
       clouds(3 + Math.floor(rnd() * 3), [250, 250, 252], 0.3);
       const ph = rnd() * 6.28;
-      c.below((x) => 0.7 * H + Math.sin(x / W * 5 + ph) * 0.03 * H, accent ? mix([104, 170, 86], accent, 0.3) : [104, 170, 86], [70, 130, 60]);
-      c.below((x) => floorY - 0.03 * H + Math.sin(x / W * 9 + ph * 2) * 0.008 * H, [88, 150, 72], [60, 118, 52]);
+      c.below(
+        (x) => 0.7 * H + Math.sin((x / W) * 5 + ph) * 0.03 * H,
+        accent ? mix([104, 170, 86], accent, 0.3) : [104, 170, 86],
+        [70, 130, 60],
+      );
+      c.below((x) => floorY - 0.03 * H + Math.sin((x / W) * 9 + ph * 2) * 0.008 * H, [88, 150, 72], [60, 118, 52]);
       break;
     }
     case 'room': {
       const wall = t(rnd() < 0.5 ? [226, 214, 190] : [205, 220, 222]);
       c.vgrad(0, floorY / H - 0.1, wall, mix(wall, [120, 110, 100], 0.15));
-      const wx = (0.08 + rnd() * 0.6) * W, ww = 0.22 * W, wy = 0.12 * H, wh = 0.38 * H;
+      const wx = (0.08 + rnd() * 0.6) * W,
+        ww = 0.22 * W,
+        wy = 0.12 * H,
+        wh = 0.38 * H;
       c.rect(wx - 0.012 * S, wy - 0.012 * S, wx + ww + 0.012 * S, wy + wh + 0.012 * S, [245, 245, 240]);
       c.rect(wx, wy, wx + ww, wy + wh, [150, 200, 240]);
       c.rect(wx + ww / 2 - 0.006 * S, wy, wx + ww / 2 + 0.006 * S, wy + wh, [245, 245, 240]);
@@ -149,7 +189,7 @@ export function paintScene(plan: ScenePlan, width: number, height: number): Pain
         c.rect(0, y, W, y + Math.max(1, 0.003 * H), [200, 235, 240], 0.35);
       }
       const ph = rnd() * 6.28;
-      c.below((x) => 0.7 * H + Math.sin(x / W * 7 + ph) * 0.01 * H, [236, 220, 180], [222, 200, 155]);
+      c.below((x) => 0.7 * H + Math.sin((x / W) * 7 + ph) * 0.01 * H, [236, 220, 180], [222, 200, 155]);
       break;
     }
     case 'night': {
@@ -162,7 +202,7 @@ export function paintScene(plan: ScenePlan, width: number, height: number): Pain
       const mx = (0.15 + rnd() * 0.7) * W;
       c.ellipse(mx, 0.16 * H, 0.055 * S, 0.055 * S, [245, 242, 220], 1, 0.03 * S);
       c.ellipse(mx + 0.02 * S, 0.15 * H, 0.045 * S, 0.045 * S, [24, 30, 62], 0.9, 0.01 * S);
-      c.below((x) => 0.76 * H + Math.sin(x / W * 4 + mx) * 0.02 * H, [30, 40, 52], [18, 22, 30]);
+      c.below((x) => 0.76 * H + Math.sin((x / W) * 4 + mx) * 0.02 * H, [30, 40, 52], [18, 22, 30]);
       break;
     }
     case 'forest': {
@@ -172,7 +212,9 @@ export function paintScene(plan: ScenePlan, width: number, height: number): Pain
       const trees = 7 + Math.floor(rnd() * 4);
       for (let i = 0; i < trees; i++) {
         const side = i % 2 === 0 ? rnd() * 0.3 : 0.7 + rnd() * 0.3;
-        const x = side * W, hgt = (0.45 + rnd() * 0.3) * H, base = floorY - 0.04 * H;
+        const x = side * W,
+          hgt = (0.45 + rnd() * 0.3) * H,
+          base = floorY - 0.04 * H;
         c.rect(x - 0.015 * S, base - hgt * 0.6, x + 0.015 * S, base, [92, 64, 40]);
         const leaf: Rgb = accent ? mix([50, 120, 55], accent, 0.3) : [50 + rnd() * 30, 120 + rnd() * 30, 55];
         c.ellipse(x, base - hgt * 0.7, 0.09 * S, hgt * 0.3, leaf, 1, 0.02 * S);
@@ -185,7 +227,9 @@ export function paintScene(plan: ScenePlan, width: number, height: number): Pain
       c.vgrad(0, floorY / H - 0.08, t([250, 190, 120], 0.3), [250, 225, 180]);
       let x = 0;
       while (x < W) {
-        const bw = (0.05 + rnd() * 0.08) * W, bh = (0.25 + rnd() * 0.35) * H, top = floorY - 0.08 * H - bh;
+        const bw = (0.05 + rnd() * 0.08) * W,
+          bh = (0.25 + rnd() * 0.35) * H,
+          top = floorY - 0.08 * H - bh;
         const tone = 60 + rnd() * 40;
         c.rect(x, top, x + bw, floorY, [tone, tone * 0.9, tone * 1.1]);
         for (let wy = top + 0.02 * H; wy < floorY - 0.1 * H; wy += 0.04 * H) {
@@ -201,7 +245,7 @@ export function paintScene(plan: ScenePlan, width: number, height: number): Pain
     case 'snow': {
       c.vgrad(0, 0.7, t([190, 210, 230], 0.3), [232, 238, 245]);
       const ph = rnd() * 6.28;
-      c.below((x) => 0.62 * H + Math.sin(x / W * 4 + ph) * 0.05 * H, [236, 240, 248], [214, 222, 236]);
+      c.below((x) => 0.62 * H + Math.sin((x / W) * 4 + ph) * 0.05 * H, [236, 240, 248], [214, 222, 236]);
       c.below(() => floorY - 0.04 * H, [248, 250, 255], [226, 232, 242]);
       const flakes = Math.round((W * H) / 6000);
       for (let i = 0; i < flakes; i++) {
@@ -218,7 +262,9 @@ export function paintScene(plan: ScenePlan, width: number, height: number): Pain
         const k = 0.75 + 0.25 * Math.sin((x / W) * folds * Math.PI * 2);
         for (let y = 0; y < floorY - 0.06 * H; y++) {
           const o = (y * W + x) * 3;
-          c.px[o] *= k; c.px[o + 1] *= k; c.px[o + 2] *= k;
+          c.px[o] *= k;
+          c.px[o + 1] *= k;
+          c.px[o + 2] *= k;
         }
       }
       c.vgrad(floorY / H - 0.06, 1, [70, 50, 36], [40, 28, 20]);

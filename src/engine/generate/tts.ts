@@ -27,7 +27,9 @@ export async function speak(text: string, voice: Voice, workDir: string, signal?
   const outFile = join(workDir, `speech-${process.hrtime.bigint()}.wav`);
   try {
     await new Promise<void>((resolve, reject) => {
-      const child = spawn(process.execPath, [SCRIPT, JSON.stringify({ text: text.slice(0, 1000), outFile, ...voice })], { stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(process.execPath, [SCRIPT, JSON.stringify({ text: text.slice(0, 1000), outFile, ...voice })], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
       const timer = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS);

@@ -73,11 +73,7 @@ export function runProcess(
   });
 }
 
-export async function runFfmpeg(
-  tools: MediaTools,
-  args: string[],
-  opts: { signal?: AbortSignal } = {},
-): Promise<{ stderr: string }> {
+export async function runFfmpeg(tools: MediaTools, args: string[], opts: { signal?: AbortSignal } = {}): Promise<{ stderr: string }> {
   const { stderr } = await runProcess(tools.ffmpeg, ['-hide_banner', '-nostdin', '-y', ...args], opts);
   return { stderr };
 }
@@ -95,20 +91,27 @@ export interface DecodeOptions {
  * buffer: the stdout iterator pauses the pipe while the consumer works. Breaking out of the loop kills
  * ffmpeg.
  */
-export async function* decodeFrames(
-  tools: MediaTools,
-  file: string,
-  opts: DecodeOptions,
-): AsyncGenerator<Buffer, void, undefined> {
+export async function* decodeFrames(tools: MediaTools, file: string, opts: DecodeOptions): AsyncGenerator<Buffer, void, undefined> {
   const { fps, width, height, signal } = opts;
   if (signal?.aborted) throw abortError(signal);
   const frameBytes = width * height * 4;
   const args = [
-    '-hide_banner', '-nostdin', '-v', 'error',
-    '-i', file,
-    '-an', '-sn', '-dn',
-    '-vf', `fps=${fps},scale=${width}:${height}:flags=bilinear,format=rgba`,
-    '-f', 'rawvideo', '-pix_fmt', 'rgba', 'pipe:1',
+    '-hide_banner',
+    '-nostdin',
+    '-v',
+    'error',
+    '-i',
+    file,
+    '-an',
+    '-sn',
+    '-dn',
+    '-vf',
+    `fps=${fps},scale=${width}:${height}:flags=bilinear,format=rgba`,
+    '-f',
+    'rawvideo',
+    '-pix_fmt',
+    'rgba',
+    'pipe:1',
   ];
   const child = spawn(tools.ffmpeg, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const stderr = collectStderr(child);

@@ -95,11 +95,9 @@ const WEBM_CODECS = new Set(['vp8', 'vp9', 'av1']);
 export async function probeVideo(tools: MediaTools, file: string): Promise<VideoInfo> {
   let json: ProbeJson;
   try {
-    const { stdout } = await runProcess(
-      tools.ffprobe,
-      ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file],
-      { stdout: true },
-    );
+    const { stdout } = await runProcess(tools.ffprobe, ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], {
+      stdout: true,
+    });
     json = JSON.parse(stdout) as ProbeJson;
   } catch (err) {
     throw new EngineError('UNSUPPORTED_MEDIA', 'Video is corrupt or not a recognised media file', {

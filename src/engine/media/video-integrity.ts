@@ -41,13 +41,30 @@ function decodeWindow(
 ): Promise<{ stderr: string; code: number | null; frames: number; timedOut: boolean }> {
   return new Promise((resolve, reject) => {
     const args = [
-      '-hide_banner', '-nostdin', '-v', 'error', '-xerror',
+      '-hide_banner',
+      '-nostdin',
+      '-v',
+      'error',
+      '-xerror',
       ...(startS > 0 ? ['-ss', startS.toFixed(3)] : []),
-      '-i', file,
-      '-map', '0:v:0', '-an', '-sn', '-dn', '-t', windowS.toFixed(3),
+      '-i',
+      file,
+      '-map',
+      '0:v:0',
+      '-an',
+      '-sn',
+      '-dn',
+      '-t',
+      windowS.toFixed(3),
       // Tiny grey frames on stdout: every frame is fully decoded, scaling costs nothing, and the
       // count is the byte count (the null muxer complains about some WebM timestamps instead).
-      '-vf', `scale=${THUMB}:${THUMB}`, '-pix_fmt', 'gray', '-f', 'rawvideo', 'pipe:1',
+      '-vf',
+      `scale=${THUMB}:${THUMB}`,
+      '-pix_fmt',
+      'gray',
+      '-f',
+      'rawvideo',
+      'pipe:1',
     ];
     const child = spawn(tools.ffmpeg, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
@@ -102,6 +119,7 @@ export async function checkVideoFrames(
   }
   // A window may hold no frame at all in a valid clip (2 fps, or a still stretch of a variable-rate
   // screen recording), so only a clip in which no window decoded anything is refused for that.
-  if (frames === 0) return { failure: `no frame could be decoded at ${starts.map((s) => s.toFixed(1)).join(', ')} s`, frames, timedOut: false };
+  if (frames === 0)
+    return { failure: `no frame could be decoded at ${starts.map((s) => s.toFixed(1)).join(', ')} s`, frames, timedOut: false };
   return { failure: null, frames, timedOut: false };
 }

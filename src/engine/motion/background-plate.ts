@@ -108,7 +108,13 @@ export class PlateBuilder {
     for (const s of this.samples) {
       let m: Uint8Array = new Uint8Array(w * h);
       const body = bodyAt(s.index);
-      if (body) drawBodyRegion(m, w, h, body.map((k) => ({ x: k.x * sx, y: k.y * sy, score: k.score })));
+      if (body)
+        drawBodyRegion(
+          m,
+          w,
+          h,
+          body.map((k) => ({ x: k.x * sx, y: k.y * sy, score: k.score })),
+        );
       const person = s.person ? await s.person : null;
       if (person) {
         const seg = new Uint8Array(w * h);
@@ -182,7 +188,10 @@ export function fillUnseen(rgb: Uint8Array, known: Uint8Array, w: number, h: num
   // The push-pull fallback is only needed when some row has no known pixel at all.
   let smooth: Uint8Array | null = null;
   const fallback = (): Uint8Array => {
-    if (!smooth) { smooth = new Uint8Array(rgb); pushPullFill(smooth, known, w, h); }
+    if (!smooth) {
+      smooth = new Uint8Array(rgb);
+      pushPullFill(smooth, known, w, h);
+    }
     return smooth;
   };
   const filled = new Float32Array(w * h * 3);
@@ -196,7 +205,10 @@ export function fillUnseen(rgb: Uint8Array, known: Uint8Array, w: number, h: num
     const row = y * w;
     let x = 0;
     while (x < w) {
-      if (known[row + x]) { x++; continue; }
+      if (known[row + x]) {
+        x++;
+        continue;
+      }
       const x0 = x;
       while (x < w && !known[row + x]) x++;
       const x1 = x - 1;
@@ -207,18 +219,22 @@ export function fillUnseen(rgb: Uint8Array, known: Uint8Array, w: number, h: num
       let r1 = x1 + 1;
       while (r1 < w - 1 && known[row + r1 + 1]) r1++;
       const rightLen = x1 < w - 1 ? r1 - x1 : 0;
-      const lm = Math.min(FILL_MARGIN, Math.max(0, leftLen - 1)), rm = Math.min(FILL_MARGIN, Math.max(0, rightLen - 1));
+      const lm = Math.min(FILL_MARGIN, Math.max(0, leftLen - 1)),
+        rm = Math.min(FILL_MARGIN, Math.max(0, rightLen - 1));
       for (let xi = x0; xi <= x1; xi++) {
         const p = (row + xi) * 3;
         let wl = leftLen > 0 ? x1 + 1 - xi : 0;
         let wr = rightLen > 0 ? xi - x0 + 1 : 0;
         if (wl + wr === 0) {
           const f = fallback();
-          filled[p] = f[p]; filled[p + 1] = f[p + 1]; filled[p + 2] = f[p + 2];
+          filled[p] = f[p];
+          filled[p + 1] = f[p + 1];
+          filled[p + 2] = f[p + 2];
           continue;
         }
         const sum = wl + wr;
-        wl /= sum; wr /= sum;
+        wl /= sum;
+        wr /= sum;
         const ls = leftLen > 0 ? (row + x0 - 1 - lm - reflect(xi - x0, Math.min(FILL_BAND, leftLen - lm))) * 3 : 0;
         const rs = rightLen > 0 ? (row + x1 + 1 + rm + reflect(x1 - xi, Math.min(FILL_BAND, rightLen - rm))) * 3 : 0;
         for (let c = 0; c < 3; c++) filled[p + c] = wl * rgb[ls + c] + wr * rgb[rs + c];
@@ -235,7 +251,8 @@ export function fillUnseen(rgb: Uint8Array, known: Uint8Array, w: number, h: num
       }
       for (let y = 0; y < h; y++) {
         if (known[y * w + x]) continue;
-        const up = Math.max(0, y - 1), dn = Math.min(h - 1, y + 1);
+        const up = Math.max(0, y - 1),
+          dn = Math.min(h - 1, y + 1);
         const p = (y * w + x) * 3;
         for (let c = 0; c < 3; c++) filled[p + c] = 0.25 * col[up * 3 + c] + 0.5 * col[y * 3 + c] + 0.25 * col[dn * 3 + c];
       }
@@ -252,7 +269,12 @@ export function fillUnseen(rgb: Uint8Array, known: Uint8Array, w: number, h: num
  * along), then pull coarse values back up into the holes. Smooth, boundary-continuous, O(pixels).
  */
 export function pushPullFill(rgb: Uint8Array, known: Uint8Array, w: number, h: number): void {
-  interface Level { w: number; h: number; c: Float32Array; wt: Float32Array }
+  interface Level {
+    w: number;
+    h: number;
+    c: Float32Array;
+    wt: Float32Array;
+  }
   const base: Level = { w, h, c: new Float32Array(w * h * 3), wt: new Float32Array(w * h) };
   for (let p = 0; p < w * h; p++) {
     if (!known[p]) continue;
@@ -293,9 +315,12 @@ export function pushPullFill(rgb: Uint8Array, known: Uint8Array, w: number, h: n
         // Bilinear sample of the coarse level at this pixel's centre.
         const fx = Math.min(c.w - 1, Math.max(0, (x + 0.5) / 2 - 0.5));
         const fy = Math.min(c.h - 1, Math.max(0, (y + 0.5) / 2 - 0.5));
-        const x0 = Math.floor(fx), y0 = Math.floor(fy);
-        const x1 = Math.min(c.w - 1, x0 + 1), y1 = Math.min(c.h - 1, y0 + 1);
-        const ax = fx - x0, ay = fy - y0;
+        const x0 = Math.floor(fx),
+          y0 = Math.floor(fy);
+        const x1 = Math.min(c.w - 1, x0 + 1),
+          y1 = Math.min(c.h - 1, y0 + 1);
+        const ax = fx - x0,
+          ay = fy - y0;
         for (let ch = 0; ch < 3; ch++) {
           const v =
             (c.c[(y0 * c.w + x0) * 3 + ch] * (1 - ax) + c.c[(y0 * c.w + x1) * 3 + ch] * ax) * (1 - ay) +

@@ -70,9 +70,7 @@ export async function extractMotion(opts: ExtractMotionOptions): Promise<MotionA
     sideStop.abort();
     await sideJobs.catch(() => undefined);
     // A failed extraction leaves none of its outputs behind (the directory itself is the caller's).
-    await Promise.all(
-      [sourceVideoFile, 'audio.m4a', 'plate.png', 'track.json'].map((f) => rm(path.join(outDir, f), { force: true })),
-    );
+    await Promise.all([sourceVideoFile, 'audio.m4a', 'plate.png', 'track.json'].map((f) => rm(path.join(outDir, f), { force: true })));
     throw err;
   }
 
@@ -208,9 +206,19 @@ async function normaliseSource(
     tools,
     [
       ...base,
-      '-vf', `fps=${fps},scale=trunc(iw/2)*2:trunc(ih/2)*2`,
-      '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '20', '-pix_fmt', 'yuv420p',
-      '-movflags', '+faststart', output,
+      '-vf',
+      `fps=${fps},scale=trunc(iw/2)*2:trunc(ih/2)*2`,
+      '-c:v',
+      'libx264',
+      '-preset',
+      'veryfast',
+      '-crf',
+      '20',
+      '-pix_fmt',
+      'yuv420p',
+      '-movflags',
+      '+faststart',
+      output,
     ],
     { signal },
   );

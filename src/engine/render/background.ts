@@ -12,19 +12,25 @@ import sharp from 'sharp';
 import type { BackgroundSpec, MotionAssets } from '../types.js';
 import { join } from 'node:path';
 
-export async function backgroundFrame(
-  bg: BackgroundSpec, motion: MotionAssets, W: number, H: number, floorY: number,
-): Promise<Uint8Array> {
+export async function backgroundFrame(bg: BackgroundSpec, motion: MotionAssets, W: number, H: number, floorY: number): Promise<Uint8Array> {
   const out = new Uint8Array(W * H * 4);
   if (bg.mode === 'solid') {
     const [r, g, b] = bg.color;
-    for (let i = 0; i < W * H; i++) { out[i * 4] = r; out[i * 4 + 1] = g; out[i * 4 + 2] = b; }
+    for (let i = 0; i < W * H; i++) {
+      out[i * 4] = r;
+      out[i * 4 + 1] = g;
+      out[i * 4 + 2] = b;
+    }
     return out;
   }
   if (bg.mode === 'transparent') return out;
   if (motion.plateFile) {
     const rgb = await sharp(join(motion.dir, motion.plateFile)).removeAlpha().resize(W, H, { fit: 'fill' }).raw().toBuffer();
-    for (let i = 0; i < W * H; i++) { out[i * 4] = rgb[i * 3]; out[i * 4 + 1] = rgb[i * 3 + 1]; out[i * 4 + 2] = rgb[i * 3 + 2]; }
+    for (let i = 0; i < W * H; i++) {
+      out[i * 4] = rgb[i * 3];
+      out[i * 4 + 1] = rgb[i * 3 + 1];
+      out[i * 4 + 2] = rgb[i * 3 + 2];
+    }
     return out;
   }
   neutralBackdrop(out, W, H, floorY);
@@ -34,7 +40,10 @@ export async function backgroundFrame(
 /** Wall-to-floor gradient with a soft horizon at `floorY` (a little above the feet). */
 export function neutralBackdrop(out: Uint8Array, W: number, H: number, floorY: number): void {
   const horizon = Number.isFinite(floorY) ? Math.min(H * 0.95, Math.max(H * 0.5, floorY - H * 0.04)) : H * 0.8;
-  const wallTop = [236, 233, 228], wallBottom = [214, 209, 201], floorNear = [186, 180, 171], floorFar = [200, 195, 187];
+  const wallTop = [236, 233, 228],
+    wallBottom = [214, 209, 201],
+    floorNear = [186, 180, 171],
+    floorFar = [200, 195, 187];
   for (let y = 0; y < H; y++) {
     let c: number[];
     if (y < horizon) {

@@ -7,11 +7,16 @@ import type { Rig } from '../rig/build-rig.js';
 import { AFFINE } from './retarget.js';
 
 export function deform(rig: Rig, aff: Float64Array, out: Float32Array): void {
-  const vs = rig.vertices, bi = rig.boneIndices, bw = rig.boneWeights, n = rig.influences;
+  const vs = rig.vertices,
+    bi = rig.boneIndices,
+    bw = rig.boneWeights,
+    n = rig.influences;
   const nv = vs.length / 2;
   for (let v = 0; v < nv; v++) {
-    const x = vs[v * 2], y = vs[v * 2 + 1];
-    let ox = 0, oy = 0;
+    const x = vs[v * 2],
+      y = vs[v * 2 + 1];
+    let ox = 0,
+      oy = 0;
     for (let k = 0; k < n; k++) {
       const w = bw[v * n + k];
       if (w === 0) continue;

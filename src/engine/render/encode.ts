@@ -27,18 +27,41 @@ export interface EncoderOptions {
 /** Pure argument builder (kept separate so it can be read and tested without spawning). */
 export function encoderArgs(o: EncoderOptions): string[] {
   const args = [
-    '-hide_banner', '-loglevel', 'error', '-y',
-    '-f', 'rawvideo', '-pix_fmt', o.input, '-s', `${o.width}x${o.height}`, '-framerate', String(o.fps), '-i', 'pipe:0',
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'rawvideo',
+    '-pix_fmt',
+    o.input,
+    '-s',
+    `${o.width}x${o.height}`,
+    '-framerate',
+    String(o.fps),
+    '-i',
+    'pipe:0',
   ];
   if (o.audioFile) args.push('-i', o.audioFile);
   args.push('-map', '0:v:0');
   if (o.audioFile) args.push('-map', '1:a:0', ...(o.audioCodec === 'aac' ? ['-c:a', 'aac', '-b:a', '160k'] : ['-c:a', 'copy']));
   args.push(
-    '-c:v', 'libx264', '-preset', o.preset ?? 'veryfast', '-crf', String(o.crf ?? 20),
+    '-c:v',
+    'libx264',
+    '-preset',
+    o.preset ?? 'veryfast',
+    '-crf',
+    String(o.crf ?? 20),
     // The mask is encoded as yuv420p too (players expect it); its chroma is neutral grey.
-    '-pix_fmt', 'yuv420p', '-r', String(o.fps),
-    '-t', o.durationS.toFixed(3),
-    '-movflags', '+faststart', o.outFile,
+    '-pix_fmt',
+    'yuv420p',
+    '-r',
+    String(o.fps),
+    '-t',
+    o.durationS.toFixed(3),
+    '-movflags',
+    '+faststart',
+    o.outFile,
   );
   return args;
 }
@@ -56,9 +79,14 @@ export class FrameEncoder {
       this.stderr = (this.stderr + d.toString()).slice(-4000);
     });
     this.proc.stdout.resume();
-    this.proc.stdin.on('error', (e) => { this.failure ??= e; });
+    this.proc.stdin.on('error', (e) => {
+      this.failure ??= e;
+    });
     this.exited = new Promise((resolve) => {
-      this.proc.on('error', (e) => { this.failure ??= e; resolve({ code: -1, signal: null }); });
+      this.proc.on('error', (e) => {
+        this.failure ??= e;
+        resolve({ code: -1, signal: null });
+      });
       this.proc.on('close', (code, signal) => resolve({ code, signal }));
     });
   }

@@ -62,7 +62,6 @@ export function outputSize(w: number, h: number): { width: number; height: numbe
   return { width: even(w), height: even(h) };
 }
 
-
 export async function renderVideo(job: RenderJob): Promise<RenderResult> {
   const { rig, motion, background, signal } = job;
   const track = motion.track;
@@ -70,7 +69,8 @@ export async function renderVideo(job: RenderJob): Promise<RenderResult> {
   if (signal?.aborted) throw abortError(signal);
   progress('analyzing', 0);
   const t0 = performance.now();
-  let t1 = 0, t2 = 0;
+  let t1 = 0,
+    t2 = 0;
 
   const { width: W, height: H } = job.output ?? outputSize(track.width, track.height);
   const hooks = job.hooks ?? {};
@@ -107,7 +107,9 @@ export async function renderVideo(job: RenderJob): Promise<RenderResult> {
   const enc = { ffmpeg: job.ffmpeg, width: W, height: H, fps: track.fps, durationS, crf: job.encode?.crf, preset: job.encode?.preset };
   const encoders = [new FrameEncoder({ ...enc, input: 'rgba', outFile: videoFile, audioFile: audio, audioCodec })];
   if (alphaFile) encoders.push(new FrameEncoder({ ...enc, input: 'gray', outFile: alphaFile }));
-  const onAbort = (): void => { for (const e of encoders) void e.kill(); };
+  const onAbort = (): void => {
+    for (const e of encoders) void e.kill();
+  };
   signal?.addEventListener('abort', onAbort, { once: true });
 
   try {
@@ -129,7 +131,10 @@ export async function renderVideo(job: RenderJob): Promise<RenderResult> {
       retarget.pose(i, aff);
       deform(rig, aff, pos);
       hooks.underlay?.(i, frame, pos, retarget.floorY);
-      bounds.minX = W; bounds.minY = H; bounds.maxX = 0; bounds.maxY = 0;
+      bounds.minX = W;
+      bounds.minY = H;
+      bounds.maxX = 0;
+      bounds.maxY = 0;
       drawTriangles(frame, W, H, pos, uv, tris, tex, bounds, clip, labels);
       hooks.post?.(i, frame);
       const writes = [encoders[0].write(frame)];
@@ -158,7 +163,13 @@ export async function renderVideo(job: RenderJob): Promise<RenderResult> {
   }
   progress('finishing', 100);
   return {
-    videoFile, alphaFile, durationMs: track.durationMs, frameCount, fps: track.fps, width: W, height: H,
+    videoFile,
+    alphaFile,
+    durationMs: track.durationMs,
+    frameCount,
+    fps: track.fps,
+    width: W,
+    height: H,
     hasAudio: audio !== null,
     timings: { setupMs: Math.round(t1 - t0), framesMs: Math.round(t2 - t1), finishMs: Math.round(performance.now() - t2) },
   };
@@ -177,10 +188,12 @@ function labelTexture(l: NonNullable<Rig['labels']>, pw: number, ph: number, tw:
     src[Math.min(l.height - 1, Math.max(0, y)) * l.width + Math.min(l.width - 1, Math.max(0, x))];
   for (let y = 0; y < th; y++) {
     const gy = ((y + 0.5) * l.height) / th - 0.5;
-    const y0 = Math.floor(gy), fy = gy - y0;
+    const y0 = Math.floor(gy),
+      fy = gy - y0;
     for (let x = 0; x < tw; x++) {
       const gx = ((x + 0.5) * l.width) / tw - 0.5;
-      const x0 = Math.floor(gx), fx = gx - x0;
+      const x0 = Math.floor(gx),
+        fx = gx - x0;
       acc.fill(0);
       acc[at(x0, y0)] += (1 - fx) * (1 - fy);
       acc[at(x0 + 1, y0)] += fx * (1 - fy);

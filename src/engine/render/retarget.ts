@@ -36,7 +36,14 @@ const HEAD_LIMIT = 0.7;
 const MIN_FORESHORTEN = 0.45;
 
 /** Left/right rig joint pairs (shoulder, elbow, wrist, hip, knee, ankle). */
-const MIRROR_PAIRS: Array<[number, number]> = [[3, 6], [4, 7], [5, 8], [9, 12], [10, 13], [11, 14]];
+const MIRROR_PAIRS: Array<[number, number]> = [
+  [3, 6],
+  [4, 7],
+  [5, 8],
+  [9, 12],
+  [10, 13],
+  [11, 14],
+];
 
 const wrap = (a: number): number => {
   while (a > Math.PI) a -= 2 * Math.PI;
@@ -65,7 +72,10 @@ function facesOpposite(rest: Point[], driving: Point[][]): boolean {
 
 /** Whether `createRetargeter` drives this rig by image side (see facesOpposite). */
 export function drivesByImageSide(rig: Rig, track: MotionTrack): boolean {
-  return facesOpposite(rig.joints, track.frames.map((f) => jointsFromKeypoints(f.body)));
+  return facesOpposite(
+    rig.joints,
+    track.frames.map((f) => jointsFromKeypoints(f.body)),
+  );
 }
 
 export function createRetargeter(rig: Rig, track: MotionTrack, outW: number): Retargeter {
@@ -86,18 +96,25 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number): Re
   let scale = Number.isFinite(ld) && ld > 1 && lc > 1 ? (k * ld) / lc : k;
   // Cap: a figure with unusual proportions (big drawn head, or a misplaced skeleton) must not end up
   // much taller than the performer. Torso + legs is ~0.77 of a standing adult's height.
-  let top = Infinity, bottom = -Infinity;
-  for (let v = 1; v < rig.vertices.length; v += 2) { top = Math.min(top, rig.vertices[v]); bottom = Math.max(bottom, rig.vertices[v]); }
+  let top = Infinity,
+    bottom = -Infinity;
+  for (let v = 1; v < rig.vertices.length; v += 2) {
+    top = Math.min(top, rig.vertices[v]);
+    bottom = Math.max(bottom, rig.vertices[v]);
+  }
   const performerHeight = (k * ld) / 0.77;
   if (Number.isFinite(performerHeight) && bottom > top) scale = Math.min(scale, (1.1 * performerHeight) / (bottom - top));
 
   // Per-bone reference length: the performer's bone at its longest (90th percentile over frames
   // where both ends are seen), i.e. lying in the image plane. Shoulder width likewise for the
   // torso's breadth (a performer turning sideways narrows).
-  const seenLen = (b: number): number[] => driving.flatMap((j, i) => {
-    const def = BONES[b];
-    return scores[i][def.from] >= MIN_SCORE && scores[i][def.to] >= MIN_SCORE ? [Math.hypot(j[def.to].x - j[def.from].x, j[def.to].y - j[def.from].y)] : [];
-  });
+  const seenLen = (b: number): number[] =>
+    driving.flatMap((j, i) => {
+      const def = BONES[b];
+      return scores[i][def.from] >= MIN_SCORE && scores[i][def.to] >= MIN_SCORE
+        ? [Math.hypot(j[def.to].x - j[def.from].x, j[def.to].y - j[def.from].y)]
+        : [];
+    });
   const refLen = BONES.map((_, b) => percentile(seenLen(b), 0.9));
   const shoulderW = (j: Point[]): number => Math.hypot(j[3].x - j[6].x, j[3].y - j[6].y);
   const refShoulder = percentile(driving.filter((_, i) => scores[i][3] >= MIN_SCORE && scores[i][6] >= MIN_SCORE).map(shoulderW), 0.9);
@@ -113,11 +130,16 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number): Re
   const solve = (i: number, out: Float64Array, joints?: Point[]): void => {
     const d = driving[i];
     const s = scores[i];
-    if (i !== lastFrame + 1) { angles.fill(0); along.fill(1); across = 1; }
+    if (i !== lastFrame + 1) {
+      angles.fill(0);
+      along.fill(1);
+      across = 1;
+    }
     lastFrame = i;
     for (let b = 0; b < BONE_COUNT; b++) {
       const def = BONES[b];
-      const p = d[def.from], q = d[def.to];
+      const p = d[def.from],
+        q = d[def.to];
       const len = Math.hypot(q.x - p.x, q.y - p.y);
       if (len > 1e-3 && s[def.from] >= MIN_SCORE && s[def.to] >= MIN_SCORE) {
         angles[b] = wrap(Math.atan2(q.y - p.y, q.x - p.x) - restAngle[b]);
@@ -144,13 +166,24 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number): Re
       }
       // M = scale · R(angle) · R(φ) · diag(along, across) · R(−φ), φ = the bone's rest direction:
       // stretched along the bone by its foreshortening, across it only for the torso (turning).
-      const f = along[b], g = b === 0 ? across : 1;
-      const cp = Math.cos(restAngle[b]), sp = Math.sin(restAngle[b]);
-      const s00 = f * cp * cp + g * sp * sp, s01 = (f - g) * cp * sp, s11 = f * sp * sp + g * cp * cp;
-      const c = Math.cos(angles[b]) * scale, sn = Math.sin(angles[b]) * scale;
-      const m00 = c * s00 - sn * s01, m01 = c * s01 - sn * s11, m10 = sn * s00 + c * s01, m11 = sn * s01 + c * s11;
+      const f = along[b],
+        g = b === 0 ? across : 1;
+      const cp = Math.cos(restAngle[b]),
+        sp = Math.sin(restAngle[b]);
+      const s00 = f * cp * cp + g * sp * sp,
+        s01 = (f - g) * cp * sp,
+        s11 = f * sp * sp + g * cp * cp;
+      const c = Math.cos(angles[b]) * scale,
+        sn = Math.sin(angles[b]) * scale;
+      const m00 = c * s00 - sn * s01,
+        m01 = c * s01 - sn * s11,
+        m10 = sn * s00 + c * s01,
+        m11 = sn * s01 + c * s11;
       const o = b * AFFINE;
-      out[o] = m00; out[o + 1] = m10; out[o + 2] = m01; out[o + 3] = m11;
+      out[o] = m00;
+      out[o + 1] = m10;
+      out[o + 2] = m01;
+      out[o + 3] = m11;
       out[o + 4] = px - (m00 * piv.x + m01 * piv.y);
       out[o + 5] = py - (m10 * piv.x + m11 * piv.y);
     }
@@ -158,11 +191,16 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number): Re
       // Each joint moves with the bone that starts at it (the torso carries root and neck).
       joints.length = rest.length;
       const place = (j: number, b: number): void => {
-        const o = b * AFFINE, r = rest[j];
+        const o = b * AFFINE,
+          r = rest[j];
         joints[j] = { x: out[o] * r.x + out[o + 2] * r.y + out[o + 4], y: out[o + 1] * r.x + out[o + 3] * r.y + out[o + 5] };
       };
-      place(0, 0); place(1, 0);
-      for (let b = 1; b < BONE_COUNT; b++) { place(BONES[b].from, BONES[b].parent === 0 ? 0 : BONES[b].parent); place(BONES[b].to, b); }
+      place(0, 0);
+      place(1, 0);
+      for (let b = 1; b < BONE_COUNT; b++) {
+        place(BONES[b].from, BONES[b].parent === 0 ? 0 : BONES[b].parent);
+        place(BONES[b].to, b);
+      }
     }
   };
 

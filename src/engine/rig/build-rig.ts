@@ -55,7 +55,8 @@ const WORK_SIZE = 400;
 export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w: number, h: number): Rig {
   if (textureRgba.length !== w * h * 4) throw new RigError('texture size does not match its dimensions');
   const { crop } = analysis;
-  const sx = w / crop.width, sy = h / crop.height;
+  const sx = w / crop.width,
+    sy = h / crop.height;
   const texJoints: Point[] = jointsFromKeypoints(analysis.body).map((p) => ({ x: (p.x - crop.x) * sx, y: (p.y - crop.y) * sy }));
   if (texJoints.some((p) => !Number.isFinite(p.x) || !Number.isFinite(p.y))) throw new RigError('body keypoints are not finite');
   const torsoTex = boneLength(texJoints, 0);
@@ -88,7 +89,12 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
   for (let v = 0; v < nv; v++) {
     const win = pointWeights(field, dil, mesh.xs[v], mesh.ys[v], band, boneIdx, boneW, v * MAX_INFLUENCES);
     if (win < 0) unreachable++;
-    else if (skirt && SKIRT_REGIONS.has(win) && skirtWeights(skirt, mesh.xs[v], mesh.ys[v], boneIdx, boneW, v * MAX_INFLUENCES, MAX_INFLUENCES)) inSkirt[v] = 1;
+    else if (
+      skirt &&
+      SKIRT_REGIONS.has(win) &&
+      skirtWeights(skirt, mesh.xs[v], mesh.ys[v], boneIdx, boneW, v * MAX_INFLUENCES, MAX_INFLUENCES)
+    )
+      inSkirt[v] = 1;
   }
   if (unreachable > nv * 0.5) throw new RigError('the skeleton does not lie on the character');
 
@@ -109,7 +115,12 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
   // Split torso/limb contact seams away from the shoulders and hips (see seams.ts). The radius
   // kept smooth around each joint: twice the limb's half-thickness, at least a fifth of the torso.
   const seamInput = {
-    xs: mesh.xs, ys: mesh.ys, triangles: mesh.triangles, triBone, boneIdx, boneW,
+    xs: mesh.xs,
+    ys: mesh.ys,
+    triangles: mesh.triangles,
+    triBone,
+    boneIdx,
+    boneW,
     pivots: BONES.map((b) => joints[b.from]),
     keepRadius: field.radius.map((r) => Math.max(2 * r, 0.2 * torsoLen)),
     skirt: skirt ? inSkirt : undefined,

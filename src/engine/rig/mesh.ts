@@ -33,19 +33,24 @@ function outlinePoints(m: Mask, spacing: number): Array<[number, number]> {
       if (!data[y * w + x]) continue;
       if (isIn(x - 1, y) && isIn(x + 1, y) && isIn(x, y - 1) && isIn(x, y + 1)) continue;
       // Place the point on the outer pixel edge so the mesh covers the whole outline pixel.
-      let ox = x + 0.5, oy = y + 0.5;
+      let ox = x + 0.5,
+        oy = y + 0.5;
       if (!isIn(x - 1, y)) ox -= 0.5;
       if (!isIn(x + 1, y)) ox += 0.5;
       if (!isIn(x, y - 1)) oy -= 0.5;
       if (!isIn(x, y + 1)) oy += 0.5;
-      const gx = Math.floor(ox / cs), gy = Math.floor(oy / cs);
+      const gx = Math.floor(ox / cs),
+        gy = Math.floor(oy / cs);
       let ok = true;
       for (let dy = -1; dy <= 1 && ok; dy++) {
         for (let dx = -1; dx <= 1 && ok; dx++) {
           const list = grid.get((gy + dy) * gw + gx + dx);
           if (!list) continue;
           for (const [px, py] of list) {
-            if ((px - ox) ** 2 + (py - oy) ** 2 < s2) { ok = false; break; }
+            if ((px - ox) ** 2 + (py - oy) ** 2 < s2) {
+              ok = false;
+              break;
+            }
           }
         }
       }
@@ -77,7 +82,8 @@ export function buildMesh(dil: Mask, dist: Float32Array, edgeSpacing: number, gr
   let row = 0;
   for (let y = rowH / 2; y < dil.h; y += rowH, row++) {
     for (let x = (row % 2 ? gridSpacing / 2 : 0) + gridSpacing / 4; x < dil.w; x += gridSpacing) {
-      const ix = Math.floor(x), iy = Math.floor(y);
+      const ix = Math.floor(x),
+        iy = Math.floor(y);
       if (dist[iy * dil.w + ix] > gridSpacing * 0.45) pts.push([x, y]);
     }
   }
@@ -96,19 +102,29 @@ export function buildMesh(dil: Mask, dist: Float32Array, edgeSpacing: number, gr
   // since outline vertices sit on the pixel border) fall in the dilated mask.
   const probe = (x: number, y: number): boolean => inside(probeMask, x, y);
   for (let t = 0; t < tris.length; t += 3) {
-    const i = tris[t], j = tris[t + 1], k = tris[t + 2];
-    const cx = (xs[i] + xs[j] + xs[k]) / 3, cy = (ys[i] + ys[j] + ys[k]) / 3;
+    const i = tris[t],
+      j = tris[t + 1],
+      k = tris[t + 2];
+    const cx = (xs[i] + xs[j] + xs[k]) / 3,
+      cy = (ys[i] + ys[j] + ys[k]) / 3;
     if (!inside(probeMask, cx, cy)) continue;
     let ok = true;
-    for (const [p, q] of [[i, j], [j, k], [k, i]] as const) {
+    for (const [p, q] of [
+      [i, j],
+      [j, k],
+      [k, i],
+    ] as const) {
       const len = Math.hypot(xs[q] - xs[p], ys[q] - ys[p]);
       const steps = Math.max(2, Math.ceil(len / 1.5));
       for (let s = 1; s < steps && ok; s++) {
         const u = s / steps;
         // Nudge toward the centroid: an edge running exactly along the outline must not count as
         // leaving the mask.
-        let x = xs[p] + (xs[q] - xs[p]) * u, y = ys[p] + (ys[q] - ys[p]) * u;
-        const dx = cx - x, dy = cy - y, dl = Math.hypot(dx, dy) || 1;
+        let x = xs[p] + (xs[q] - xs[p]) * u,
+          y = ys[p] + (ys[q] - ys[p]) * u;
+        const dx = cx - x,
+          dy = cy - y,
+          dl = Math.hypot(dx, dy) || 1;
         x += (dx / dl) * 0.6;
         y += (dy / dl) * 0.6;
         if (!probe(x, y)) ok = false;
@@ -125,9 +141,13 @@ function compact(xs: Float64Array, ys: Float64Array, tris: Uint32Array): MeshRes
   const map = new Int32Array(xs.length).fill(-1);
   let n = 0;
   for (const v of tris) if (map[v] < 0) map[v] = n++;
-  const nx = new Float64Array(n), ny = new Float64Array(n);
+  const nx = new Float64Array(n),
+    ny = new Float64Array(n);
   for (let i = 0; i < xs.length; i++) {
-    if (map[i] >= 0) { nx[map[i]] = xs[i]; ny[map[i]] = ys[i]; }
+    if (map[i] >= 0) {
+      nx[map[i]] = xs[i];
+      ny[map[i]] = ys[i];
+    }
   }
   const nt = new Uint32Array(tris.length);
   for (let i = 0; i < tris.length; i++) nt[i] = map[tris[i]];

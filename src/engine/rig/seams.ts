@@ -53,10 +53,14 @@ export interface SeamOutput {
 export function cutSeams(m: SeamInput): SeamOutput {
   const nt = m.triangles.length / 3;
   const dominant = (v: number): number => {
-    let best = 0, bw = -1;
+    let best = 0,
+      bw = -1;
     for (let k = 0; k < MAX_INFLUENCES; k++) {
       const w = m.boneW[v * MAX_INFLUENCES + k];
-      if (w > bw) { bw = w; best = m.boneIdx[v * MAX_INFLUENCES + k]; }
+      if (w > bw) {
+        bw = w;
+        best = m.boneIdx[v * MAX_INFLUENCES + k];
+      }
     }
     return best;
   };
@@ -67,7 +71,8 @@ export function cutSeams(m: SeamInput): SeamOutput {
   const extraChains = new Map<number, Array<[number, number]>>();
   let cut = 0;
   for (let t = 0; t < nt; t++) {
-    let torso = false, limb = -1;
+    let torso = false,
+      limb = -1;
     for (let k = 0; k < 3; k++) {
       const v = m.triangles[t * 3 + k];
       const d = dominant(v);
@@ -81,7 +86,9 @@ export function cutSeams(m: SeamInput): SeamOutput {
       }
     }
     // Limb against a non-adjacent limb (a hand on a thigh): always cut.
-    const d0 = dominant(m.triangles[t * 3]), d1 = dominant(m.triangles[t * 3 + 1]), d2 = dominant(m.triangles[t * 3 + 2]);
+    const d0 = dominant(m.triangles[t * 3]),
+      d1 = dominant(m.triangles[t * 3 + 1]),
+      d2 = dominant(m.triangles[t * 3 + 2]);
     const adjacent = (a: number, b: number): boolean => a === b || BONES[a].parent === b || BONES[b].parent === a;
     const foreign = !adjacent(d0, d1) || !adjacent(d1, d2) || !adjacent(d0, d2);
     if (!foreign && (!torso || limb < 0)) continue;
@@ -97,7 +104,10 @@ export function cutSeams(m: SeamInput): SeamOutput {
     // texels, so every texel moves with its own part and none is lost at the seam.
     const chains = new Map<number, number>([[chainOf(m.triBone[t]), m.triBone[t]]]);
     for (const d of [d0, d1, d2]) if (!chains.has(chainOf(d))) chains.set(chainOf(d), d);
-    extraChains.set(t, [...chains.entries()].filter(([c]) => c !== chainOf(m.triBone[t])));
+    extraChains.set(
+      t,
+      [...chains.entries()].filter(([c]) => c !== chainOf(m.triBone[t])),
+    );
     for (let k = 0; k < 3; k++) {
       const v = m.triangles[t * 3 + k];
       let s = cutBones.get(v);
@@ -108,8 +118,10 @@ export function cutSeams(m: SeamInput): SeamOutput {
   // Every triangle of chain C touching a split vertex uses that vertex's C copy (its weights
   // restricted to C's bones), so no crack opens inside one chain and elbows and knees still blend.
   const copies = new Map<number, number>();
-  const xs: number[] = Array.from(m.xs), ys: number[] = Array.from(m.ys);
-  const bi: number[] = Array.from(m.boneIdx), bw: number[] = Array.from(m.boneW);
+  const xs: number[] = Array.from(m.xs),
+    ys: number[] = Array.from(m.ys);
+  const bi: number[] = Array.from(m.boneIdx),
+    bw: number[] = Array.from(m.boneW);
   const tris: number[] = Array.from(m.triangles);
   const triBone: number[] = Array.from(m.triBone);
   const cutOut: number[] = Array.from(cutTriangles);
@@ -123,15 +135,22 @@ export function cutSeams(m: SeamInput): SeamOutput {
       if (c === undefined) {
         c = xs.length;
         copies.set(key, c);
-        xs.push(m.xs[v]); ys.push(m.ys[v]);
+        xs.push(m.xs[v]);
+        ys.push(m.ys[v]);
         let sum = 0;
         for (let i = 0; i < MAX_INFLUENCES; i++) {
           if (chainOf(m.boneIdx[v * MAX_INFLUENCES + i]) === chain) sum += m.boneW[v * MAX_INFLUENCES + i];
         }
         for (let i = 0; i < MAX_INFLUENCES; i++) {
-          const ob = m.boneIdx[v * MAX_INFLUENCES + i], ow = m.boneW[v * MAX_INFLUENCES + i];
-          if (sum > 1e-3) { bi.push(chainOf(ob) === chain ? ob : 0); bw.push(chainOf(ob) === chain ? ow / sum : 0); }
-          else { bi.push(i === 0 ? b : 0); bw.push(i === 0 ? 1 : 0); }
+          const ob = m.boneIdx[v * MAX_INFLUENCES + i],
+            ow = m.boneW[v * MAX_INFLUENCES + i];
+          if (sum > 1e-3) {
+            bi.push(chainOf(ob) === chain ? ob : 0);
+            bw.push(chainOf(ob) === chain ? ow / sum : 0);
+          } else {
+            bi.push(i === 0 ? b : 0);
+            bw.push(i === 0 ? 1 : 0);
+          }
         }
       }
       tris[slot * 3 + k] = c;
@@ -148,9 +167,14 @@ export function cutSeams(m: SeamInput): SeamOutput {
     }
   }
   return {
-    xs: Float64Array.from(xs), ys: Float64Array.from(ys), triangles: Uint32Array.from(tris),
-    boneIdx: Int32Array.from(bi), boneW: Float32Array.from(bw), cut,
-    cutTriangles: Uint8Array.from(cutOut), triBone: Int32Array.from(triBone),
+    xs: Float64Array.from(xs),
+    ys: Float64Array.from(ys),
+    triangles: Uint32Array.from(tris),
+    boneIdx: Int32Array.from(bi),
+    boneW: Float32Array.from(bw),
+    cut,
+    cutTriangles: Uint8Array.from(cutOut),
+    triBone: Int32Array.from(triBone),
   };
 }
 
@@ -191,7 +215,8 @@ export function clipCodes(m: SeamInput, seams: SeamOutput): Uint8Array {
     if (!seams.cutTriangles[t]) {
       // Skirt cloth carries torso and leg texels on purpose and blends between them: never clipped.
       const sk = m.skirt;
-      if (sk && SKIRT_PARTS.has(seams.triBone[t]) && [0, 1, 2].some((k) => triangles[t * 3 + k] < sk.length && sk[triangles[t * 3 + k]])) continue;
+      if (sk && SKIRT_PARTS.has(seams.triBone[t]) && [0, 1, 2].some((k) => triangles[t * 3 + k] < sk.length && sk[triangles[t * 3 + k]]))
+        continue;
       const cx = (xs[triangles[t * 3]] + xs[triangles[t * 3 + 1]] + xs[triangles[t * 3 + 2]]) / 3;
       const cy = (ys[triangles[t * 3]] + ys[triangles[t * 3 + 1]] + ys[triangles[t * 3 + 2]]) / 3;
       let nearJoint = false;

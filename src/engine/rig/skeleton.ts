@@ -66,8 +66,23 @@ const mid = (a: Keypoint, b: Keypoint): Point => ({ x: (a.x + b.x) / 2, y: (a.y 
 
 /** COCO indices used below. */
 const K = {
-  nose: 0, lEye: 1, rEye: 2, lEar: 3, rEar: 4, lSh: 5, rSh: 6, lEl: 7, rEl: 8, lWr: 9, rWr: 10,
-  lHip: 11, rHip: 12, lKn: 13, rKn: 14, lAn: 15, rAn: 16,
+  nose: 0,
+  lEye: 1,
+  rEye: 2,
+  lEar: 3,
+  rEar: 4,
+  lSh: 5,
+  rSh: 6,
+  lEl: 7,
+  rEl: 8,
+  lWr: 9,
+  rWr: 10,
+  lHip: 11,
+  rHip: 12,
+  lKn: 13,
+  rKn: 14,
+  lAn: 15,
+  rAn: 16,
 } as const;
 
 /**
@@ -101,10 +116,18 @@ export function jointsFromKeypoints(body: Keypoint[], minFaceScore = 0.15): Poin
     root,
     neck,
     headPoint(body, neck, minFaceScore),
-    p(K.lSh), p(K.lEl), p(K.lWr),
-    p(K.rSh), p(K.rEl), p(K.rWr),
-    p(K.lHip), p(K.lKn), p(K.lAn),
-    p(K.rHip), p(K.rKn), p(K.rAn),
+    p(K.lSh),
+    p(K.lEl),
+    p(K.lWr),
+    p(K.rSh),
+    p(K.rEl),
+    p(K.rWr),
+    p(K.lHip),
+    p(K.lKn),
+    p(K.lAn),
+    p(K.rHip),
+    p(K.rKn),
+    p(K.rAn),
   ];
 }
 
@@ -116,10 +139,18 @@ export function jointScores(body: Keypoint[]): number[] {
     Math.min(s(K.lHip), s(K.rHip)),
     Math.min(s(K.lSh), s(K.rSh)),
     face,
-    s(K.lSh), s(K.lEl), s(K.lWr),
-    s(K.rSh), s(K.rEl), s(K.rWr),
-    s(K.lHip), s(K.lKn), s(K.lAn),
-    s(K.rHip), s(K.rKn), s(K.rAn),
+    s(K.lSh),
+    s(K.lEl),
+    s(K.lWr),
+    s(K.rSh),
+    s(K.rEl),
+    s(K.rWr),
+    s(K.lHip),
+    s(K.lKn),
+    s(K.lAn),
+    s(K.rHip),
+    s(K.rKn),
+    s(K.rAn),
   ];
 }
 

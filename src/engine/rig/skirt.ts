@@ -15,9 +15,14 @@ import type { Mask } from './mask.js';
 import type { Point } from './skeleton.js';
 
 /** Rig joint indices used here (RIG_JOINTS order). */
-const L_HIP = 9, L_KNEE = 10, R_HIP = 12, R_KNEE = 13;
+const L_HIP = 9,
+  L_KNEE = 10,
+  R_HIP = 12,
+  R_KNEE = 13;
 /** Bone indices (BONES order). */
-const TORSO = 0, L_THIGH = 6, R_THIGH = 8;
+const TORSO = 0,
+  L_THIGH = 6,
+  R_THIGH = 8;
 
 /** Regions (torso, thighs) whose points inside a skirt zone take the skirt's weights; arms keep theirs. */
 export const SKIRT_REGIONS: ReadonlySet<number> = new Set([TORSO, L_THIGH, R_THIGH]);
@@ -47,14 +52,19 @@ export interface SkirtZone {
 const lerp = (a: Point, b: Point, t: number): Point => ({ x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t });
 
 export function findSkirt(m: Mask, joints: Point[]): SkirtZone | null {
-  const lHip = joints[L_HIP], rHip = joints[R_HIP], lKnee = joints[L_KNEE], rKnee = joints[R_KNEE];
+  const lHip = joints[L_HIP],
+    rHip = joints[R_HIP],
+    lKnee = joints[L_KNEE],
+    rKnee = joints[R_KNEE];
   const thigh = (Math.hypot(lKnee.x - lHip.x, lKnee.y - lHip.y) + Math.hypot(rKnee.x - rHip.x, rKnee.y - rHip.y)) / 2;
   const span = Math.hypot(lHip.x - rHip.x, lHip.y - rHip.y);
   if (!(thigh > 4) || !(span > 2)) return null;
-  const hipMid = lerp(lHip, rHip, 0.5), kneeMid = lerp(lKnee, rKnee, 0.5);
+  const hipMid = lerp(lHip, rHip, 0.5),
+    kneeMid = lerp(lKnee, rKnee, 0.5);
   if (kneeMid.y <= hipMid.y) return null;
   const at = (x: number, y: number): number => {
-    const ix = Math.floor(x), iy = Math.floor(y);
+    const ix = Math.floor(x),
+      iy = Math.floor(y);
     return ix >= 0 && iy >= 0 && ix < m.w && iy < m.h ? m.data[iy * m.w + ix] : 0;
   };
   // Down the midline between the legs (following the line from the hips' to the knees' midpoint).
@@ -64,7 +74,8 @@ export function findSkirt(m: Mask, joints: Point[]): SkirtZone | null {
   const depth = (y - hipMid.y) / thigh;
   if (depth < MIN_DEPTH) return null;
   const probe = Math.round(hipMid.y + 0.4 * (y - hipMid.y));
-  let x0 = Math.floor(midX(probe)), x1 = x0;
+  let x0 = Math.floor(midX(probe)),
+    x1 = x0;
   while (x0 > 0 && at(x0 - 1, probe)) x0--;
   while (x1 < m.w - 1 && at(x1 + 1, probe)) x1++;
   const flare = (x1 - x0 + 1) / span;
@@ -82,21 +93,36 @@ const smooth = (t: number): number => {
  * point lies between the two thigh lines at its height). Writes (bone, weight) pairs like
  * pointWeights and returns true, or returns false for a point outside the zone.
  */
-export function skirtWeights(z: SkirtZone, x: number, y: number, outBones: Int32Array, outWeights: Float32Array, off: number, slots: number): boolean {
+export function skirtWeights(
+  z: SkirtZone,
+  x: number,
+  y: number,
+  outBones: Int32Array,
+  outWeights: Float32Array,
+  off: number,
+  slots: number,
+): boolean {
   if (y < z.top || y > z.hem) return false;
   const t = (y - z.top) / (z.hem - z.top);
-  const along = (hip: Point, knee: Point): number => (knee.y === hip.y ? hip.x : hip.x + ((knee.x - hip.x) * (y - hip.y)) / (knee.y - hip.y));
-  const xl = along(z.lHip, z.lKnee), xr = along(z.rHip, z.rKnee);
+  const along = (hip: Point, knee: Point): number =>
+    knee.y === hip.y ? hip.x : hip.x + ((knee.x - hip.x) * (y - hip.y)) / (knee.y - hip.y);
+  const xl = along(z.lHip, z.lKnee),
+    xr = along(z.rHip, z.rKnee);
   // Where the point lies from the right thigh's line (0) to the left one's (1); a figure seen from
   // behind has them the other way round, which the division handles.
   const s = Math.abs(xl - xr) < 1e-6 ? 0.5 : (x - xr) / (xl - xr);
   const legs = HEM_FOLLOW * smooth(t);
   const left = legs * smooth(s);
   const right = legs - left;
-  for (let k = 0; k < slots; k++) { outBones[off + k] = 0; outWeights[off + k] = 0; }
-  outBones[off] = TORSO; outWeights[off] = 1 - legs;
-  outBones[off + 1] = L_THIGH; outWeights[off + 1] = left;
-  outBones[off + 2] = R_THIGH; outWeights[off + 2] = right;
+  for (let k = 0; k < slots; k++) {
+    outBones[off + k] = 0;
+    outWeights[off + k] = 0;
+  }
+  outBones[off] = TORSO;
+  outWeights[off] = 1 - legs;
+  outBones[off + 1] = L_THIGH;
+  outWeights[off + 1] = left;
+  outBones[off + 2] = R_THIGH;
+  outWeights[off + 2] = right;
   return true;
 }
-

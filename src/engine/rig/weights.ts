@@ -19,32 +19,43 @@ class MinHeap {
   size = 0;
   push(k: number, v: number): void {
     if (this.size === this.keys.length) {
-      const nk = new Float64Array(this.size * 2); nk.set(this.keys); this.keys = nk;
-      const nv = new Int32Array(this.size * 2); nv.set(this.vals); this.vals = nv;
+      const nk = new Float64Array(this.size * 2);
+      nk.set(this.keys);
+      this.keys = nk;
+      const nv = new Int32Array(this.size * 2);
+      nv.set(this.vals);
+      this.vals = nv;
     }
     let i = this.size++;
     while (i > 0) {
       const p = (i - 1) >> 1;
       if (this.keys[p] <= k) break;
-      this.keys[i] = this.keys[p]; this.vals[i] = this.vals[p]; i = p;
+      this.keys[i] = this.keys[p];
+      this.vals[i] = this.vals[p];
+      i = p;
     }
-    this.keys[i] = k; this.vals[i] = v;
+    this.keys[i] = k;
+    this.vals[i] = v;
   }
   /** Pops the minimum; returns its value, key in `lastKey`. */
   lastKey = 0;
   pop(): number {
     const top = this.vals[0];
     this.lastKey = this.keys[0];
-    const k = this.keys[--this.size], v = this.vals[this.size];
+    const k = this.keys[--this.size],
+      v = this.vals[this.size];
     let i = 0;
     for (;;) {
       let c = 2 * i + 1;
       if (c >= this.size) break;
       if (c + 1 < this.size && this.keys[c + 1] < this.keys[c]) c++;
       if (this.keys[c] >= k) break;
-      this.keys[i] = this.keys[c]; this.vals[i] = this.vals[c]; i = c;
+      this.keys[i] = this.keys[c];
+      this.vals[i] = this.vals[c];
+      i = c;
     }
-    this.keys[i] = k; this.vals[i] = v;
+    this.keys[i] = k;
+    this.vals[i] = v;
     return top;
   }
 }
@@ -56,14 +67,18 @@ export function geodesic(m: Mask, seeds: number[]): Float64Array {
   const d = new Float64Array(w * h).fill(Infinity);
   const heap = new MinHeap();
   for (const s of seeds) {
-    if (data[s] && d[s] !== 0) { d[s] = 0; heap.push(0, s); }
+    if (data[s] && d[s] !== 0) {
+      d[s] = 0;
+      heap.push(0, s);
+    }
   }
   const D = Math.SQRT2;
   while (heap.size > 0) {
     const p = heap.pop();
     const dp = heap.lastKey;
     if (dp > d[p]) continue;
-    const x = p % w, y = (p / w) | 0;
+    const x = p % w,
+      y = (p / w) | 0;
     for (let dy = -1; dy <= 1; dy++) {
       const ny = y + dy;
       if (ny < 0 || ny >= h) continue;
@@ -73,7 +88,10 @@ export function geodesic(m: Mask, seeds: number[]): Float64Array {
         const q = ny * w + nx;
         if (!data[q]) continue;
         const nd = dp + (dx !== 0 && dy !== 0 ? D : 1);
-        if (nd < d[q]) { d[q] = nd; heap.push(nd, q); }
+        if (nd < d[q]) {
+          d[q] = nd;
+          heap.push(nd, q);
+        }
       }
     }
   }
@@ -86,7 +104,8 @@ function segmentSeeds(m: Mask, a: Point, b: Point, from = 0, to = 1): number[] {
   const steps = Math.max(1, Math.ceil(len * 2));
   for (let s = 0; s <= steps; s++) {
     const t = from + ((to - from) * s) / steps;
-    const x = Math.floor(a.x + (b.x - a.x) * t), y = Math.floor(a.y + (b.y - a.y) * t);
+    const x = Math.floor(a.x + (b.x - a.x) * t),
+      y = Math.floor(a.y + (b.y - a.y) * t);
     if (x >= 0 && y >= 0 && x < m.w && y < m.h) out.push(y * m.w + x);
   }
   return out;
@@ -101,11 +120,14 @@ function quadSeeds(m: Mask, quad: Point[]): number[] {
   const maxX = Math.min(m.w - 1, Math.ceil(Math.max(...quad.map((p) => p.x))));
   for (let y = minY; y <= maxY; y++) {
     for (let x = minX; x <= maxX; x++) {
-      let pos = 0, neg = 0;
+      let pos = 0,
+        neg = 0;
       for (let i = 0; i < 4; i++) {
-        const p = quad[i], q = quad[(i + 1) % 4];
+        const p = quad[i],
+          q = quad[(i + 1) % 4];
         const c = (q.x - p.x) * (y + 0.5 - p.y) - (q.y - p.y) * (x + 0.5 - p.x);
-        if (c > 0) pos++; else if (c < 0) neg++;
+        if (c > 0) pos++;
+        else if (c < 0) neg++;
       }
       if (pos === 0 || neg === 0) out.push(y * m.w + x);
     }
@@ -128,7 +150,8 @@ export function regionField(m: Mask, dist: Float32Array, joints: Point[]): Regio
   const radius: number[] = [];
   for (let b = 0; b < BONE_COUNT; b++) {
     const def = BONES[b];
-    const a = J(def.from), e = J(def.to);
+    const a = J(def.from),
+      e = J(def.to);
     let seeds: number[];
     let r = 0;
     if (b === 0) {
@@ -145,7 +168,8 @@ export function regionField(m: Mask, dist: Float32Array, joints: Point[]): Regio
       let best = 0;
       for (const t of [0.4, 0.5, 0.6, 0.7]) {
         const p = lerp(a, e, t);
-        const ix = Math.floor(p.x), iy = Math.floor(p.y);
+        const ix = Math.floor(p.x),
+          iy = Math.floor(p.y);
         if (ix >= 0 && iy >= 0 && ix < m.w && iy < m.h) best = Math.max(best, dist[iy * m.w + ix]);
       }
       const len = Math.hypot(e.x - a.x, e.y - a.y);
@@ -173,7 +197,14 @@ export const MAX_INFLUENCES = 4;
  * Returns the winning bone (the region), or -1 when the point is not reachable.
  */
 export function pointWeights(
-  f: RegionField, m: Mask, x: number, y: number, band: number, outBones: Int32Array, outWeights: Float32Array, off: number,
+  f: RegionField,
+  m: Mask,
+  x: number,
+  y: number,
+  band: number,
+  outBones: Int32Array,
+  outWeights: Float32Array,
+  off: number,
 ): number {
   // Nearest reachable pixel around the point (outline vertices sit on pixel borders).
   let idx = -1;
@@ -181,18 +212,31 @@ export function pointWeights(
   for (let r = 0; r <= 3 && idx < 0; r++) {
     for (let dy = -r; dy <= r; dy++) {
       for (let dx = -r; dx <= r; dx++) {
-        const ix = Math.floor(x) + dx, iy = Math.floor(y) + dy;
+        const ix = Math.floor(x) + dx,
+          iy = Math.floor(y) + dy;
         if (ix < 0 || iy < 0 || ix >= m.w || iy >= m.h || !m.data[iy * m.w + ix]) continue;
         const dd = dx * dx + dy * dy;
-        if (dd < bestD) { bestD = dd; idx = iy * m.w + ix; }
+        if (dd < bestD) {
+          bestD = dd;
+          idx = iy * m.w + ix;
+        }
       }
     }
   }
-  for (let k = 0; k < MAX_INFLUENCES; k++) { outBones[off + k] = 0; outWeights[off + k] = 0; }
-  if (idx < 0) { outWeights[off] = 1; return -1; }
+  for (let k = 0; k < MAX_INFLUENCES; k++) {
+    outBones[off + k] = 0;
+    outWeights[off + k] = 0;
+  }
+  if (idx < 0) {
+    outWeights[off] = 1;
+    return -1;
+  }
   let win = 0;
   for (let b = 1; b < BONE_COUNT; b++) if (f.scores[b][idx] < f.scores[win][idx]) win = b;
-  if (!Number.isFinite(f.scores[win][idx])) { outWeights[off] = 1; return -1; }
+  if (!Number.isFinite(f.scores[win][idx])) {
+    outWeights[off] = 1;
+    return -1;
+  }
   const smin = f.scores[win][idx];
   const cand: Array<[number, number]> = [];
   for (const b of NEIGHBOURS[win]) {
@@ -208,6 +252,9 @@ export function pointWeights(
   cand.sort((p, q) => q[1] - p[1]);
   const used = cand.slice(0, MAX_INFLUENCES);
   const sum = used.reduce((s, c) => s + c[1], 0);
-  used.forEach(([b, w], k) => { outBones[off + k] = b; outWeights[off + k] = w / sum; });
+  used.forEach(([b, w], k) => {
+    outBones[off + k] = b;
+    outWeights[off + k] = w / sum;
+  });
   return win;
 }

@@ -25,11 +25,15 @@ export interface VsplatInput extends SplatOptions {
 export async function writeVsplat(input: VsplatInput): Promise<{ files: string[]; count: number }> {
   let analysis: CharacterAnalysis;
   try {
-    analysis = (JSON.parse(await readFile(path.join(input.characterDir, 'character.json'), 'utf8')) as { analysis: CharacterAnalysis }).analysis;
+    analysis = (JSON.parse(await readFile(path.join(input.characterDir, 'character.json'), 'utf8')) as { analysis: CharacterAnalysis })
+      .analysis;
   } catch (err) {
     throw new EngineError('INVALID_CHARACTER', 'The character has no readable analysis to build a splat from', { cause: String(err) });
   }
-  const { data, info } = await sharp(path.join(input.characterDir, 'texture.png')).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(path.join(input.characterDir, 'texture.png'))
+    .ensureAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   let cloud: SplatCloud;
   try {
     cloud = buildSplats({ data, width: info.width, height: info.height }, analysis, input);
@@ -52,5 +56,7 @@ export async function splatThumbnail(cloud: SplatCloud, texW: number, texH: numb
   const scale = fit / cloud.metresPerPixel;
   const cam = { width: side, height: side, scale, cx: side / 2, cy: side / 2 + (texH * fit) / 2, yawDeg };
   const rgba = renderSplats(cloud, cam);
-  return sharp(Buffer.from(rgba), { raw: { width: side, height: side, channels: 4 } }).png().toBuffer();
+  return sharp(Buffer.from(rgba), { raw: { width: side, height: side, channels: 4 } })
+    .png()
+    .toBuffer();
 }

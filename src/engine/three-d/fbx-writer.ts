@@ -16,7 +16,8 @@ const CM = 100;
 /** GlobalSettings TimeMode value meaning "custom frame rate" (CustomFrameRate holds it). */
 const TIME_MODE_CUSTOM = 14;
 
-const P = (name: string, type: string, label: string, flags: string, ...values: FbxProp[]): FbxNode => node('P', [S(name), S(type), S(label), S(flags), ...values]);
+const P = (name: string, type: string, label: string, flags: string, ...values: FbxProp[]): FbxNode =>
+  node('P', [S(name), S(type), S(label), S(flags), ...values]);
 const objName = (name: string, cls: string) => S(`${name}\u0000\u0001${cls}`);
 
 export function writeFbx(clip: SkeletalClip, takeName: string): Buffer {
@@ -40,21 +41,30 @@ export function writeFbx(clip: SkeletalClip, takeName: string): Buffer {
     modelIds.push(mid);
     const t = restOffset(sk, i).map((c) => c * CM);
     objects.push(
-      node('NodeAttribute', [L(aid), objName(j.name, 'NodeAttribute'), S('LimbNode')], [
-        node('Properties70', [], [P('Size', 'double', 'Number', '', D(1))]),
-        node('TypeFlags', [S('Skeleton')]),
-      ]),
-      node('Model', [L(mid), objName(j.name, 'Model'), S('LimbNode')], [
-        node('Version', [I(232)]),
-        node('Properties70', [], [
-          P('Lcl Translation', 'Lcl Translation', '', 'A', D(t[0]), D(t[1]), D(t[2])),
-          P('Lcl Rotation', 'Lcl Rotation', '', 'A', D(0), D(0), D(0)),
-          P('Lcl Scaling', 'Lcl Scaling', '', 'A', D(1), D(1), D(1)),
-          P('DefaultAttributeIndex', 'int', 'Integer', '', I(0)),
-        ]),
-        node('Shading', [C(true)]),
-        node('Culling', [S('CullingOff')]),
-      ]),
+      node(
+        'NodeAttribute',
+        [L(aid), objName(j.name, 'NodeAttribute'), S('LimbNode')],
+        [node('Properties70', [], [P('Size', 'double', 'Number', '', D(1))]), node('TypeFlags', [S('Skeleton')])],
+      ),
+      node(
+        'Model',
+        [L(mid), objName(j.name, 'Model'), S('LimbNode')],
+        [
+          node('Version', [I(232)]),
+          node(
+            'Properties70',
+            [],
+            [
+              P('Lcl Translation', 'Lcl Translation', '', 'A', D(t[0]), D(t[1]), D(t[2])),
+              P('Lcl Rotation', 'Lcl Rotation', '', 'A', D(0), D(0), D(0)),
+              P('Lcl Scaling', 'Lcl Scaling', '', 'A', D(1), D(1), D(1)),
+              P('DefaultAttributeIndex', 'int', 'Integer', '', I(0)),
+            ],
+          ),
+          node('Shading', [C(true)]),
+          node('Culling', [S('CullingOff')]),
+        ],
+      ),
     );
     oo(aid, mid);
     oo(mid, j.parent < 0 ? 0n : modelIds[j.parent]);
@@ -63,10 +73,27 @@ export function writeFbx(clip: SkeletalClip, takeName: string): Buffer {
   const stackId = id();
   const layerId = id();
   objects.push(
-    node('AnimationStack', [L(stackId), objName(takeName, 'AnimStack'), S('')], [
-      node('Properties70', [], [P('LocalStart', 'KTime', 'Time', '', L(0)), P('LocalStop', 'KTime', 'Time', '', L(stop)), P('ReferenceStart', 'KTime', 'Time', '', L(0)), P('ReferenceStop', 'KTime', 'Time', '', L(stop))]),
-    ]),
-    node('AnimationLayer', [L(layerId), objName('BaseLayer', 'AnimLayer'), S('')], [node('Properties70', [], [P('Weight', 'Number', '', 'A', D(100))])]),
+    node(
+      'AnimationStack',
+      [L(stackId), objName(takeName, 'AnimStack'), S('')],
+      [
+        node(
+          'Properties70',
+          [],
+          [
+            P('LocalStart', 'KTime', 'Time', '', L(0)),
+            P('LocalStop', 'KTime', 'Time', '', L(stop)),
+            P('ReferenceStart', 'KTime', 'Time', '', L(0)),
+            P('ReferenceStop', 'KTime', 'Time', '', L(stop)),
+          ],
+        ),
+      ],
+    ),
+    node(
+      'AnimationLayer',
+      [L(layerId), objName('BaseLayer', 'AnimLayer'), S('')],
+      [node('Properties70', [], [P('Weight', 'Number', '', 'A', D(100))])],
+    ),
   );
   oo(layerId, stackId);
 
@@ -76,9 +103,17 @@ export function writeFbx(clip: SkeletalClip, takeName: string): Buffer {
     const cn = id();
     curveNodes++;
     objects.push(
-      node('AnimationCurveNode', [L(cn), objName(prop === 'Lcl Rotation' ? 'R' : 'T', 'AnimCurveNode'), S('')], [
-        node('Properties70', [], ['X', 'Y', 'Z'].map((a, k) => P(`d|${a}`, 'Number', '', 'A', D(values[k][0] ?? 0)))),
-      ]),
+      node(
+        'AnimationCurveNode',
+        [L(cn), objName(prop === 'Lcl Rotation' ? 'R' : 'T', 'AnimCurveNode'), S('')],
+        [
+          node(
+            'Properties70',
+            [],
+            ['X', 'Y', 'Z'].map((a, k) => P(`d|${a}`, 'Number', '', 'A', D(values[k][0] ?? 0))),
+          ),
+        ],
+      ),
     );
     oo(cn, layerId);
     op(cn, modelIds[joint], prop);
@@ -86,16 +121,20 @@ export function writeFbx(clip: SkeletalClip, takeName: string): Buffer {
       const c = id();
       curves++;
       objects.push(
-        node('AnimationCurve', [L(c), objName('', 'AnimCurve'), S('')], [
-          node('Default', [D(values[k][0] ?? 0)]),
-          node('KeyVer', [I(4008)]),
-          node('KeyTime', [{ t: 'l', v: keyTimes }]),
-          node('KeyValueFloat', [{ t: 'f', v: values[k] }]),
-          // One attribute block for all keys: linear interpolation (flag 0x4).
-          node('KeyAttrFlags', [{ t: 'i', v: [4] }]),
-          node('KeyAttrDataFloat', [{ t: 'f', v: [0, 0, 0, 0] }]),
-          node('KeyAttrRefCount', [{ t: 'i', v: [frames] }]),
-        ]),
+        node(
+          'AnimationCurve',
+          [L(c), objName('', 'AnimCurve'), S('')],
+          [
+            node('Default', [D(values[k][0] ?? 0)]),
+            node('KeyVer', [I(4008)]),
+            node('KeyTime', [{ t: 'l', v: keyTimes }]),
+            node('KeyValueFloat', [{ t: 'f', v: values[k] }]),
+            // One attribute block for all keys: linear interpolation (flag 0x4).
+            node('KeyAttrFlags', [{ t: 'i', v: [4] }]),
+            node('KeyAttrDataFloat', [{ t: 'f', v: [0, 0, 0, 0] }]),
+            node('KeyAttrRefCount', [{ t: 'i', v: [frames] }]),
+          ],
+        ),
       );
       op(c, cn, `d|${axis}`);
     });
@@ -127,45 +166,69 @@ export function writeFbx(clip: SkeletalClip, takeName: string): Buffer {
 
   const defs = (type: string, count: number) => node('ObjectType', [S(type)], [node('Count', [I(count)])]);
   const top: FbxNode[] = [
-    node('FBXHeaderExtension', [], [node('FBXHeaderVersion', [I(1003)]), node('FBXVersion', [I(7400)]), node('Creator', [S('Marionette')])]),
-    node('GlobalSettings', [], [
-      node('Version', [I(1000)]),
-      node('Properties70', [], [
-        P('UpAxis', 'int', 'Integer', '', I(1)),
-        P('UpAxisSign', 'int', 'Integer', '', I(1)),
-        P('FrontAxis', 'int', 'Integer', '', I(2)),
-        P('FrontAxisSign', 'int', 'Integer', '', I(1)),
-        P('CoordAxis', 'int', 'Integer', '', I(0)),
-        P('CoordAxisSign', 'int', 'Integer', '', I(1)),
-        P('OriginalUpAxis', 'int', 'Integer', '', I(1)),
-        P('OriginalUpAxisSign', 'int', 'Integer', '', I(1)),
-        P('UnitScaleFactor', 'double', 'Number', '', D(1)),
-        P('OriginalUnitScaleFactor', 'double', 'Number', '', D(1)),
-        P('TimeMode', 'enum', '', '', I(TIME_MODE_CUSTOM)),
-        P('CustomFrameRate', 'double', 'Number', '', D(clip.fps)),
-        P('TimeSpanStart', 'KTime', 'Time', '', L(0)),
-        P('TimeSpanStop', 'KTime', 'Time', '', L(stop)),
-      ]),
-    ]),
+    node(
+      'FBXHeaderExtension',
+      [],
+      [node('FBXHeaderVersion', [I(1003)]), node('FBXVersion', [I(7400)]), node('Creator', [S('Marionette')])],
+    ),
+    node(
+      'GlobalSettings',
+      [],
+      [
+        node('Version', [I(1000)]),
+        node(
+          'Properties70',
+          [],
+          [
+            P('UpAxis', 'int', 'Integer', '', I(1)),
+            P('UpAxisSign', 'int', 'Integer', '', I(1)),
+            P('FrontAxis', 'int', 'Integer', '', I(2)),
+            P('FrontAxisSign', 'int', 'Integer', '', I(1)),
+            P('CoordAxis', 'int', 'Integer', '', I(0)),
+            P('CoordAxisSign', 'int', 'Integer', '', I(1)),
+            P('OriginalUpAxis', 'int', 'Integer', '', I(1)),
+            P('OriginalUpAxisSign', 'int', 'Integer', '', I(1)),
+            P('UnitScaleFactor', 'double', 'Number', '', D(1)),
+            P('OriginalUnitScaleFactor', 'double', 'Number', '', D(1)),
+            P('TimeMode', 'enum', '', '', I(TIME_MODE_CUSTOM)),
+            P('CustomFrameRate', 'double', 'Number', '', D(clip.fps)),
+            P('TimeSpanStart', 'KTime', 'Time', '', L(0)),
+            P('TimeSpanStop', 'KTime', 'Time', '', L(stop)),
+          ],
+        ),
+      ],
+    ),
     node('Documents', [], [node('Count', [I(1)]), node('Document', [L(id()), S(''), S('Scene')], [node('RootNode', [L(0)])])]),
     node('References'),
-    node('Definitions', [], [
-      node('Version', [I(100)]),
-      node('Count', [I(2 * n + 2 + curveNodes + curves + 1)]),
-      defs('GlobalSettings', 1),
-      defs('Model', n),
-      defs('NodeAttribute', n),
-      defs('AnimationStack', 1),
-      defs('AnimationLayer', 1),
-      defs('AnimationCurveNode', curveNodes),
-      defs('AnimationCurve', curves),
-    ]),
+    node(
+      'Definitions',
+      [],
+      [
+        node('Version', [I(100)]),
+        node('Count', [I(2 * n + 2 + curveNodes + curves + 1)]),
+        defs('GlobalSettings', 1),
+        defs('Model', n),
+        defs('NodeAttribute', n),
+        defs('AnimationStack', 1),
+        defs('AnimationLayer', 1),
+        defs('AnimationCurveNode', curveNodes),
+        defs('AnimationCurve', curves),
+      ],
+    ),
     node('Objects', [], objects),
     node('Connections', [], connections),
-    node('Takes', [], [
-      node('Current', [S(takeName)]),
-      node('Take', [S(takeName)], [node('FileName', [S(`${takeName}.tak`)]), node('LocalTime', [L(0), L(stop)]), node('ReferenceTime', [L(0), L(stop)])]),
-    ]),
+    node(
+      'Takes',
+      [],
+      [
+        node('Current', [S(takeName)]),
+        node(
+          'Take',
+          [S(takeName)],
+          [node('FileName', [S(`${takeName}.tak`)]), node('LocalTime', [L(0), L(stop)]), node('ReferenceTime', [L(0), L(stop)])],
+        ),
+      ],
+    ),
   ];
   return encodeFbx(top);
 }

@@ -25,7 +25,10 @@ export async function writeGlb(clip: SkeletalClip, name: string): Promise<Uint8A
     // Rest rotations are identity, so each inverse bind matrix is a translation by minus the rest position.
     ibm.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -j.rest[0], -j.rest[1], -j.rest[2], 1], i * 16);
   });
-  const skin = doc.createSkin(`${name}-skin`).setSkeleton(nodes[0]).setInverseBindMatrices(doc.createAccessor().setType('MAT4').setArray(ibm).setBuffer(buffer));
+  const skin = doc
+    .createSkin(`${name}-skin`)
+    .setSkeleton(nodes[0])
+    .setInverseBindMatrices(doc.createAccessor().setType('MAT4').setArray(ibm).setBuffer(buffer));
   nodes.forEach((node) => skin.addJoint(node));
 
   const frames = clip.frameCount;
@@ -57,7 +60,11 @@ export async function writeGlb(clip: SkeletalClip, name: string): Promise<Uint8A
   }
 
   function addChannel(path: 'rotation' | 'translation', type: 'VEC4' | 'VEC3', values: Float32Array, joint: number): void {
-    const sampler = doc.createAnimationSampler().setInput(input).setOutput(doc.createAccessor().setType(type).setArray(values).setBuffer(buffer)).setInterpolation('LINEAR');
+    const sampler = doc
+      .createAnimationSampler()
+      .setInput(input)
+      .setOutput(doc.createAccessor().setType(type).setArray(values).setBuffer(buffer))
+      .setInterpolation('LINEAR');
     anim.addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetNode(nodes[joint]).setTargetPath(path).setSampler(sampler));
   }
 

@@ -87,7 +87,16 @@ export function boneLengths(track: MotionTrack): Record<string, number> {
   // Fallbacks from body proportions when a bone was never seen (a cropped clip).
   const torso = out.torso || Math.max(out.thigh, out.shin, 1) * 1.2;
   out.torso = torso;
-  const defaults: Record<string, number> = { hip: 0.17, shoulder: 0.36, nose: 0.45, head: 0.42, upperarm: 0.55, forearm: 0.5, thigh: 0.85, shin: 0.8 };
+  const defaults: Record<string, number> = {
+    hip: 0.17,
+    shoulder: 0.36,
+    nose: 0.45,
+    head: 0.42,
+    upperarm: 0.55,
+    forearm: 0.5,
+    thigh: 0.85,
+    shin: 0.8,
+  };
   for (const [g, k] of Object.entries(defaults)) if (!out[g]) out[g] = torso * k;
   return out;
 }

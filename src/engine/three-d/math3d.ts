@@ -57,9 +57,15 @@ export function qfromTo(a: Vec3, b: Vec3): Quat {
 
 /** Rotation from a 3x3 matrix given as its three columns (orthonormal). */
 export function qfromBasis(x: Vec3, y: Vec3, z: Vec3): Quat {
-  const m00 = x[0], m10 = x[1], m20 = x[2];
-  const m01 = y[0], m11 = y[1], m21 = y[2];
-  const m02 = z[0], m12 = z[1], m22 = z[2];
+  const m00 = x[0],
+    m10 = x[1],
+    m20 = x[2];
+  const m01 = y[0],
+    m11 = y[1],
+    m21 = y[2];
+  const m02 = z[0],
+    m12 = z[1],
+    m22 = z[2];
   const tr = m00 + m11 + m22;
   let q: Quat;
   if (tr > 0) {
@@ -92,7 +98,8 @@ export function qslerp(a: Quat, b: Quat, t: number): Quat {
   let d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
   const bb: Quat = d < 0 ? [-b[0], -b[1], -b[2], -b[3]] : b;
   d = Math.abs(d);
-  if (d > 0.9995) return qnormalize([a[0] + (bb[0] - a[0]) * t, a[1] + (bb[1] - a[1]) * t, a[2] + (bb[2] - a[2]) * t, a[3] + (bb[3] - a[3]) * t]);
+  if (d > 0.9995)
+    return qnormalize([a[0] + (bb[0] - a[0]) * t, a[1] + (bb[1] - a[1]) * t, a[2] + (bb[2] - a[2]) * t, a[3] + (bb[3] - a[3]) * t]);
   const th = Math.acos(d);
   const s = Math.sin(th);
   const wa = Math.sin((1 - t) * th) / s;

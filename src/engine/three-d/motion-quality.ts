@@ -31,9 +31,21 @@ export function reprojectionPck(clip: SkeletalClip, track: MotionTrack, threshol
   }
   if (pairs.length === 0) return 0;
   // x = s·X + a, y = -s·Y + b: linear least squares in (s, a, b).
-  let sXX = 0, sX = 0, sY = 0, sx = 0, sy = 0, sXx = 0, sYy = 0;
+  let sXX = 0,
+    sX = 0,
+    sY = 0,
+    sx = 0,
+    sy = 0,
+    sXx = 0,
+    sYy = 0;
   for (const p of pairs) {
-    sXX += p.X * p.X + p.Y * p.Y; sX += p.X; sY += p.Y; sx += p.x; sy += p.y; sXx += p.X * p.x; sYy += p.Y * p.y;
+    sXX += p.X * p.X + p.Y * p.Y;
+    sX += p.X;
+    sY += p.Y;
+    sx += p.x;
+    sy += p.y;
+    sXx += p.X * p.x;
+    sYy += p.Y * p.y;
   }
   const n = pairs.length;
   // Normal equations with a and b eliminated.

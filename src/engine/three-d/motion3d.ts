@@ -13,7 +13,23 @@
  */
 import { HEAD, NECK, PELVIS, forwardOf, type LiftedTrack } from './lift.js';
 import {
-  IDENTITY, add, cross, dot, frameFrom, length, lerp3, normalize, qconj, qfromTo, qmul, qrotate, qslerp, scale, sub, type Quat, type Vec3,
+  IDENTITY,
+  add,
+  cross,
+  dot,
+  frameFrom,
+  length,
+  lerp3,
+  normalize,
+  qconj,
+  qfromTo,
+  qmul,
+  qrotate,
+  qslerp,
+  scale,
+  sub,
+  type Quat,
+  type Vec3,
 } from './math3d.js';
 import { restOffset, type Skeleton } from './skeletons.js';
 
@@ -167,12 +183,14 @@ export function retarget(lifted: LiftedTrack, sk: Skeleton, opts: RetargetOption
     // The pelvis follows the performer's pelvis, relative to the first frame, on the skeleton's scale.
     const pelvis = add(hipsRest, scale(sub(pts[PELVIS], first), mPerPx));
     const world: Vec3[] = new Array(n);
-    const rootPos = sk.rootMotionJoint === sk.hipsJoint ? pelvis : [pelvis[0], 0, pelvis[2]] as Vec3;
+    const rootPos = sk.rootMotionJoint === sk.hipsJoint ? pelvis : ([pelvis[0], 0, pelvis[2]] as Vec3);
     // Skeletons whose root sits under the pelvis: place the root so the pelvis lands where it should.
     forwardKinematics(sk, rootPos, g, world);
     if (sk.rootMotionJoint !== sk.hipsJoint) {
       const dy = pelvis[1] - world[sk.hipsJoint][1];
-      world.forEach((w, i) => { if (underHips[i]) world[i] = [w[0], w[1] + dy, w[2]]; });
+      world.forEach((w, i) => {
+        if (underHips[i]) world[i] = [w[0], w[1] + dy, w[2]];
+      });
     }
     globalsAll.push(g);
     worldAll.push(world);
@@ -206,7 +224,10 @@ export function retarget(lifted: LiftedTrack, sk: Skeleton, opts: RetargetOption
           target = anchor;
           planted[t][side] = true;
         } else {
-          if (anchor) { lastAnchor = anchor; release = RELEASE_FRAMES; }
+          if (anchor) {
+            lastAnchor = anchor;
+            release = RELEASE_FRAMES;
+          }
           anchor = null;
           if (release > 0 && lastAnchor) target = lerp3(lastAnchor, w[foot], 1 - release / (RELEASE_FRAMES + 1));
           release = Math.max(0, release - 1);

@@ -78,10 +78,20 @@ function fingerLayout(hand: Vec3, dir: Vec3, sign: number): Array<{ finger: stri
   // Across the palm: forward (+Z) for both hands, so index sits in front and pinky behind.
   const across: Vec3 = [0, 0, 1];
   const out: Array<{ finger: string; base: Vec3; step: Vec3 }> = [];
-  const spread: Array<[string, number]> = [['index', 0.03], ['middle', 0.01], ['ring', -0.01], ['pinky', -0.03]];
-  for (const [finger, z] of spread) out.push({ finger, base: add(add(hand, scale(dir, 0.03)), scale(across, z)), step: scale(dir, finger === 'pinky' ? 0.02 : 0.03) });
+  const spread: Array<[string, number]> = [
+    ['index', 0.03],
+    ['middle', 0.01],
+    ['ring', -0.01],
+    ['pinky', -0.03],
+  ];
+  for (const [finger, z] of spread)
+    out.push({ finger, base: add(add(hand, scale(dir, 0.03)), scale(across, z)), step: scale(dir, finger === 'pinky' ? 0.02 : 0.03) });
   const down: Vec3 = [0, -0.3, 0];
-  out.push({ finger: 'thumb', base: add(add(hand, scale(dir, 0.02)), [0, -0.01, 0.04]), step: normalize(add(add(scale(dir, 0.6), [0, 0, 0.6 * 1]), down)).map((c) => c * 0.03) as Vec3 });
+  out.push({
+    finger: 'thumb',
+    base: add(add(hand, scale(dir, 0.02)), [0, -0.01, 0.04]),
+    step: normalize(add(add(scale(dir, 0.6), [0, 0, 0.6 * 1]), down)).map((c) => c * 0.03) as Vec3,
+  });
   void sign;
   return out;
 }
@@ -90,7 +100,9 @@ function metahumanBody(b: Builder): void {
   b.add('root', null, [0, 0, 0], { kind: 'root' });
   b.add('pelvis', 'root', [0, 0.98, 0], { kind: 'hips' });
   const spineY = [1.03, 1.1, 1.18, 1.27, 1.36];
-  spineY.forEach((y, i) => b.add(`spine_0${i + 1}`, i === 0 ? 'pelvis' : `spine_0${i}`, [0, y, 0], { kind: 'spine', t: (i + 1) / spineY.length }));
+  spineY.forEach((y, i) =>
+    b.add(`spine_0${i + 1}`, i === 0 ? 'pelvis' : `spine_0${i}`, [0, y, 0], { kind: 'spine', t: (i + 1) / spineY.length }),
+  );
   b.add('neck_01', 'spine_05', [0, 1.47, 0], { kind: 'neck' });
   b.add('neck_02', 'neck_01', [0, 1.52, 0.005]);
   b.add('head', 'neck_02', [0, 1.58, 0.01], { kind: 'head' });
@@ -106,11 +118,21 @@ function metahumanBody(b: Builder): void {
     b.add(`hand_${s}`, `lowerarm_${s}`, wrist);
     for (const f of fingerLayout(wrist, dir, sign)) {
       if (f.finger === 'thumb') {
-        for (let k = 1; k <= 3; k++) b.add(`thumb_0${k}_${s}`, k === 1 ? `hand_${s}` : `thumb_0${k - 1}_${s}`, add(f.base, scale(f.step, k - 1)));
+        for (let k = 1; k <= 3; k++)
+          b.add(`thumb_0${k}_${s}`, k === 1 ? `hand_${s}` : `thumb_0${k - 1}_${s}`, add(f.base, scale(f.step, k - 1)));
         continue;
       }
-      b.add(`${f.finger}_metacarpal_${s}`, `hand_${s}`, add(wrist, scale(dir, 0.01)).map((c, i) => c + (i === 2 ? f.base[2] - wrist[2] : 0)) as Vec3);
-      for (let k = 1; k <= 3; k++) b.add(`${f.finger}_0${k}_${s}`, k === 1 ? `${f.finger}_metacarpal_${s}` : `${f.finger}_0${k - 1}_${s}`, add(add(f.base, scale(dir, 0.06)), scale(f.step, k - 1)));
+      b.add(
+        `${f.finger}_metacarpal_${s}`,
+        `hand_${s}`,
+        add(wrist, scale(dir, 0.01)).map((c, i) => c + (i === 2 ? f.base[2] - wrist[2] : 0)) as Vec3,
+      );
+      for (let k = 1; k <= 3; k++)
+        b.add(
+          `${f.finger}_0${k}_${s}`,
+          k === 1 ? `${f.finger}_metacarpal_${s}` : `${f.finger}_0${k - 1}_${s}`,
+          add(add(f.base, scale(dir, 0.06)), scale(f.step, k - 1)),
+        );
     }
     b.add(`upperarm_twist_01_${s}`, `upperarm_${s}`, add(shoulder, scale(dir, 0.09)));
     b.add(`upperarm_twist_02_${s}`, `upperarm_${s}`, add(shoulder, scale(dir, 0.19)));
@@ -166,7 +188,12 @@ const FACE_SIDED: Array<[string, Vec3]> = [
 
 function faceControls(b: Builder): void {
   b.add(FACE_CONTROLS[0][0], 'head', FACE_CONTROLS[0][1]);
-  for (const [name, p] of FACE_CONTROLS.slice(1)) b.add(name, name === 'FACIAL_C_Chin' || name === 'FACIAL_C_LipLower' || name === 'FACIAL_C_Tongue' ? 'FACIAL_C_Jaw' : 'FACIAL_C_FacialRoot', p);
+  for (const [name, p] of FACE_CONTROLS.slice(1))
+    b.add(
+      name,
+      name === 'FACIAL_C_Chin' || name === 'FACIAL_C_LipLower' || name === 'FACIAL_C_Tongue' ? 'FACIAL_C_Jaw' : 'FACIAL_C_FacialRoot',
+      p,
+    );
   for (const [name, p] of FACE_SIDED) {
     for (const { s, sign } of SIDES) {
       const side = s.toUpperCase();
@@ -204,7 +231,11 @@ function faceDetail(b: Builder): void {
       const c = b.at(parent);
       for (let k = 0; k < n; k++) {
         const a = (2 * Math.PI * k) / n;
-        b.add(`FACIAL_${side}_${region}Detail${String(k + 1).padStart(2, '0')}`, parent, [c[0] + 0.008 * Math.cos(a), c[1] + 0.006 * Math.sin(a), c[2] - 0.002]);
+        b.add(`FACIAL_${side}_${region}Detail${String(k + 1).padStart(2, '0')}`, parent, [
+          c[0] + 0.008 * Math.cos(a),
+          c[1] + 0.006 * Math.sin(a),
+          c[2] - 0.002,
+        ]);
       }
     }
   }
@@ -229,7 +260,12 @@ function mixamo(b: Builder): void {
     b.add(m(`${cap}Hand`), m(`${cap}ForeArm`), wrist);
     for (const f of fingerLayout(wrist, dir, sign)) {
       const name = f.finger[0].toUpperCase() + f.finger.slice(1);
-      for (let k = 1; k <= 3; k++) b.add(m(`${cap}Hand${name}${k}`), k === 1 ? m(`${cap}Hand`) : m(`${cap}Hand${name}${k - 1}`), add(add(f.base, scale(dir, f.finger === 'thumb' ? 0 : 0.06)), scale(f.step, k - 1)));
+      for (let k = 1; k <= 3; k++)
+        b.add(
+          m(`${cap}Hand${name}${k}`),
+          k === 1 ? m(`${cap}Hand`) : m(`${cap}Hand${name}${k - 1}`),
+          add(add(f.base, scale(dir, f.finger === 'thumb' ? 0 : 0.06)), scale(f.step, k - 1)),
+        );
     }
   }
   for (const { s, sign, cap } of SIDES) {
@@ -262,7 +298,20 @@ export function metahumanSkeleton(set: JointSet): Skeleton {
     rootMotionJoint: b.idx('root'),
     hipsJoint: b.idx('pelvis'),
     feet: [b.idx('foot_l'), b.idx('foot_r')],
-    cocoJoints: cocoMap(b, { 5: 'upperarm_l', 6: 'upperarm_r', 7: 'lowerarm_l', 8: 'lowerarm_r', 9: 'hand_l', 10: 'hand_r', 11: 'thigh_l', 12: 'thigh_r', 13: 'calf_l', 14: 'calf_r', 15: 'foot_l', 16: 'foot_r' }),
+    cocoJoints: cocoMap(b, {
+      5: 'upperarm_l',
+      6: 'upperarm_r',
+      7: 'lowerarm_l',
+      8: 'lowerarm_r',
+      9: 'hand_l',
+      10: 'hand_r',
+      11: 'thigh_l',
+      12: 'thigh_r',
+      13: 'calf_l',
+      14: 'calf_r',
+      15: 'foot_l',
+      16: 'foot_r',
+    }),
   };
   cache.set(key, sk);
   return sk;
@@ -282,8 +331,18 @@ export function mixamoSkeleton(): Skeleton {
     hipsJoint: b.idx(m('Hips')),
     feet: [b.idx(m('LeftFoot')), b.idx(m('RightFoot'))],
     cocoJoints: cocoMap(b, {
-      5: m('LeftArm'), 6: m('RightArm'), 7: m('LeftForeArm'), 8: m('RightForeArm'), 9: m('LeftHand'), 10: m('RightHand'),
-      11: m('LeftUpLeg'), 12: m('RightUpLeg'), 13: m('LeftLeg'), 14: m('RightLeg'), 15: m('LeftFoot'), 16: m('RightFoot'),
+      5: m('LeftArm'),
+      6: m('RightArm'),
+      7: m('LeftForeArm'),
+      8: m('RightForeArm'),
+      9: m('LeftHand'),
+      10: m('RightHand'),
+      11: m('LeftUpLeg'),
+      12: m('RightUpLeg'),
+      13: m('LeftLeg'),
+      14: m('RightLeg'),
+      15: m('LeftFoot'),
+      16: m('RightFoot'),
     }),
   };
   cache.set('mixamo', sk);

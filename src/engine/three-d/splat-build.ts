@@ -65,16 +65,18 @@ export function distanceInside(mask: Uint8Array, w: number, h: number): Float32A
   const d = new Float32Array(w * h);
   for (let i = 0; i < w * h; i++) d[i] = mask[i] ? INF : 0;
   const at = (x: number, y: number) => (x < 0 || y < 0 || x >= w || y >= h ? 0 : d[y * w + x]);
-  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) {
-    const i = y * w + x;
-    if (!d[i]) continue;
-    d[i] = Math.min(d[i], at(x - 1, y) + 3, at(x, y - 1) + 3, at(x - 1, y - 1) + 4, at(x + 1, y - 1) + 4);
-  }
-  for (let y = h - 1; y >= 0; y--) for (let x = w - 1; x >= 0; x--) {
-    const i = y * w + x;
-    if (!d[i]) continue;
-    d[i] = Math.min(d[i], at(x + 1, y) + 3, at(x, y + 1) + 3, at(x + 1, y + 1) + 4, at(x - 1, y + 1) + 4);
-  }
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      const i = y * w + x;
+      if (!d[i]) continue;
+      d[i] = Math.min(d[i], at(x - 1, y) + 3, at(x, y - 1) + 3, at(x - 1, y - 1) + 4, at(x + 1, y - 1) + 4);
+    }
+  for (let y = h - 1; y >= 0; y--)
+    for (let x = w - 1; x >= 0; x--) {
+      const i = y * w + x;
+      if (!d[i]) continue;
+      d[i] = Math.min(d[i], at(x + 1, y) + 3, at(x, y + 1) + 3, at(x + 1, y + 1) + 4, at(x - 1, y + 1) + 4);
+    }
   for (let i = 0; i < w * h; i++) d[i] /= 3;
   return d;
 }
@@ -121,31 +123,58 @@ function smoothInside(f: Float32Array, mask: Uint8Array, w: number, h: number, r
   const tmp = new Float32Array(w * h);
   for (let pass = 0; pass < 2; pass++) {
     for (let y = 0; y < h; y++) {
-      let sum = 0, n = 0;
+      let sum = 0,
+        n = 0;
       const row = y * w;
       for (let x = -r; x <= r + w; x++) {
-        const inX = x + r, outX = x - r - 1;
-        if (inX >= 0 && inX < w && mask[row + inX]) { sum += f[row + inX]; n++; }
-        if (outX >= 0 && outX < w && mask[row + outX]) { sum -= f[row + outX]; n--; }
+        const inX = x + r,
+          outX = x - r - 1;
+        if (inX >= 0 && inX < w && mask[row + inX]) {
+          sum += f[row + inX];
+          n++;
+        }
+        if (outX >= 0 && outX < w && mask[row + outX]) {
+          sum -= f[row + outX];
+          n--;
+        }
         if (x >= 0 && x < w) tmp[row + x] = n > 0 ? sum / n : 0;
       }
     }
     for (let x = 0; x < w; x++) {
-      let sum = 0, n = 0;
+      let sum = 0,
+        n = 0;
       for (let y = -r; y <= r + h; y++) {
-        const inY = y + r, outY = y - r - 1;
-        if (inY >= 0 && inY < h && mask[inY * w + x]) { sum += tmp[inY * w + x]; n++; }
-        if (outY >= 0 && outY < h && mask[outY * w + x]) { sum -= tmp[outY * w + x]; n--; }
+        const inY = y + r,
+          outY = y - r - 1;
+        if (inY >= 0 && inY < h && mask[inY * w + x]) {
+          sum += tmp[inY * w + x];
+          n++;
+        }
+        if (outY >= 0 && outY < h && mask[outY * w + x]) {
+          sum -= tmp[outY * w + x];
+          n--;
+        }
         if (y >= 0 && y < h && mask[y * w + x]) f[y * w + x] = n > 0 ? sum / n : 0;
       }
     }
   }
 }
 
-interface Bone { a: [number, number]; b: [number, number]; joint: number; flat: number; radius: number }
+interface Bone {
+  a: [number, number];
+  b: [number, number];
+  joint: number;
+  flat: number;
+  radius: number;
+}
 
 /** Joints of the skeleton placed on the picture (texture pixels, y down) from the 2D pose. */
-function placeJoints(analysis: CharacterAnalysis, set: JointSet, w: number, h: number): { pos: Array<[number, number]>; names: string[]; parents: number[]; bones: Bone[] } {
+function placeJoints(
+  analysis: CharacterAnalysis,
+  set: JointSet,
+  w: number,
+  h: number,
+): { pos: Array<[number, number]>; names: string[]; parents: number[]; bones: Bone[] } {
   const sk = metahumanSkeleton(set);
   const kp = analysis.body.map((k) => [k.x - analysis.crop.x, k.y - analysis.crop.y] as [number, number]);
   const has = kp.length >= 17;
@@ -155,10 +184,14 @@ function placeJoints(analysis: CharacterAnalysis, set: JointSet, w: number, h: n
     const pelvis = mid(11, 12);
     const neck = mid(5, 6);
     fixed.set('pelvis', pelvis);
-    for (let k = 1; k <= 5; k++) fixed.set(`spine_0${k}`, [pelvis[0] + ((neck[0] - pelvis[0]) * k) / 6, pelvis[1] + ((neck[1] - pelvis[1]) * k) / 6]);
+    for (let k = 1; k <= 5; k++)
+      fixed.set(`spine_0${k}`, [pelvis[0] + ((neck[0] - pelvis[0]) * k) / 6, pelvis[1] + ((neck[1] - pelvis[1]) * k) / 6]);
     fixed.set('neck_01', neck);
     fixed.set('head', kp[0]);
-    for (const [s, o] of [['l', 0], ['r', 1]] as const) {
+    for (const [s, o] of [
+      ['l', 0],
+      ['r', 1],
+    ] as const) {
       fixed.set(`upperarm_${s}`, kp[5 + o]);
       fixed.set(`clavicle_${s}`, [(kp[5 + o][0] + neck[0]) / 2, (kp[5 + o][1] + neck[1]) / 2]);
       fixed.set(`lowerarm_${s}`, kp[7 + o]);
@@ -204,7 +237,8 @@ function placeJoints(analysis: CharacterAnalysis, set: JointSet, w: number, h: n
 }
 
 function segDist(px: number, py: number, b: Bone): number {
-  const vx = b.b[0] - b.a[0], vy = b.b[1] - b.a[1];
+  const vx = b.b[0] - b.a[0],
+    vy = b.b[1] - b.a[1];
   const l2 = vx * vx + vy * vy;
   const t = l2 > 0 ? Math.max(0, Math.min(1, ((px - b.a[0]) * vx + (py - b.a[1]) * vy) / l2)) : 0;
   return Math.hypot(px - b.a[0] - t * vx, py - b.a[1] - t * vy);
@@ -214,7 +248,11 @@ export function buildSplats(tex: Rgba, analysis: CharacterAnalysis, opts: SplatO
   const { width: w, height: h, data } = tex;
   const mask = new Uint8Array(w * h);
   let area = 0;
-  for (let i = 0; i < w * h; i++) if (data[i * 4 + 3] >= 128) { mask[i] = 1; area++; }
+  for (let i = 0; i < w * h; i++)
+    if (data[i * 4 + 3] >= 128) {
+      mask[i] = 1;
+      area++;
+    }
   if (area < 16) throw new Error('the character has no visible figure to turn into splats');
   const dist = distanceInside(mask, w, h);
   const rig = placeJoints(analysis, opts.jointSet, w, h);
@@ -238,34 +276,48 @@ export function buildSplats(tex: Rgba, analysis: CharacterAnalysis, opts: SplatO
   const bone1 = new Uint8Array(w * h);
   const weight0 = new Float32Array(w * h);
   const nb = rig.bones.length;
-  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) {
-    const i = y * w + x;
-    if (!mask[i]) continue;
-    let best = 0, second = -1, bd = Infinity, sd = Infinity;
-    for (let k = 0; k < nb; k++) {
-      const sdist = segDist(x, y, rig.bones[k]);
-      if (sdist < bd) { second = best; sd = bd; best = k; bd = sdist; } else if (sdist < sd) { second = k; sd = sdist; }
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      const i = y * w + x;
+      if (!mask[i]) continue;
+      let best = 0,
+        second = -1,
+        bd = Infinity,
+        sd = Infinity;
+      for (let k = 0; k < nb; k++) {
+        const sdist = segDist(x, y, rig.bones[k]);
+        if (sdist < bd) {
+          second = best;
+          sd = bd;
+          best = k;
+          bd = sdist;
+        } else if (sdist < sd) {
+          second = k;
+          sd = sdist;
+        }
+      }
+      const b = rig.bones[best];
+      const r = b.radius;
+      zField[i] = Math.sqrt(Math.max(0, r * r - Math.max(0, r - dist[i]) ** 2)) * b.flat;
+      bone0[i] = best;
+      bone1[i] = second < 0 ? best : second;
+      weight0[i] = second < 0 ? 1 : sd / (bd + sd + 1e-6);
     }
-    const b = rig.bones[best];
-    const r = b.radius;
-    zField[i] = Math.sqrt(Math.max(0, r * r - Math.max(0, r - dist[i]) ** 2)) * b.flat;
-    bone0[i] = best;
-    bone1[i] = second < 0 ? best : second;
-    weight0[i] = second < 0 ? 1 : sd / (bd + sd + 1e-6);
-  }
   // Neighbouring bones have different thicknesses: smoothing the depth removes the step (a crack
   // seen from the side) where the nearest bone changes.
   smoothInside(zField, mask, w, h, Math.max(2, Math.round(Math.min(w, h) / 50)));
-  const zAt = (x: number, y: number) => zField[Math.min(h - 1, Math.max(0, Math.round(y))) * w + Math.min(w - 1, Math.max(0, Math.round(x)))];
+  const zAt = (x: number, y: number) =>
+    zField[Math.min(h - 1, Math.max(0, Math.round(y))) * w + Math.min(w - 1, Math.max(0, Math.round(x)))];
 
   const back = boxBlur(data, w, h, Math.max(3, Math.round(Math.min(w, h) / 40)), mask);
   const mPerPx = STATURE_M / h;
   const origin = { x: w / 2, y: h };
   const samples: number[] = [];
-  for (let y = stride / 2; y < h; y += stride) for (let x = stride / 2; x < w; x += stride) {
-    const i = Math.floor(y) * w + Math.floor(x);
-    if (mask[i]) samples.push(x, y);
-  }
+  for (let y = stride / 2; y < h; y += stride)
+    for (let x = stride / 2; x < w; x += stride) {
+      const i = Math.floor(y) * w + Math.floor(x);
+      if (mask[i]) samples.push(x, y);
+    }
   const nFront = samples.length / 2;
   const count = nFront * 2;
   const cloud: SplatCloud = {
@@ -277,7 +329,11 @@ export function buildSplats(tex: Rgba, analysis: CharacterAnalysis, opts: SplatO
     dc: new Float32Array(count * 3),
     jointIndices: new Uint16Array(count * 4),
     jointWeights: new Float32Array(count * 4),
-    joints: rig.names.map((name, i) => ({ name, parent: rig.parents[i], position: [(rig.pos[i][0] - origin.x) * mPerPx, (origin.y - rig.pos[i][1]) * mPerPx, 0] as Vec3 })),
+    joints: rig.names.map((name, i) => ({
+      name,
+      parent: rig.parents[i],
+      position: [(rig.pos[i][0] - origin.x) * mPerPx, (origin.y - rig.pos[i][1]) * mPerPx, 0] as Vec3,
+    })),
     metresPerPixel: mPerPx,
     origin,
   };
@@ -285,7 +341,8 @@ export function buildSplats(tex: Rgba, analysis: CharacterAnalysis, opts: SplatO
   const sigmaN = Math.max(0.25, stride * 0.25) * mPerPx;
   const logit = (a: number) => Math.log(a / (1 - a));
   for (let s = 0; s < nFront; s++) {
-    const x = samples[s * 2], y = samples[s * 2 + 1];
+    const x = samples[s * 2],
+      y = samples[s * 2 + 1];
     const i = Math.floor(y) * w + Math.floor(x);
     const c = { z: zField[i], b0: bone0[i], b1: bone1[i], w0: weight0[i] };
     const gx = (zAt(x + stride, y) - zAt(x - stride, y)) / (2 * stride);
@@ -296,7 +353,9 @@ export function buildSplats(tex: Rgba, analysis: CharacterAnalysis, opts: SplatO
     const alpha = Math.min(0.99, Math.max(0.05, (rim * data[i * 4 + 3]) / 255));
     for (const side of [1, -1]) {
       const k = side === 1 ? s : s + nFront;
-      const X = (x - origin.x) * mPerPx, Y = (origin.y - y) * mPerPx, Z = side * c.z * mPerPx;
+      const X = (x - origin.x) * mPerPx,
+        Y = (origin.y - y) * mPerPx,
+        Z = side * c.z * mPerPx;
       cloud.positions.set([X, Y, Z], k * 3);
       // Outward normal of the front (Z = z) or back (Z = -z) surface in world axes (pixel y points down).
       const n = normalize([-gx, gy, side] as Vec3);
@@ -309,9 +368,14 @@ export function buildSplats(tex: Rgba, analysis: CharacterAnalysis, opts: SplatO
       const stretch = Math.min(4, Math.sqrt(1 + slope * slope));
       cloud.scales.set([Math.log(sigmaT * stretch * (rim < 1 ? 0.8 : 1)), Math.log(sigmaT * (rim < 1 ? 0.8 : 1)), Math.log(sigmaN)], k * 3);
       cloud.opacities[k] = logit(alpha);
-      const rgb = side === 1 ? [data[i * 4], data[i * 4 + 1], data[i * 4 + 2]] : [back[i * 3] * 0.85, back[i * 3 + 1] * 0.85, back[i * 3 + 2] * 0.85];
-      cloud.dc.set(rgb.map((v) => (v / 255 - 0.5) / SH_C0), k * 3);
-      const j0 = rig.bones[c.b0].joint, j1 = rig.bones[c.b1].joint;
+      const rgb =
+        side === 1 ? [data[i * 4], data[i * 4 + 1], data[i * 4 + 2]] : [back[i * 3] * 0.85, back[i * 3 + 1] * 0.85, back[i * 3 + 2] * 0.85];
+      cloud.dc.set(
+        rgb.map((v) => (v / 255 - 0.5) / SH_C0),
+        k * 3,
+      );
+      const j0 = rig.bones[c.b0].joint,
+        j1 = rig.bones[c.b1].joint;
       cloud.jointIndices.set([j0, j1, 0, 0], k * 4);
       cloud.jointWeights.set(j0 === j1 ? [1, 0, 0, 0] : [c.w0, 1 - c.w0, 0, 0], k * 4);
     }
@@ -336,7 +400,12 @@ export function pruneLowQuality(c: SplatCloud): SplatCloud {
   return {
     ...c,
     count: keep.length,
-    positions: pick(c.positions, 3), scales: pick(c.scales, 3), rotations: pick(c.rotations, 4), opacities: pick(c.opacities, 1),
-    dc: pick(c.dc, 3), jointIndices: pick(c.jointIndices, 4), jointWeights: pick(c.jointWeights, 4),
+    positions: pick(c.positions, 3),
+    scales: pick(c.scales, 3),
+    rotations: pick(c.rotations, 4),
+    opacities: pick(c.opacities, 1),
+    dc: pick(c.dc, 3),
+    jointIndices: pick(c.jointIndices, 4),
+    jointWeights: pick(c.jointWeights, 4),
   };
 }

@@ -7,7 +7,25 @@
  */
 import type { SplatCloud } from './splat-build.js';
 
-const FLOAT_PROPS = ['x', 'y', 'z', 'nx', 'ny', 'nz', 'f_dc_0', 'f_dc_1', 'f_dc_2', 'opacity', 'scale_0', 'scale_1', 'scale_2', 'rot_0', 'rot_1', 'rot_2', 'rot_3'];
+const FLOAT_PROPS = [
+  'x',
+  'y',
+  'z',
+  'nx',
+  'ny',
+  'nz',
+  'f_dc_0',
+  'f_dc_1',
+  'f_dc_2',
+  'opacity',
+  'scale_0',
+  'scale_1',
+  'scale_2',
+  'rot_0',
+  'rot_1',
+  'rot_2',
+  'rot_3',
+];
 const STRIDE = FLOAT_PROPS.length * 4 + 4 * 2 + 4 * 4;
 
 export function encodeSplatPly(c: SplatCloud, jointSet: string): Buffer {
@@ -27,14 +45,31 @@ export function encodeSplatPly(c: SplatCloud, jointSet: string): Buffer {
   const body = Buffer.alloc(c.count * STRIDE);
   for (let i = 0; i < c.count; i++) {
     let o = i * STRIDE;
-    const f = (v: number) => { body.writeFloatLE(v, o); o += 4; };
-    f(c.positions[i * 3]); f(c.positions[i * 3 + 1]); f(c.positions[i * 3 + 2]);
-    f(0); f(0); f(0);
-    f(c.dc[i * 3]); f(c.dc[i * 3 + 1]); f(c.dc[i * 3 + 2]);
+    const f = (v: number) => {
+      body.writeFloatLE(v, o);
+      o += 4;
+    };
+    f(c.positions[i * 3]);
+    f(c.positions[i * 3 + 1]);
+    f(c.positions[i * 3 + 2]);
+    f(0);
+    f(0);
+    f(0);
+    f(c.dc[i * 3]);
+    f(c.dc[i * 3 + 1]);
+    f(c.dc[i * 3 + 2]);
     f(c.opacities[i]);
-    f(c.scales[i * 3]); f(c.scales[i * 3 + 1]); f(c.scales[i * 3 + 2]);
-    f(c.rotations[i * 4]); f(c.rotations[i * 4 + 1]); f(c.rotations[i * 4 + 2]); f(c.rotations[i * 4 + 3]);
-    for (let k = 0; k < 4; k++) { body.writeUInt16LE(c.jointIndices[i * 4 + k], o); o += 2; }
+    f(c.scales[i * 3]);
+    f(c.scales[i * 3 + 1]);
+    f(c.scales[i * 3 + 2]);
+    f(c.rotations[i * 4]);
+    f(c.rotations[i * 4 + 1]);
+    f(c.rotations[i * 4 + 2]);
+    f(c.rotations[i * 4 + 3]);
+    for (let k = 0; k < 4; k++) {
+      body.writeUInt16LE(c.jointIndices[i * 4 + k], o);
+      o += 2;
+    }
     for (let k = 0; k < 4; k++) f(c.jointWeights[i * 4 + k]);
   }
   return Buffer.concat([header, body]);
@@ -60,8 +95,10 @@ export function readPlyHeader(buf: Buffer): PlyLayout {
     const [kw, ...rest] = l.split(' ');
     if (kw === 'format') out.format = rest[0];
     else if (kw === 'comment') out.comments.push(rest.join(' '));
-    else if (kw === 'element') { inVertex = rest[0] === 'vertex'; if (inVertex) out.vertexCount = Number(rest[1]); }
-    else if (kw === 'property' && inVertex) out.properties.push({ type: rest[0], name: rest[1] });
+    else if (kw === 'element') {
+      inVertex = rest[0] === 'vertex';
+      if (inVertex) out.vertexCount = Number(rest[1]);
+    } else if (kw === 'property' && inVertex) out.properties.push({ type: rest[0], name: rest[1] });
   }
   return out;
 }
@@ -70,24 +107,42 @@ export function readPlyHeader(buf: Buffer): PlyLayout {
 export function decodeSplatPly(buf: Buffer): SplatCloud {
   const layout = readPlyHeader(buf);
   const n = layout.vertexCount;
-  const joints = layout.comments.filter((c) => c.startsWith('joint ')).map((c) => {
-    const [, , parent, x, y, z, name] = c.split(' ');
-    return { name, parent: Number(parent), position: [Number(x), Number(y), Number(z)] as [number, number, number] };
-  });
+  const joints = layout.comments
+    .filter((c) => c.startsWith('joint '))
+    .map((c) => {
+      const [, , parent, x, y, z, name] = c.split(' ');
+      return { name, parent: Number(parent), position: [Number(x), Number(y), Number(z)] as [number, number, number] };
+    });
   const c: SplatCloud = {
-    count: n, positions: new Float32Array(n * 3), scales: new Float32Array(n * 3), rotations: new Float32Array(n * 4), opacities: new Float32Array(n),
-    dc: new Float32Array(n * 3), jointIndices: new Uint16Array(n * 4), jointWeights: new Float32Array(n * 4), joints, metresPerPixel: 0, origin: { x: 0, y: 0 },
+    count: n,
+    positions: new Float32Array(n * 3),
+    scales: new Float32Array(n * 3),
+    rotations: new Float32Array(n * 4),
+    opacities: new Float32Array(n),
+    dc: new Float32Array(n * 3),
+    jointIndices: new Uint16Array(n * 4),
+    jointWeights: new Float32Array(n * 4),
+    joints,
+    metresPerPixel: 0,
+    origin: { x: 0, y: 0 },
   };
   for (let i = 0; i < n; i++) {
     let o = layout.bodyOffset + i * STRIDE;
-    const f = () => { const v = buf.readFloatLE(o); o += 4; return v; };
+    const f = () => {
+      const v = buf.readFloatLE(o);
+      o += 4;
+      return v;
+    };
     c.positions.set([f(), f(), f()], i * 3);
     o += 12;
     c.dc.set([f(), f(), f()], i * 3);
     c.opacities[i] = f();
     c.scales.set([f(), f(), f()], i * 3);
     c.rotations.set([f(), f(), f(), f()], i * 4);
-    for (let k = 0; k < 4; k++) { c.jointIndices[i * 4 + k] = buf.readUInt16LE(o); o += 2; }
+    for (let k = 0; k < 4; k++) {
+      c.jointIndices[i * 4 + k] = buf.readUInt16LE(o);
+      o += 2;
+    }
     for (let k = 0; k < 4; k++) c.jointWeights[i * 4 + k] = f();
   }
   return c;

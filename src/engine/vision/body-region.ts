@@ -8,9 +8,18 @@ import type { Keypoint } from '../types.js';
 
 const LIMBS: Array<[number, number, number]> = [
   // [from, to, extension past `to` as a fraction of the segment: hands and feet reach beyond the joint]
-  [5, 7, 0], [7, 9, 0.45], [6, 8, 0], [8, 10, 0.45],
-  [11, 13, 0], [13, 15, 0.35], [12, 14, 0], [14, 16, 0.35],
-  [5, 6, 0], [11, 12, 0], [5, 11, 0], [6, 12, 0],
+  [5, 7, 0],
+  [7, 9, 0.45],
+  [6, 8, 0],
+  [8, 10, 0.45],
+  [11, 13, 0],
+  [13, 15, 0.35],
+  [12, 14, 0],
+  [14, 16, 0.35],
+  [5, 6, 0],
+  [11, 12, 0],
+  [5, 11, 0],
+  [6, 12, 0],
 ];
 
 function mid(a: Keypoint, b: Keypoint): { x: number; y: number } {
@@ -91,6 +100,7 @@ export function drawBodyRegion(mask: Uint8Array, w: number, h: number, body: Key
   // on a dark or saturated background): a wide capsule from the face to below the shoulders.
   const neck = mid(body[5], body[6]);
   const hip = mid(body[11], body[12]);
-  const hx = neck.x + (hip.x - neck.x) * 0.35, hy = neck.y + (hip.y - neck.y) * 0.35;
+  const hx = neck.x + (hip.x - neck.x) * 0.35,
+    hy = neck.y + (hip.y - neck.y) * 0.35;
   stampCapsule(mask, w, h, cx, cy, hx, hy, 0.42 * scale * grow);
 }

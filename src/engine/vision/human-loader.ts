@@ -78,7 +78,10 @@ async function createHuman(): Promise<Human> {
     // The node-wasm build requires tfjs-core, -converter and -backend-wasm as installed peers.
     const missing = /Cannot find module '([^']+)'/.exec((err as Error).message)?.[1];
     if (!missing) throw err;
-    throw new Error(`Pose/segmentation models need the npm package ${missing} (same version as @tensorflow/tfjs-core); it is not installed`, { cause: err });
+    throw new Error(
+      `Pose/segmentation models need the npm package ${missing} (same version as @tensorflow/tfjs-core); it is not installed`,
+      { cause: err },
+    );
   }
   const config: Partial<Config> = {
     backend: 'wasm',

@@ -11,7 +11,10 @@ export function downsampleRgba(rgba: Buffer, width: number, height: number, outW
     for (let x = 0; x < outW; x++) {
       const x0 = Math.floor(x * sx);
       const x1 = Math.max(x0 + 1, Math.floor((x + 1) * sx));
-      let r = 0, g = 0, b = 0, n = 0;
+      let r = 0,
+        g = 0,
+        b = 0,
+        n = 0;
       for (let yy = y0; yy < y1; yy++) {
         let i = (yy * width + x0) * 4;
         for (let xx = x0; xx < x1; xx++, i += 4) {

@@ -178,7 +178,10 @@ export function maskArea(mask: Uint8Array): number {
 
 /** Bounding box of set pixels, or null when the mask is empty. */
 export function maskBounds(mask: Uint8Array, w: number, h: number): { x0: number; y0: number; x1: number; y1: number } | null {
-  let x0 = w, y0 = h, x1 = -1, y1 = -1;
+  let x0 = w,
+    y0 = h,
+    x1 = -1,
+    y1 = -1;
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
       if (!mask[y * w + x]) continue;

@@ -55,8 +55,10 @@ function sampleRegion(rgba: Buffer, width: number, height: number, region: CropR
       const x0 = Math.max(0, Math.min(width - 1, Math.floor(fx)));
       const x1 = Math.min(width - 1, x0 + 1);
       const ax = Math.max(0, Math.min(1, fx - x0));
-      const i00 = (y0 * width + x0) * 4, i01 = (y0 * width + x1) * 4;
-      const i10 = (y1 * width + x0) * 4, i11 = (y1 * width + x1) * 4;
+      const i00 = (y0 * width + x0) * 4,
+        i01 = (y0 * width + x1) * 4;
+      const i10 = (y1 * width + x0) * 4,
+        i11 = (y1 * width + x1) * 4;
       const o = (y * n + x) * 3;
       for (let c = 0; c < 3; c++) {
         const top = rgba[i00 + c] * (1 - ax) + rgba[i01 + c] * ax;

@@ -61,6 +61,8 @@ if (port) {
     queues.set(key, next);
   });
   // Load and compile the model now, while the caller is still probing and starting ffmpeg.
-  createPoseDetector(options).detect(Buffer.alloc(32 * 32 * 4), 32, 32).catch(() => undefined);
+  createPoseDetector(options)
+    .detect(Buffer.alloc(32 * 32 * 4), 32, 32)
+    .catch(() => undefined);
   port.postMessage({ ready: true });
 }

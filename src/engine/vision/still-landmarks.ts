@@ -16,9 +16,23 @@ import type { PoseResult } from './pose-detector.js';
 
 /** BlazePose landmark names (as human reports them) for each COCO-17 joint, in BODY_JOINTS order. */
 const COCO_FROM_BLAZE = [
-  'nose', 'leftEye', 'rightEye', 'leftEar', 'rightEar',
-  'leftShoulder', 'rightShoulder', 'leftElbow', 'rightElbow', 'leftWrist', 'rightWrist',
-  'leftHip', 'rightHip', 'leftKnee', 'rightKnee', 'leftAnkle', 'rightAnkle',
+  'nose',
+  'leftEye',
+  'rightEye',
+  'leftEar',
+  'rightEar',
+  'leftShoulder',
+  'rightShoulder',
+  'leftElbow',
+  'rightElbow',
+  'leftWrist',
+  'rightWrist',
+  'leftHip',
+  'rightHip',
+  'leftKnee',
+  'rightKnee',
+  'leftAnkle',
+  'rightAnkle',
 ] as const;
 
 const CONFIG = {

@@ -43,20 +43,32 @@ const preprocessForm = {
   },
 };
 
-export async function legacyCharactersRoutes(app: FastifyInstance, { characters, idempotency }: Pick<ServiceSet, 'characters' | 'idempotency'>, settings: HttpSettings): Promise<void> {
+export async function legacyCharactersRoutes(
+  app: FastifyInstance,
+  { characters, idempotency }: Pick<ServiceSet, 'characters' | 'idempotency'>,
+  settings: HttpSettings,
+): Promise<void> {
   app.post(
     '/characters/preprocess',
     {
       schema: { response: { 200: LegacyCharacterSchema } },
       config: {
         legacy: { successor: '/v1/characters' },
-        openapi: { summary: 'Create a Character from one image (Legacy; V1: POST /v1/characters)', tags, multipart: preprocessForm, deprecated: true },
+        openapi: {
+          summary: 'Create a Character from one image (Legacy; V1: POST /v1/characters)',
+          tags,
+          multipart: preprocessForm,
+          deprecated: true,
+        },
       },
     },
     async (request, reply) => {
       const form = await readMediaForm(
         request,
-        { files: { image: { maxBytes: settings.config.limits.imageBytes }, ref_image: { maxBytes: settings.config.limits.imageBytes } }, fields: ['image_url', 'ref_image_url', 'name', 'model'] },
+        {
+          files: { image: { maxBytes: settings.config.limits.imageBytes }, ref_image: { maxBytes: settings.config.limits.imageBytes } },
+          fields: ['image_url', 'ref_image_url', 'name', 'model'],
+        },
         settings.tmpDir,
       );
       try {
@@ -68,7 +80,9 @@ export async function legacyCharactersRoutes(app: FastifyInstance, { characters,
         return await idempotent(idempotency, request, reply, {
           fingerprint: form.fingerprint,
           create: async () => {
-            const row = await inLegacyTerms(names, () => characters.createCharacter(ctx, v1Form, { legacyModel: model === '' ? null : model.slice(0, 128) }));
+            const row = await inLegacyTerms(names, () =>
+              characters.createCharacter(ctx, v1Form, { legacyModel: model === '' ? null : model.slice(0, 128) }),
+            );
             return { resourceId: row.id, statusCode: 200, body: presentLegacyCharacter(row) };
           },
           replay: async (id) => presentLegacyCharacter(await characters.getCharacter(ctx.accountId, id)),
@@ -82,8 +96,19 @@ export async function legacyCharactersRoutes(app: FastifyInstance, { characters,
   app.get<{ Querystring: { limit?: number; offset?: number } }>(
     '/characters',
     {
-      schema: { querystring: PageQuery, response: { 200: Type.Object({ characters: Type.Array(LegacyCharacterSchema), total: Type.Integer({ description: 'Number of characters in this page.' }) }) } },
-      config: { legacy: { successor: '/v1/characters' }, openapi: { summary: 'Characters, newest first, by offset (Legacy; V1: GET /v1/characters)', tags, deprecated: true } },
+      schema: {
+        querystring: PageQuery,
+        response: {
+          200: Type.Object({
+            characters: Type.Array(LegacyCharacterSchema),
+            total: Type.Integer({ description: 'Number of characters in this page.' }),
+          }),
+        },
+      },
+      config: {
+        legacy: { successor: '/v1/characters' },
+        openapi: { summary: 'Characters, newest first, by offset (Legacy; V1: GET /v1/characters)', tags, deprecated: true },
+      },
     },
     async (request) => {
       const rows = await characters.listCharactersPage(principal(request).accountId, request.query);
@@ -95,7 +120,10 @@ export async function legacyCharactersRoutes(app: FastifyInstance, { characters,
     '/characters/:character_id',
     {
       schema: { params: IdParams, response: { 200: LegacyCharacterSchema } },
-      config: { legacy: { successor: '/v1/characters/{character_id}' }, openapi: { summary: 'One Character (Legacy)', tags, deprecated: true } },
+      config: {
+        legacy: { successor: '/v1/characters/{character_id}' },
+        openapi: { summary: 'One Character (Legacy)', tags, deprecated: true },
+      },
     },
     async (request) => presentLegacyCharacter(await characters.getCharacter(principal(request).accountId, request.params.character_id)),
   );
@@ -104,7 +132,10 @@ export async function legacyCharactersRoutes(app: FastifyInstance, { characters,
     '/characters/:character_id',
     {
       schema: { params: IdParams, response: { 200: SuccessSchema } },
-      config: { legacy: { successor: '/v1/characters/{character_id}' }, openapi: { summary: 'Soft-delete a Character; renders that used it keep working (Legacy)', tags, deprecated: true } },
+      config: {
+        legacy: { successor: '/v1/characters/{character_id}' },
+        openapi: { summary: 'Soft-delete a Character; renders that used it keep working (Legacy)', tags, deprecated: true },
+      },
     },
     async (request) => {
       await characters.deleteCharacter(principal(request).accountId, request.params.character_id);

@@ -15,7 +15,10 @@ export async function legacyCreditsRoutes(app: FastifyInstance, { credits }: Pic
     '/credits',
     {
       schema: { response: { 200: LegacyCredits } },
-      config: { legacy: { successor: '/v1/credits' }, openapi: { summary: 'Balance of the calling account (Legacy; V1: GET /v1/credits)', tags: ['legacy'], deprecated: true } },
+      config: {
+        legacy: { successor: '/v1/credits' },
+        openapi: { summary: 'Balance of the calling account (Legacy; V1: GET /v1/credits)', tags: ['legacy'], deprecated: true },
+      },
     },
     async (request) => {
       const b = await credits.balanceOf(principal(request).accountId);

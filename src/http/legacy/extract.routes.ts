@@ -47,10 +47,16 @@ const IMAGE_SOURCES = ['image', 'ref_image', 'image_url', 'ref_image_url'] as co
 const VIDEO_SOURCES = ['driving_video', 'video', 'driving_video_url', 'video_url'] as const;
 
 /** Multipart (media or IDs) or JSON (IDs only): the form's text fields either way. */
-async function readExtractForm(request: FastifyRequest, files: Record<string, { maxBytes: number }>, fields: readonly string[], tmpDir: string): Promise<Pick<ReceivedForm, 'fields' | 'files'> & { cleanup(): Promise<void> }> {
+async function readExtractForm(
+  request: FastifyRequest,
+  files: Record<string, { maxBytes: number }>,
+  fields: readonly string[],
+  tmpDir: string,
+): Promise<Pick<ReceivedForm, 'fields' | 'files'> & { cleanup(): Promise<void> }> {
   if (request.isMultipart()) return readMediaForm(request, { files, fields }, tmpDir);
   const body = request.body;
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalidRequest('Send multipart/form-data, or a JSON object naming an existing asset.');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw invalidRequest('Send multipart/form-data, or a JSON object naming an existing asset.');
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
     if (!fields.includes(k)) throw invalidRequest(`Unknown field ${k}.`, { field: k });
@@ -59,7 +65,11 @@ async function readExtractForm(request: FastifyRequest, files: Record<string, { 
   return { fields: out, files: {}, cleanup: async () => {} };
 }
 
-export async function legacyExtractRoutes(app: FastifyInstance, { characters, motions }: Pick<ServiceSet, 'characters' | 'motions'>, settings: HttpSettings): Promise<void> {
+export async function legacyExtractRoutes(
+  app: FastifyInstance,
+  { characters, motions }: Pick<ServiceSet, 'characters' | 'motions'>,
+  settings: HttpSettings,
+): Promise<void> {
   const image = { maxBytes: settings.config.limits.imageBytes };
   const video = { maxBytes: settings.config.legacy.videoBytes };
 
@@ -70,16 +80,23 @@ export async function legacyExtractRoutes(app: FastifyInstance, { characters, mo
       config: {
         legacy: { successor: '/v1/characters/{character_id}/export' },
         openapi: {
-          summary: 'Gaussian-splat extraction of a character (Legacy; V1: POST /v1/characters type=vsplat, then GET /v1/characters/{id}/export?download_type=vsplat)',
+          summary:
+            'Gaussian-splat extraction of a character (Legacy; V1: POST /v1/characters type=vsplat, then GET /v1/characters/{id}/export?download_type=vsplat)',
           tags,
           deprecated: true,
           multipart: {
             type: 'object',
-            description: 'character_id of an existing vsplat Character (answers its export), or one image source (creates one: 25 credits, as V1).',
+            description:
+              'character_id of an existing vsplat Character (answers its export), or one image source (creates one: 25 credits, as V1).',
             properties: {
-              character_id: { type: 'string' }, image: { type: 'string', format: 'binary' }, ref_image: { type: 'string', format: 'binary' },
-              image_url: { type: 'string', format: 'uri' }, ref_image_url: { type: 'string', format: 'uri' }, name: { type: 'string' },
-              render_thumbnail: { type: 'string', enum: ['true', 'false'] }, task_id: { type: 'string' },
+              character_id: { type: 'string' },
+              image: { type: 'string', format: 'binary' },
+              ref_image: { type: 'string', format: 'binary' },
+              image_url: { type: 'string', format: 'uri' },
+              ref_image_url: { type: 'string', format: 'uri' },
+              name: { type: 'string' },
+              render_thumbnail: { type: 'string', enum: ['true', 'false'] },
+              task_id: { type: 'string' },
               model: { type: 'string', description: 'Accepted and recorded; the vsplat model choice is gone in V1.' },
               fp: { type: 'string', description: 'Accepted and ignored: gone in V1.' },
             },
@@ -88,7 +105,12 @@ export async function legacyExtractRoutes(app: FastifyInstance, { characters, mo
       },
     },
     async (request) => {
-      const form = await readExtractForm(request, { image, ref_image: image }, ['character_id', 'image_url', 'ref_image_url', 'name', 'render_thumbnail', 'task_id', 'model', 'fp'], settings.tmpDir);
+      const form = await readExtractForm(
+        request,
+        { image, ref_image: image },
+        ['character_id', 'image_url', 'ref_image_url', 'name', 'render_thumbnail', 'task_id', 'model', 'fp'],
+        settings.tmpDir,
+      );
       try {
         const accountId = principal(request).accountId;
         const which = oneOf(form, ['character_id', ...IMAGE_SOURCES], 'character or image');
@@ -96,14 +118,34 @@ export async function legacyExtractRoutes(app: FastifyInstance, { characters, mo
           const id = form.fields.character_id;
           const exp = await characters.exportCharacter(accountId, id, 'vsplat');
           const row = await characters.getCharacter(accountId, id);
-          return { character_id: id, status: legacyAssetStatus(row.status), bin_url: exp.vsplat_url, vsplat_url: exp.vsplat_url, thumbnail_url: exp.thumbnail_url };
+          return {
+            character_id: id,
+            status: legacyAssetStatus(row.status),
+            bin_url: exp.vsplat_url,
+            vsplat_url: exp.vsplat_url,
+            thumbnail_url: exp.thumbnail_url,
+          };
         }
-        const v1 = renameForm(form, { image: 'image', ref_image: 'image', image_url: 'image_url', ref_image_url: 'image_url', name: 'name', render_thumbnail: 'render_thumbnail', task_id: 'task_id' });
+        const v1 = renameForm(form, {
+          image: 'image',
+          ref_image: 'image',
+          image_url: 'image_url',
+          ref_image_url: 'image_url',
+          name: 'name',
+          render_thumbnail: 'render_thumbnail',
+          task_id: 'task_id',
+        });
         v1.fields.type = 'vsplat';
         const model = isSent(form, 'model') ? form.fields.model.slice(0, 128) : null;
         const names = { image: spellingUsed(form, ['image', 'ref_image']), image_url: spellingUsed(form, ['image_url', 'ref_image_url']) };
         const row = await inLegacyTerms(names, () => characters.createCharacter(requestCtx(request), v1, { legacyModel: model }));
-        return { job_id: row.id, character_id: row.id, status: legacyAssetStatus(row.status), message: 'Extraction started; POST again with character_id once the character is ready.', poll_url: `/api/characters/${row.id}` };
+        return {
+          job_id: row.id,
+          character_id: row.id,
+          status: legacyAssetStatus(row.status),
+          message: 'Extraction started; POST again with character_id once the character is ready.',
+          poll_url: `/api/characters/${row.id}`,
+        };
       } finally {
         await form.cleanup();
       }
@@ -117,16 +159,23 @@ export async function legacyExtractRoutes(app: FastifyInstance, { characters, mo
       config: {
         legacy: { successor: '/v1/motions/{scene_id}/export' },
         openapi: {
-          summary: 'Skeletal animation (FBX) from a driving video (Legacy; V1: POST /v1/motions type=glb, then GET /v1/motions/{id}/export?download_type=fbx)',
+          summary:
+            'Skeletal animation (FBX) from a driving video (Legacy; V1: POST /v1/motions type=glb, then GET /v1/motions/{id}/export?download_type=fbx)',
           tags,
           deprecated: true,
           multipart: {
             type: 'object',
             description: 'scene_id of an existing glb scene (answers its export), or one video source (creates one, free).',
             properties: {
-              scene_id: { type: 'string' }, driving_video: { type: 'string', format: 'binary' }, video: { type: 'string', format: 'binary' },
-              driving_video_url: { type: 'string', format: 'uri' }, video_url: { type: 'string', format: 'uri' }, name: { type: 'string' },
-              enable_smoothing: { type: 'string', enum: ['true', 'false'] }, target_fps: { type: 'integer', minimum: 1, maximum: 60 }, task_id: { type: 'string' },
+              scene_id: { type: 'string' },
+              driving_video: { type: 'string', format: 'binary' },
+              video: { type: 'string', format: 'binary' },
+              driving_video_url: { type: 'string', format: 'uri' },
+              video_url: { type: 'string', format: 'uri' },
+              name: { type: 'string' },
+              enable_smoothing: { type: 'string', enum: ['true', 'false'] },
+              target_fps: { type: 'integer', minimum: 1, maximum: 60 },
+              task_id: { type: 'string' },
             },
           },
         },
@@ -146,16 +195,37 @@ export async function legacyExtractRoutes(app: FastifyInstance, { characters, mo
           const id = form.fields.scene_id;
           const exp = await motions.exportMotion(accountId, id, 'fbx');
           const row = await motions.getMotion(accountId, id);
-          return { scene_id: id, status: legacyAssetStatus(row.status), fbx_url: exp.metahuman_url, metahuman_url: exp.metahuman_url, mixamo_url: exp.mixamo_url };
+          return {
+            scene_id: id,
+            status: legacyAssetStatus(row.status),
+            fbx_url: exp.metahuman_url,
+            metahuman_url: exp.metahuman_url,
+            mixamo_url: exp.mixamo_url,
+          };
         }
         const v1 = renameForm(form, {
-          driving_video: 'video', video: 'video', driving_video_url: 'video_url', video_url: 'video_url', name: 'name',
-          enable_smoothing: 'enable_smoothing', target_fps: 'target_fps', task_id: 'task_id',
+          driving_video: 'video',
+          video: 'video',
+          driving_video_url: 'video_url',
+          video_url: 'video_url',
+          name: 'name',
+          enable_smoothing: 'enable_smoothing',
+          target_fps: 'target_fps',
+          task_id: 'task_id',
         });
         v1.fields.type = 'glb';
-        const names = { video: spellingUsed(form, ['driving_video', 'video']), video_url: spellingUsed(form, ['driving_video_url', 'video_url']) };
+        const names = {
+          video: spellingUsed(form, ['driving_video', 'video']),
+          video_url: spellingUsed(form, ['driving_video_url', 'video_url']),
+        };
         const row = await inLegacyTerms(names, () => motions.createMotion(requestCtx(request), v1));
-        return { job_id: row.id, scene_id: row.id, status: legacyAssetStatus(row.status), message: 'Extraction started; POST again with scene_id once the scene is ready.', poll_url: `/api/scenes/${row.id}` };
+        return {
+          job_id: row.id,
+          scene_id: row.id,
+          status: legacyAssetStatus(row.status),
+          message: 'Extraction started; POST again with scene_id once the scene is ready.',
+          poll_url: `/api/scenes/${row.id}`,
+        };
       } finally {
         await form.cleanup();
       }

@@ -19,12 +19,16 @@ export function isSent(form: Pick<ReceivedForm, 'fields' | 'files'>, name: strin
 export function oneOf(form: Pick<ReceivedForm, 'fields' | 'files'>, names: readonly string[], family: string): string {
   const given = names.filter((n) => isSent(form, n));
   if (given.length === 0) throw missingParameter([...names], `A ${family} is required: send one of ${names.join(', ')}.`);
-  if (given.length > 1) throw invalidRequest(`Send exactly one ${family}; got ${given.join(', ')}.`, { fields: given, allowed: [...names] });
+  if (given.length > 1)
+    throw invalidRequest(`Send exactly one ${family}; got ${given.join(', ')}.`, { fields: given, allowed: [...names] });
   return given[0];
 }
 
 /** The V1 form: sent fields renamed by `map` (Legacy → V1); fields not in `map` are dropped. */
-export function renameForm(form: Pick<ReceivedForm, 'fields' | 'files'>, map: Record<string, string>): { fields: Record<string, string>; files: ReceivedForm['files'] } {
+export function renameForm(
+  form: Pick<ReceivedForm, 'fields' | 'files'>,
+  map: Record<string, string>,
+): { fields: Record<string, string>; files: ReceivedForm['files'] } {
   const fields: Record<string, string> = {};
   const files: ReceivedForm['files'] = {};
   for (const [name, value] of Object.entries(form.fields)) if (name in map && value !== '') fields[map[name]] = value;

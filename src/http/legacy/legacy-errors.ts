@@ -24,7 +24,13 @@ export interface LegacyErrorBody {
   detail: string | { error_code: string; message: string; v1_code: ErrorCode; field?: string };
 }
 
-const NOT_FOUND: readonly ErrorCode[] = ['RENDER_NOT_FOUND', 'CHARACTER_NOT_FOUND', 'MOTION_NOT_FOUND', 'MOTION_TEMPLATE_NOT_FOUND', 'DRAFT_NOT_FOUND'];
+const NOT_FOUND: readonly ErrorCode[] = [
+  'RENDER_NOT_FOUND',
+  'CHARACTER_NOT_FOUND',
+  'MOTION_NOT_FOUND',
+  'MOTION_TEMPLATE_NOT_FOUND',
+  'DRAFT_NOT_FOUND',
+];
 /** Codes that keep their V1 status and name under Legacy (no Legacy code exists for them). */
 const PASS_THROUGH: readonly ErrorCode[] = ['RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_BUSY'];
 
@@ -79,7 +85,15 @@ export async function inLegacyTerms<T>(v1ToLegacy: Record<string, string>, call:
     if ('field' in details) details.field = rename(details.field);
     if (Array.isArray(details.fields)) details.fields = details.fields.map(rename);
     if (Array.isArray(details.allowed)) details.allowed = details.allowed.map(rename);
-    throw new AppError(e.code, renameFields(e.message, v1ToLegacy), { details, status: e.status, retryable: e.retryable, action: e.action, retryAfterMs: e.retryAfterMs, headers: e.headers, cause: e });
+    throw new AppError(e.code, renameFields(e.message, v1ToLegacy), {
+      details,
+      status: e.status,
+      retryable: e.retryable,
+      action: e.action,
+      retryAfterMs: e.retryAfterMs,
+      headers: e.headers,
+      cause: e,
+    });
   }
 }
 
@@ -94,7 +108,8 @@ export function sendLegacyError(request: FastifyRequest, reply: FastifyReply, e:
   const { status, body } = toLegacyError(e);
   for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);
   if (status === 401 && !reply.hasHeader('WWW-Authenticate')) reply.header('WWW-Authenticate', 'Bearer realm="marionette"');
-  if ((status === 429 || status === 503) && !reply.hasHeader('Retry-After')) reply.header('Retry-After', String(Math.max(1, Math.ceil((e.retryAfterMs ?? 1000) / 1000))));
+  if ((status === 429 || status === 503) && !reply.hasHeader('Retry-After'))
+    reply.header('Retry-After', String(Math.max(1, Math.ceil((e.retryAfterMs ?? 1000) / 1000))));
   reply.header('X-Request-Id', request.id);
   return reply.code(status).type('application/json; charset=utf-8').send(body);
 }

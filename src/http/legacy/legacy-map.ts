@@ -59,10 +59,22 @@ export const RENDER_FIELDS = {
 } as const;
 
 /** Legacy character-image fields → V1 POST /v1/characters (integrations send either spelling). */
-export const CHARACTER_FIELDS = { image: 'image', ref_image: 'image', image_url: 'image_url', ref_image_url: 'image_url', name: 'name' } as const;
+export const CHARACTER_FIELDS = {
+  image: 'image',
+  ref_image: 'image',
+  image_url: 'image_url',
+  ref_image_url: 'image_url',
+  name: 'name',
+} as const;
 
 /** Legacy scene video fields → V1 POST /v1/motions. */
-export const SCENE_FIELDS = { driving_video: 'video', video: 'video', driving_video_url: 'video_url', video_url: 'video_url', name: 'name' } as const;
+export const SCENE_FIELDS = {
+  driving_video: 'video',
+  video: 'video',
+  driving_video_url: 'video_url',
+  video_url: 'video_url',
+  name: 'name',
+} as const;
 
 /** V1 field → Legacy field, for messages and `details` of errors raised by the V1 services. */
 export function invert(map: Record<string, string>): Record<string, string> {
@@ -114,5 +126,12 @@ export interface LegacyScene {
 }
 
 export function presentLegacyScene(row: MotionsTable): LegacyScene {
-  return { scene_id: row.id, id: row.id, name: row.name, status: legacyAssetStatus(row.status), created_at: row.created_at, completed_at: row.completed_at };
+  return {
+    scene_id: row.id,
+    id: row.id,
+    name: row.name,
+    status: legacyAssetStatus(row.status),
+    created_at: row.created_at,
+    completed_at: row.completed_at,
+  };
 }

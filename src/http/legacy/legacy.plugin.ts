@@ -30,7 +30,9 @@ declare module 'fastify' {
 function successorOf(request: FastifyRequest, publicUrl: string): string {
   const cfg = request.routeOptions.config.legacy;
   const params = (request.params ?? {}) as Record<string, string>;
-  const path = (cfg?.successor ?? '/v1/openapi.json').replace(/\{([a-z_]+)\}/g, (_m, name: string) => encodeURIComponent(params[name] ?? name));
+  const path = (cfg?.successor ?? '/v1/openapi.json').replace(/\{([a-z_]+)\}/g, (_m, name: string) =>
+    encodeURIComponent(params[name] ?? name),
+  );
   return `<${publicUrl}${path}>; rel="successor-version"`;
 }
 
@@ -39,12 +41,19 @@ function successorOf(request: FastifyRequest, publicUrl: string): string {
  * scope with the same API keys and rate limits as /v1, `Deprecation` and `Link` headers on every
  * answer, and errors in the Legacy shape. Routes translate names and call the V1 services.
  */
-export async function legacyPlugin(scope: FastifyInstance, services: Services, settings: HttpSettings, rateLimitStore?: RateLimitStore): Promise<void> {
+export async function legacyPlugin(
+  scope: FastifyInstance,
+  services: Services,
+  settings: HttpSettings,
+  rateLimitStore?: RateLimitStore,
+): Promise<void> {
   scope.addHook('onRequest', async (request, reply) => {
     reply.header('Deprecation', 'true');
     reply.header('Link', successorOf(request, settings.config.publicUrl));
   });
-  registerAuth(scope, services.accounts, { allowAnonymous: (request) => settings.config.legacy.openStatus && request.routeOptions.config.legacy?.open === true });
+  registerAuth(scope, services.accounts, {
+    allowAnonymous: (request) => settings.config.legacy.openStatus && request.routeOptions.config.legacy?.open === true,
+  });
   registerRateLimit(scope, settings, rateLimitStore);
 
   scope.setErrorHandler((err, request, reply) => {
@@ -54,7 +63,11 @@ export async function legacyPlugin(scope: FastifyInstance, services: Services, s
   });
   scope.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];
-    return sendLegacyError(request, reply, new AppError('INVALID_REQUEST', `No route ${request.method} ${path}.`, { status: 404, details: { method: request.method, path } }));
+    return sendLegacyError(
+      request,
+      reply,
+      new AppError('INVALID_REQUEST', `No route ${request.method} ${path}.`, { status: 404, details: { method: request.method, path } }),
+    );
   });
 
   // The services built with the Legacy upload limits (src/main/wire.ts, `legacyConfig`).

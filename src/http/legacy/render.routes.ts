@@ -13,7 +13,15 @@ import { invert, legacyRenderStatus, RENDER_FIELDS, renderMode } from './legacy-
 import { oneOf, renameForm } from './form-mapping.js';
 
 const tags = ['legacy'];
-const RENDER_TEXT_FIELDS = ['ref_image_url', 'driving_video_url', 'character_id', 'scene_id', 'model', 'background_mode', 'bg_color'] as const;
+const RENDER_TEXT_FIELDS = [
+  'ref_image_url',
+  'driving_video_url',
+  'character_id',
+  'scene_id',
+  'model',
+  'background_mode',
+  'bg_color',
+] as const;
 const V1_NAMES = invert(RENDER_FIELDS);
 
 const JobParams = Type.Object({ job_id: Type.String({ minLength: 1, description: 'The render ID (render_...), as returned in job_id.' }) });
@@ -46,7 +54,8 @@ export const LegacyRenderJob = Type.Object({
 
 const renderForm = {
   type: 'object',
-  description: 'One character source (ref_image | ref_image_url | character_id) and one scene source (driving_video | driving_video_url | scene_id).',
+  description:
+    'One character source (ref_image | ref_image_url | character_id) and one scene source (driving_video | driving_video_url | scene_id).',
   properties: {
     ref_image: { type: 'string', format: 'binary', description: 'Character image (PNG, JPEG or WebP).' },
     ref_image_url: { type: 'string', format: 'uri' },
@@ -89,20 +98,35 @@ function ctxOf(request: FastifyRequest) {
   return { accountId: principal(request).accountId, requestId: request.id, serviceSource: request.serviceSource };
 }
 
-export async function legacyRenderRoutes(app: FastifyInstance, { renders, videos, idempotency }: Pick<ServiceSet, 'renders' | 'videos' | 'idempotency'>, settings: HttpSettings): Promise<void> {
+export async function legacyRenderRoutes(
+  app: FastifyInstance,
+  { renders, videos, idempotency }: Pick<ServiceSet, 'renders' | 'videos' | 'idempotency'>,
+  settings: HttpSettings,
+): Promise<void> {
   app.post(
     '/render',
     {
       schema: { response: { 200: LegacyRenderCreated } },
       config: {
         legacy: { successor: '/v1/renders' },
-        openapi: { summary: 'Create a render (Legacy; V1: POST /v1/renders). Cost: 1 credit per second of video.', tags, multipart: renderForm, deprecated: true },
+        openapi: {
+          summary: 'Create a render (Legacy; V1: POST /v1/renders). Cost: 1 credit per second of video.',
+          tags,
+          multipart: renderForm,
+          deprecated: true,
+        },
       },
     },
     async (request, reply) => {
       const form = await readMediaForm(
         request,
-        { files: { ref_image: { maxBytes: settings.config.limits.imageBytes }, driving_video: { maxBytes: settings.config.legacy.videoBytes } }, fields: RENDER_TEXT_FIELDS },
+        {
+          files: {
+            ref_image: { maxBytes: settings.config.limits.imageBytes },
+            driving_video: { maxBytes: settings.config.legacy.videoBytes },
+          },
+          fields: RENDER_TEXT_FIELDS,
+        },
         settings.tmpDir,
       );
       try {
@@ -112,11 +136,20 @@ export async function legacyRenderRoutes(app: FastifyInstance, { renders, videos
         const model = form.fields.model ?? '';
         const v1Form = renameForm(form, RENDER_FIELDS);
         const ctx = ctxOf(request);
-        const present = (row: VideosTable) => ({ job_id: row.id, status: legacyRenderStatus(row.status), mode: renderMode(row), enqueued_at: row.created_at, poll_url: jobPath(row.id), status_url: jobPath(row.id) });
+        const present = (row: VideosTable) => ({
+          job_id: row.id,
+          status: legacyRenderStatus(row.status),
+          mode: renderMode(row),
+          enqueued_at: row.created_at,
+          poll_url: jobPath(row.id),
+          status_url: jobPath(row.id),
+        });
         return await idempotent(idempotency, request, reply, {
           fingerprint: form.fingerprint,
           create: async () => {
-            const row = await inLegacyTerms(V1_NAMES, () => renders.createRenderFromForm(ctx, v1Form, model === '' ? {} : { params: { legacy_model: model.slice(0, 128) } }));
+            const row = await inLegacyTerms(V1_NAMES, () =>
+              renders.createRenderFromForm(ctx, v1Form, model === '' ? {} : { params: { legacy_model: model.slice(0, 128) } }),
+            );
             return { resourceId: row.id, statusCode: 200, body: present(row) };
           },
           replay: async (id) => present(await renders.findRenderRow(ctx.accountId, id)),
@@ -134,7 +167,8 @@ export async function legacyRenderRoutes(app: FastifyInstance, { renders, videos
       config: {
         legacy: { successor: '/v1/videos/{job_id}', open: true },
         openapi: {
-          summary: 'Status of a render (Legacy; V1: GET /v1/videos/{video_id}). Readable without a credential unless the operator turned that off; a credential that is sent is checked.',
+          summary:
+            'Status of a render (Legacy; V1: GET /v1/videos/{video_id}). Readable without a credential unless the operator turned that off; a credential that is sent is checked.',
           tags,
           deprecated: true,
           optionalAuth: true,
@@ -153,7 +187,11 @@ export async function legacyRenderRoutes(app: FastifyInstance, { renders, videos
       schema: { params: JobParams, response: { 200: LegacyRenderJob } },
       config: {
         legacy: { successor: '/v1/videos/{job_id}' },
-        openapi: { summary: 'Cancel a queued or processing render (credits released), or read its terminal status (Legacy; no V1 equivalent)', tags, deprecated: true },
+        openapi: {
+          summary: 'Cancel a queued or processing render (credits released), or read its terminal status (Legacy; no V1 equivalent)',
+          tags,
+          deprecated: true,
+        },
       },
     },
     async (request) => {

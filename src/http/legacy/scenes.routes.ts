@@ -40,7 +40,11 @@ function started(row: MotionsTable, message: string) {
   return { scene_id: row.id, job_id: row.id, status: legacyAssetStatus(row.status), message, name: row.name, created_at: row.created_at };
 }
 
-export async function legacyScenesRoutes(app: FastifyInstance, { motions }: Pick<ServiceSet, 'motions'>, settings: HttpSettings): Promise<void> {
+export async function legacyScenesRoutes(
+  app: FastifyInstance,
+  { motions }: Pick<ServiceSet, 'motions'>,
+  settings: HttpSettings,
+): Promise<void> {
   app.post(
     '/scenes',
     {
@@ -66,11 +70,21 @@ export async function legacyScenesRoutes(app: FastifyInstance, { motions }: Pick
     },
     async (request) => {
       const file = { maxBytes: settings.config.legacy.videoBytes };
-      const form = await readMediaForm(request, { files: { driving_video: file, video: file }, fields: ['driving_video_url', 'video_url', 'name'] }, settings.tmpDir);
+      const form = await readMediaForm(
+        request,
+        { files: { driving_video: file, video: file }, fields: ['driving_video_url', 'video_url', 'name'] },
+        settings.tmpDir,
+      );
       try {
         oneOf(form, VIDEO_SOURCES, 'driving video');
         const v1Form = renameForm(form, SCENE_FIELDS);
-        return started(await inLegacyTerms({ video: spellingUsed(form, ['driving_video', 'video']), video_url: spellingUsed(form, ['driving_video_url', 'video_url']) }, () => motions.createMotion(requestCtx(request), v1Form)), 'Scene processing started.');
+        return started(
+          await inLegacyTerms(
+            { video: spellingUsed(form, ['driving_video', 'video']), video_url: spellingUsed(form, ['driving_video_url', 'video_url']) },
+            () => motions.createMotion(requestCtx(request), v1Form),
+          ),
+          'Scene processing started.',
+        );
       } finally {
         await form.cleanup();
       }
@@ -87,26 +101,51 @@ export async function legacyScenesRoutes(app: FastifyInstance, { motions }: Pick
           summary: 'Import a scene from a template, free (Legacy; V1: POST /v1/motions/import)',
           tags,
           deprecated: true,
-          json: { type: 'object', required: ['template_uuid'], properties: { template_uuid: { type: 'string', description: 'A template ID (GET /v1/motions/templates).' }, name: { type: 'string' } } },
+          json: {
+            type: 'object',
+            required: ['template_uuid'],
+            properties: {
+              template_uuid: { type: 'string', description: 'A template ID (GET /v1/motions/templates).' },
+              name: { type: 'string' },
+            },
+          },
         },
       },
     },
     async (request) => {
       const body = request.body;
-      if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalidRequest('The request body must be a JSON object with template_uuid.');
+      if (body === null || typeof body !== 'object' || Array.isArray(body))
+        throw invalidRequest('The request body must be a JSON object with template_uuid.');
       const { template_uuid: uuid, name } = body as Record<string, unknown>;
       if (uuid === undefined || uuid === null || uuid === '') throw missingParameter(['template_uuid'], 'template_uuid is required.');
       if (typeof uuid !== 'string') throw invalidRequest('template_uuid must be a string.', { field: 'template_uuid' });
-      if (name !== undefined && (typeof name !== 'string' || name.length > 256)) throw invalidRequest('name must be a string of at most 256 characters.', { field: 'name' });
-      return started(await inLegacyTerms({ template_id: 'template_uuid' }, () => motions.importMotion(requestCtx(request), { template_id: uuid, ...(name === undefined ? {} : { name }) })), 'Scene import started.');
+      if (name !== undefined && (typeof name !== 'string' || name.length > 256))
+        throw invalidRequest('name must be a string of at most 256 characters.', { field: 'name' });
+      return started(
+        await inLegacyTerms({ template_id: 'template_uuid' }, () =>
+          motions.importMotion(requestCtx(request), { template_id: uuid, ...(name === undefined ? {} : { name }) }),
+        ),
+        'Scene import started.',
+      );
     },
   );
 
   app.get<{ Querystring: { limit?: number; offset?: number } }>(
     '/scenes',
     {
-      schema: { querystring: PageQuery, response: { 200: Type.Object({ scenes: Type.Array(LegacySceneSchema), total: Type.Integer({ description: 'Number of scenes in this page.' }) }) } },
-      config: { legacy: { successor: '/v1/motions' }, openapi: { summary: 'Scenes, newest first, by offset (Legacy; V1: GET /v1/motions)', tags, deprecated: true } },
+      schema: {
+        querystring: PageQuery,
+        response: {
+          200: Type.Object({
+            scenes: Type.Array(LegacySceneSchema),
+            total: Type.Integer({ description: 'Number of scenes in this page.' }),
+          }),
+        },
+      },
+      config: {
+        legacy: { successor: '/v1/motions' },
+        openapi: { summary: 'Scenes, newest first, by offset (Legacy; V1: GET /v1/motions)', tags, deprecated: true },
+      },
     },
     async (request) => {
       const rows = await motions.listMotionsByOffset(principal(request).accountId, request.query);
@@ -118,7 +157,10 @@ export async function legacyScenesRoutes(app: FastifyInstance, { motions }: Pick
     '/scenes/:scene_id',
     {
       schema: { params: IdParams, response: { 200: LegacySceneSchema } },
-      config: { legacy: { successor: '/v1/motions/{scene_id}' }, openapi: { summary: 'One scene (Legacy; V1: GET /v1/motions/{motion_id})', tags, deprecated: true } },
+      config: {
+        legacy: { successor: '/v1/motions/{scene_id}' },
+        openapi: { summary: 'One scene (Legacy; V1: GET /v1/motions/{motion_id})', tags, deprecated: true },
+      },
     },
     async (request) => presentLegacyScene(await motions.getMotion(principal(request).accountId, request.params.scene_id)),
   );
@@ -129,7 +171,11 @@ export async function legacyScenesRoutes(app: FastifyInstance, { motions }: Pick
       schema: { params: IdParams, response: { 200: SuccessSchema } },
       config: {
         legacy: { successor: '/v1/motions/{scene_id}' },
-        openapi: { summary: 'Soft-delete a scene; renders that used it keep working (Legacy; V1: DELETE /v1/motions/{motion_id})', tags, deprecated: true },
+        openapi: {
+          summary: 'Soft-delete a scene; renders that used it keep working (Legacy; V1: DELETE /v1/motions/{motion_id})',
+          tags,
+          deprecated: true,
+        },
       },
     },
     async (request) => {

@@ -16,7 +16,11 @@ declare module 'fastify' {
  * unknown or revoked key): INVALID_CREDENTIAL. Both carry WWW-Authenticate. With a cache, a key
  * seen recently skips the lookup by hash (see domain/accounts/key-cache.ts for revocation).
  */
-export function registerAuth(scope: FastifyInstance, accounts: AccountsService, opts: { allowAnonymous?: (request: FastifyRequest) => boolean; cache?: ApiKeyCache } = {}): void {
+export function registerAuth(
+  scope: FastifyInstance,
+  accounts: AccountsService,
+  opts: { allowAnonymous?: (request: FastifyRequest) => boolean; cache?: ApiKeyCache } = {},
+): void {
   scope.decorateRequest('principal', null);
   scope.addHook('onRequest', async (request) => {
     // A route that may be read without a credential (the Legacy status URL) still checks one that is sent.

@@ -15,7 +15,9 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   let appError: AppError;
   if (err.code === 'HPE_HEADER_OVERFLOW') {
-    appError = new AppError('INVALID_REQUEST', 'The request line and headers exceed the server\'s size limit.', { details: { reason: 'headers_too_large' } });
+    appError = new AppError('INVALID_REQUEST', "The request line and headers exceed the server's size limit.", {
+      details: { reason: 'headers_too_large' },
+    });
   } else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     appError = new AppError('INVALID_REQUEST', 'The request was not received in time.', { details: { reason: 'request_timeout' } });
   } else {

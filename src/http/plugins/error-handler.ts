@@ -10,12 +10,18 @@ export function toAppError(err: unknown, limits: { bodyBytes: number }): AppErro
   if (isAppError(err)) return err;
   const e = err as FastifyError & { validation?: unknown; validationContext?: string };
   if (e?.validation) {
-    const first = Array.isArray(e.validation) ? (e.validation[0] as { instancePath?: string; message?: string; params?: { additionalProperty?: string } }) : undefined;
+    const first = Array.isArray(e.validation)
+      ? (e.validation[0] as { instancePath?: string; message?: string; params?: { additionalProperty?: string } })
+      : undefined;
     // An unexpected property is named by Ajv in params, not in the path (which points at its parent).
     const path = [first?.instancePath?.replace(/^\//, ''), first?.params?.additionalProperty].filter(Boolean).join('/');
     // No body, or a form sent where JSON is expected: say what the endpoint takes.
     if (e.validationContext === 'body' && path === '' && (first as { keyword?: string } | undefined)?.keyword === 'type') {
-      return invalidRequest('The request body must be a JSON object (Content-Type: application/json).', { location: 'body', field: null, reason: first?.message ?? null });
+      return invalidRequest('The request body must be a JSON object (Content-Type: application/json).', {
+        location: 'body',
+        field: null,
+        reason: first?.message ?? null,
+      });
     }
     return invalidRequest(`Invalid ${e.validationContext ?? 'request'}: ${path || e.validationContext} ${first?.message ?? ''}`.trim(), {
       location: e.validationContext ?? null,
@@ -47,7 +53,10 @@ export function toAppError(err: unknown, limits: { bodyBytes: number }): AppErro
     return invalidRequest(`Malformed request body: ${e.message}`);
   }
   if (isDependencyOutage(err)) {
-    return new AppError('SERVICE_BUSY', 'A backing service (database or Redis) is unreachable; retry shortly.', { retryAfterMs: 1000, details: { reason: 'dependency_unavailable' } });
+    return new AppError('SERVICE_BUSY', 'A backing service (database or Redis) is unreachable; retry shortly.', {
+      retryAfterMs: 1000,
+      details: { reason: 'dependency_unavailable' },
+    });
   }
   if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     return invalidRequest(e.message || 'Invalid request.');
@@ -67,7 +76,11 @@ export function isDependencyOutage(err: unknown): boolean {
   if (/^08/.test(code) || /^57P0[123]$/.test(code)) return true;
   if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTCONN'].includes(code)) return true;
   const msg = typeof e.message === 'string' ? e.message : '';
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|MaxRetriesPerRequestError|Reached the max retries per request/i.test(msg) || e.name === 'MaxRetriesPerRequestError';
+  return (
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|MaxRetriesPerRequestError|Reached the max retries per request/i.test(
+      msg,
+    ) || e.name === 'MaxRetriesPerRequestError'
+  );
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, appError: AppError): FastifyReply {
@@ -88,6 +101,13 @@ export function registerErrorHandler(app: FastifyInstance, limits: { bodyBytes: 
     return sendError(request, reply, appError);
   });
   app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, new AppError('INVALID_REQUEST', `No route ${request.method} ${request.url.split('?')[0]}.`, { status: 404, details: { method: request.method, path: request.url.split('?')[0] } })),
+    sendError(
+      request,
+      reply,
+      new AppError('INVALID_REQUEST', `No route ${request.method} ${request.url.split('?')[0]}.`, {
+        status: 404,
+        details: { method: request.method, path: request.url.split('?')[0] },
+      }),
+    ),
   );
 }

@@ -12,7 +12,11 @@ import { principal } from './auth.js';
  * traffic is refused before it costs a token. Over the limit: 429 RATE_LIMITED with `Retry-After`
  * (whole seconds, at least 1) and the exact wait in `remediation.retry_after_ms`.
  */
-export function registerRateLimit(scope: FastifyInstance, settings: Pick<HttpSettings, 'config'>, store: RateLimitStore = new MemoryRateLimitStore()): void {
+export function registerRateLimit(
+  scope: FastifyInstance,
+  settings: Pick<HttpSettings, 'config'>,
+  store: RateLimitStore = new MemoryRateLimitStore(),
+): void {
   const limits = settings.config.rateLimits;
   if (!limits.enabled) return;
   const create: BucketRule = { ratePerSecond: limits.createPerSecond, burst: limits.createBurst };
@@ -31,10 +35,18 @@ export function registerRateLimit(scope: FastifyInstance, settings: Pick<HttpSet
     }
     if (verdict.allowed) return;
     const seconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
-    throw new AppError('RATE_LIMITED', `Too many ${isRead ? 'reads' : 'creations'} for this API key; retry in ${verdict.retryAfterMs} ms.`, {
-      retryAfterMs: verdict.retryAfterMs,
-      headers: { 'Retry-After': String(seconds) },
-      details: { limit: isRead ? 'reads' : 'creations', rate_per_second: (isRead ? read : create).ratePerSecond, burst: (isRead ? read : create).burst },
-    });
+    throw new AppError(
+      'RATE_LIMITED',
+      `Too many ${isRead ? 'reads' : 'creations'} for this API key; retry in ${verdict.retryAfterMs} ms.`,
+      {
+        retryAfterMs: verdict.retryAfterMs,
+        headers: { 'Retry-After': String(seconds) },
+        details: {
+          limit: isRead ? 'reads' : 'creations',
+          rate_per_second: (isRead ? read : create).ratePerSecond,
+          burst: (isRead ? read : create).burst,
+        },
+      },
+    );
   });
 }

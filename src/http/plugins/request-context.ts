@@ -52,6 +52,9 @@ export function registerClosingGuard(app: FastifyInstance): void {
   });
   app.addHook('onRequest', async () => {
     if (!closing) return;
-    throw new AppError('SERVICE_BUSY', 'The service is shutting down; retry shortly.', { retryAfterMs: 1000, headers: { Connection: 'close' } });
+    throw new AppError('SERVICE_BUSY', 'The service is shutting down; retry shortly.', {
+      retryAfterMs: 1000,
+      headers: { Connection: 'close' },
+    });
   });
 }

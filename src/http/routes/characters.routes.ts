@@ -22,26 +22,47 @@ const characterForm = {
   type: 'object',
   description: 'Exactly one of image / image_url.',
   properties: {
-    image: { type: 'string', format: 'binary', description: 'PNG, JPEG or WebP (by content); at most 20 MB and 4096 px per side by default.' },
+    image: {
+      type: 'string',
+      format: 'binary',
+      description: 'PNG, JPEG or WebP (by content); at most 20 MB and 4096 px per side by default.',
+    },
     image_url: { type: 'string', format: 'uri', description: 'Public http(s) URL of the image; must stay reachable during processing.' },
     name: { type: 'string', maxLength: 256, default: '' },
-    type: { type: 'string', enum: CHARACTER_TYPES, default: 'render', description: 'Price: render 1, vsplat 25 (30 with enhance), all 26 (31 with enhance).' },
+    type: {
+      type: 'string',
+      enum: CHARACTER_TYPES,
+      default: 'render',
+      description: 'Price: render 1, vsplat 25 (30 with enhance), all 26 (31 with enhance).',
+    },
     enhance: { ...bool('Only for vsplat/all.'), default: 'false' },
     joint_set: { type: 'string', enum: JOINT_SETS, default: 'body' },
     model_precision: { type: 'number', exclusiveMinimum: 0, maximum: 1 },
     filter_low_quality: { ...bool('Only for vsplat/all.'), default: 'false' },
     render_thumbnail: { ...bool('Generate the standard thumbnail.'), default: 'false' },
-    task_id: { type: 'string', minLength: 1, maxLength: 128, description: 'Reusing a task_id of the account answers 409 IDEMPOTENCY_KEY_REUSED.' },
+    task_id: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 128,
+      description: 'Reusing a task_id of the account answers 409 IDEMPOTENCY_KEY_REUSED.',
+    },
   },
 };
 
 const IdParams = Type.Object({ character_id: Type.String({ minLength: 1 }) });
 const tags = ['characters'];
 
-export async function charactersRoutes(app: FastifyInstance, { characters, idempotency }: Pick<Services, 'characters' | 'idempotency'>, settings: HttpSettings): Promise<void> {
+export async function charactersRoutes(
+  app: FastifyInstance,
+  { characters, idempotency }: Pick<Services, 'characters' | 'idempotency'>,
+  settings: HttpSettings,
+): Promise<void> {
   app.post(
     '/characters',
-    { schema: { response: { 200: AssetSchema } }, config: { openapi: { summary: 'Create a Character from one image', tags, multipart: characterForm } } },
+    {
+      schema: { response: { 200: AssetSchema } },
+      config: { openapi: { summary: 'Create a Character from one image', tags, multipart: characterForm } },
+    },
     async (request, reply) => {
       const form = await readMediaForm(request, characterFormSpec(settings.config.limits), settings.tmpDir);
       const ctx = requestCtx(request);
@@ -64,16 +85,22 @@ export async function charactersRoutes(app: FastifyInstance, { characters, idemp
     '/characters',
     {
       // The spec gives this list no parameters; like every list, it refuses ones it does not define.
-      schema: { querystring: Type.Object({}, { additionalProperties: false }), response: { 200: Type.Object({ items: Type.Array(AssetSchema) }) } },
+      schema: {
+        querystring: Type.Object({}, { additionalProperties: false }),
+        response: { 200: Type.Object({ items: Type.Array(AssetSchema) }) },
+      },
       config: { openapi: { summary: 'The 100 most recent active Characters, newest first', tags } },
     },
-    async (request) => ({ items: (await characters.listCharacters(principal(request).accountId)).map((r) => presentCharacter(r, { list: true })) }),
+    async (request) => ({
+      items: (await characters.listCharacters(principal(request).accountId)).map((r) => presentCharacter(r, { list: true })),
+    }),
   );
 
   app.get<{ Params: { character_id: string } }>(
     '/characters/:character_id',
     { schema: { params: IdParams, response: { 200: AssetSchema } }, config: { openapi: { summary: 'One Character', tags } } },
-    async (request) => presentCharacter(await characters.getCharacter(principal(request).accountId, request.params.character_id), { list: false }),
+    async (request) =>
+      presentCharacter(await characters.getCharacter(principal(request).accountId, request.params.character_id), { list: false }),
   );
 
   app.delete<{ Params: { character_id: string } }>(
@@ -87,8 +114,16 @@ export async function charactersRoutes(app: FastifyInstance, { characters, idemp
     {
       schema: {
         params: IdParams,
-        querystring: Type.Object({ download_type: Type.Optional(Type.Literal('vsplat', { description: 'The only accepted value; populates vsplat_url.' })) }),
-        response: { 200: Type.Object({ id: Type.String(), vsplat_url: Type.Union([Type.String(), Type.Null()]), thumbnail_url: Type.Union([Type.String(), Type.Null()]) }) },
+        querystring: Type.Object({
+          download_type: Type.Optional(Type.Literal('vsplat', { description: 'The only accepted value; populates vsplat_url.' })),
+        }),
+        response: {
+          200: Type.Object({
+            id: Type.String(),
+            vsplat_url: Type.Union([Type.String(), Type.Null()]),
+            thumbnail_url: Type.Union([Type.String(), Type.Null()]),
+          }),
+        },
       },
       config: { openapi: { summary: 'Export URLs of a Character (vsplat, thumbnail)', tags } },
     },

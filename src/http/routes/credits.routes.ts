@@ -6,8 +6,10 @@ import { principal } from '../plugins/auth.js';
 export { CreditsSchema };
 
 export async function creditsRoutes(app: FastifyInstance, { credits }: Pick<Services, 'credits'>): Promise<void> {
-  app.get('/credits', { schema: { response: { 200: CreditsSchema } }, config: { openapi: { summary: 'Balance of the calling account', tags: ['credits'] } } }, async (request) =>
-    credits.balanceOf(principal(request).accountId),
+  app.get(
+    '/credits',
+    { schema: { response: { 200: CreditsSchema } }, config: { openapi: { summary: 'Balance of the calling account', tags: ['credits'] } } },
+    async (request) => credits.balanceOf(principal(request).accountId),
   );
   app.get<{ Querystring: { cursor?: string; limit?: number } }>(
     '/credits/ledger',

@@ -10,7 +10,9 @@ export async function draftsRoutes(app: FastifyInstance, { drafts }: Pick<Servic
     '/renders/prepare',
     {
       schema: { body: PrepareBodySchema, response: { 200: PreparedDraftSchema } },
-      config: { openapi: { summary: 'Declare a render and get upload URLs for its media (then POST /v1/renders {draft_id})', tags: ['renders'] } },
+      config: {
+        openapi: { summary: 'Declare a render and get upload URLs for its media (then POST /v1/renders {draft_id})', tags: ['renders'] },
+      },
     },
     async (request) => drafts.prepareDraft({ accountId: principal(request).accountId }, request.body),
   );

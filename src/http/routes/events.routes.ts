@@ -23,7 +23,8 @@ export async function eventsRoutes(app: FastifyInstance, { streams }: Pick<Servi
       schema: { params: Params },
       config: {
         openapi: {
-          summary: 'Stream the events of a render (server-sent events): snapshot, queued, processing, progress, ready, failed, cancelled, heartbeat',
+          summary:
+            'Stream the events of a render (server-sent events): snapshot, queued, processing, progress, ready, failed, cancelled, heartbeat',
           tags: ['renders'],
           headers: { 'Last-Event-ID': { type: 'string', minLength: 1, description: 'Resume after this event (its event_id)' } },
           responses: { '200': 'text/event-stream; charset=utf-8: `id`, `event` and JSON `data` frames; closes after a terminal event' },
@@ -32,7 +33,11 @@ export async function eventsRoutes(app: FastifyInstance, { streams }: Pick<Servi
     },
     async (request, reply) => {
       const lastEventId = request.headers['last-event-id'];
-      const opening = await streams.openRenderStream(principal(request).accountId, request.params.render_id, typeof lastEventId === 'string' ? lastEventId : undefined);
+      const opening = await streams.openRenderStream(
+        principal(request).accountId,
+        request.params.render_id,
+        typeof lastEventId === 'string' ? lastEventId : undefined,
+      );
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {

@@ -10,36 +10,55 @@ import { AppError } from '../../contracts/errors.js';
  */
 export async function filesRoutes(app: FastifyInstance, { files }: Pick<Services, 'files'>): Promise<void> {
   await app.register(async (scope) => uploadRoute(scope, files));
-  app.get<{ Params: { '*': string }; Querystring: { expires?: string; sig?: string; name?: string } }>('/files/*', async (request, reply) => {
-    const key = objectKey(request.params['*']);
-    const exp = Number(request.query.expires);
-    const sig = request.query.sig ?? '';
-    const verdict = Number.isInteger(exp) ? files.verify('GET', key, exp, sig) : 'invalid';
-    if (verdict !== 'ok') {
-      throw new AppError('FORBIDDEN', verdict === 'expired' ? 'This URL has expired; read the resource again for a fresh one.' : 'Invalid URL signature.', {
-        details: { reason: verdict },
-      });
-    }
-    const st = await files.stat(key);
-    if (!st) throw new AppError('INVALID_REQUEST', 'No such object.', { status: 404 });
-    const type = key.endsWith('.mp4') ? 'video/mp4' : key.endsWith('.png') ? 'image/png' : key.endsWith('.json') ? 'application/json' : key.endsWith('.glb') ? 'model/gltf-binary' : 'application/octet-stream';
-    reply.header('Accept-Ranges', 'bytes').header('Cache-Control', 'private, max-age=3600').type(type);
-    if (request.query.name) reply.header('Content-Disposition', `attachment; filename="${request.query.name.replace(/[^A-Za-z0-9._-]/g, '_')}"`);
-    const range = /^bytes=(\d*)-(\d*)$/.exec(request.headers.range ?? '');
-    if (range && st.size > 0 && (range[1] !== '' || range[2] !== '')) {
-      let start = range[1] === '' ? st.size - Number(range[2]) : Number(range[1]);
-      let end = range[1] === '' || range[2] === '' ? st.size - 1 : Math.min(Number(range[2]), st.size - 1);
-      start = Math.max(0, start);
-      if (start > end || start >= st.size) {
-        return reply.code(416).header('Content-Range', `bytes */${st.size}`).send();
+  app.get<{ Params: { '*': string }; Querystring: { expires?: string; sig?: string; name?: string } }>(
+    '/files/*',
+    async (request, reply) => {
+      const key = objectKey(request.params['*']);
+      const exp = Number(request.query.expires);
+      const sig = request.query.sig ?? '';
+      const verdict = Number.isInteger(exp) ? files.verify('GET', key, exp, sig) : 'invalid';
+      if (verdict !== 'ok') {
+        throw new AppError(
+          'FORBIDDEN',
+          verdict === 'expired' ? 'This URL has expired; read the resource again for a fresh one.' : 'Invalid URL signature.',
+          {
+            details: { reason: verdict },
+          },
+        );
       }
-      end = Math.min(end, st.size - 1);
-      reply.code(206).header('Content-Range', `bytes ${start}-${end}/${st.size}`).header('Content-Length', String(end - start + 1));
-      return reply.send(files.read(key, { start, end }));
-    }
-    reply.header('Content-Length', String(st.size));
-    return reply.send(files.read(key));
-  });
+      const st = await files.stat(key);
+      if (!st) throw new AppError('INVALID_REQUEST', 'No such object.', { status: 404 });
+      const type = key.endsWith('.mp4')
+        ? 'video/mp4'
+        : key.endsWith('.png')
+          ? 'image/png'
+          : key.endsWith('.json')
+            ? 'application/json'
+            : key.endsWith('.glb')
+              ? 'model/gltf-binary'
+              : 'application/octet-stream';
+      reply.header('Accept-Ranges', 'bytes').header('Cache-Control', 'private, max-age=3600').type(type);
+      if (request.query.name)
+        reply.header('Content-Disposition', `attachment; filename="${request.query.name.replace(/[^A-Za-z0-9._-]/g, '_')}"`);
+      const range = /^bytes=(\d*)-(\d*)$/.exec(request.headers.range ?? '');
+      if (range && st.size > 0 && (range[1] !== '' || range[2] !== '')) {
+        let start = range[1] === '' ? st.size - Number(range[2]) : Number(range[1]);
+        let end = range[1] === '' || range[2] === '' ? st.size - 1 : Math.min(Number(range[2]), st.size - 1);
+        start = Math.max(0, start);
+        if (start > end || start >= st.size) {
+          return reply.code(416).header('Content-Range', `bytes */${st.size}`).send();
+        }
+        end = Math.min(end, st.size - 1);
+        reply
+          .code(206)
+          .header('Content-Range', `bytes ${start}-${end}/${st.size}`)
+          .header('Content-Length', String(end - start + 1));
+        return reply.send(files.read(key, { start, end }));
+      }
+      reply.header('Content-Length', String(st.size));
+      return reply.send(files.read(key));
+    },
+  );
 }
 
 /** The key a URL names; a malformed escape names no object, so its signature cannot match either. */
@@ -65,16 +84,22 @@ async function uploadRoute(scope: FastifyInstance, files: FilesService): Promise
   scope.addHook('onSend', async (request, reply) => {
     if (reply.statusCode >= 400 && !request.raw.complete) reply.header('Connection', 'close');
   });
-  scope.put<{ Params: { '*': string }; Querystring: { expires?: string; sig?: string } }>('/files/*', { bodyLimit: Number.MAX_SAFE_INTEGER }, async (request) => {
-    const key = objectKey(request.params['*']);
-    const exp = Number(request.query.expires);
-    const verdict = Number.isInteger(exp) ? files.verify('PUT', key, exp, request.query.sig ?? '') : 'invalid';
-    if (verdict === 'expired') {
-      throw new AppError('UPLOAD_EXPIRED', 'This upload URL has expired; prepare a new draft.', { details: { expired_at: new Date(exp * 1000).toISOString() } });
-    }
-    if (verdict !== 'ok') throw new AppError('FORBIDDEN', 'Invalid upload URL signature.', { details: { reason: verdict } });
-    const length = request.headers['content-length'];
-    const body = (request.body as Readable | undefined) ?? request.raw;
-    return files.acceptUpload(key, body, length === undefined ? null : Number(length));
-  });
+  scope.put<{ Params: { '*': string }; Querystring: { expires?: string; sig?: string } }>(
+    '/files/*',
+    { bodyLimit: Number.MAX_SAFE_INTEGER },
+    async (request) => {
+      const key = objectKey(request.params['*']);
+      const exp = Number(request.query.expires);
+      const verdict = Number.isInteger(exp) ? files.verify('PUT', key, exp, request.query.sig ?? '') : 'invalid';
+      if (verdict === 'expired') {
+        throw new AppError('UPLOAD_EXPIRED', 'This upload URL has expired; prepare a new draft.', {
+          details: { expired_at: new Date(exp * 1000).toISOString() },
+        });
+      }
+      if (verdict !== 'ok') throw new AppError('FORBIDDEN', 'Invalid upload URL signature.', { details: { reason: verdict } });
+      const length = request.headers['content-length'];
+      const body = (request.body as Readable | undefined) ?? request.raw;
+      return files.acceptUpload(key, body, length === undefined ? null : Number(length));
+    },
+  );
 }

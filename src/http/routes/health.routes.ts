@@ -11,7 +11,10 @@ import type { Metrics } from '../../infra/metrics/metrics.js';
  *   configured); 503 SERVICE_BUSY naming the failing ones otherwise (take it out of the balancer);
  * - `GET /metrics`: Prometheus text (queue depth, job durations, render fps, HTTP latency).
  */
-export async function healthRoutes(app: FastifyInstance, deps: { config: Pick<Config, 'metrics'>; metrics?: Metrics; probes?: Record<string, () => Promise<boolean>> }): Promise<void> {
+export async function healthRoutes(
+  app: FastifyInstance,
+  deps: { config: Pick<Config, 'metrics'>; metrics?: Metrics; probes?: Record<string, () => Promise<boolean>> },
+): Promise<void> {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async () => {
     const checks: Record<string, 'ok' | 'failing'> = {};

@@ -12,7 +12,11 @@ import { readMediaForm } from '../multipart.js';
 import { fingerprintJson, idempotent } from '../idempotency.js';
 
 const bool = (description: string) => ({ type: 'string', enum: ['true', 'false', '1', '0'], description });
-const videoFile = { type: 'string', format: 'binary', description: 'MP4, MOV or WebM (by content); at most 200 MB, 0.5-300 s, 64-4096 px per side by default.' };
+const videoFile = {
+  type: 'string',
+  format: 'binary',
+  description: 'MP4, MOV or WebM (by content); at most 200 MB, 0.5-300 s, 64-4096 px per side by default.',
+};
 const videoUrl = { type: 'string', format: 'uri', description: 'Public http(s) URL of the driving video; fetched by the worker.' };
 
 const motionForm = {
@@ -28,17 +32,29 @@ const motionForm = {
     enable_smoothing: { ...bool('Temporal smoothing of the extracted track.'), default: 'true' },
     target_fps: { type: 'integer', minimum: 1, maximum: 60, description: 'Default: the source rate, capped at 30.' },
     joint_set: { type: 'string', enum: JOINT_SETS, default: 'body', description: 'Only for glb/all.' },
-    task_id: { type: 'string', minLength: 1, maxLength: 128, description: 'Reusing a task_id of the account answers 409 IDEMPOTENCY_KEY_REUSED.' },
+    task_id: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 128,
+      description: 'Reusing a task_id of the account answers 409 IDEMPOTENCY_KEY_REUSED.',
+    },
   },
 };
 
 const IdParams = Type.Object({ motion_id: Type.String({ minLength: 1 }) });
 const tags = ['motions'];
 
-export async function motionsRoutes(app: FastifyInstance, { motions, idempotency }: Pick<Services, 'motions' | 'idempotency'>, settings: HttpSettings): Promise<void> {
+export async function motionsRoutes(
+  app: FastifyInstance,
+  { motions, idempotency }: Pick<Services, 'motions' | 'idempotency'>,
+  settings: HttpSettings,
+): Promise<void> {
   app.post(
     '/motions',
-    { schema: { response: { 200: AssetSchema } }, config: { openapi: { summary: 'Create a Motion from a driving video', tags, multipart: motionForm } } },
+    {
+      schema: { response: { 200: AssetSchema } },
+      config: { openapi: { summary: 'Create a Motion from a driving video', tags, multipart: motionForm } },
+    },
     async (request, reply) => {
       const form = await readMediaForm(request, motionFormSpec(settings.config.limits), settings.tmpDir);
       const ctx = requestCtx(request);
@@ -61,7 +77,13 @@ export async function motionsRoutes(app: FastifyInstance, { motions, idempotency
     '/motions/import',
     {
       schema: {
-        body: Type.Object({ template_id: Type.String({ minLength: 1, maxLength: 128 }), name: Type.Optional(Type.String({ maxLength: 256, description: "Default: the template's name." })) }, { additionalProperties: false }),
+        body: Type.Object(
+          {
+            template_id: Type.String({ minLength: 1, maxLength: 128 }),
+            name: Type.Optional(Type.String({ maxLength: 256, description: "Default: the template's name." })),
+          },
+          { additionalProperties: false },
+        ),
         response: { 200: AssetSchema },
       },
       config: { openapi: { summary: 'Import a Motion from a service template', tags } },
@@ -82,7 +104,11 @@ export async function motionsRoutes(app: FastifyInstance, { motions, idempotency
   app.get(
     '/motions/templates',
     {
-      schema: { response: { 200: Type.Object({ items: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), duration_s: Type.Number() })) }) } },
+      schema: {
+        response: {
+          200: Type.Object({ items: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), duration_s: Type.Number() })) }),
+        },
+      },
       config: { openapi: { summary: 'Motion templates that ship with the service', tags } },
     },
     async () => ({ items: motions.listTemplates() }),
@@ -99,7 +125,13 @@ export async function motionsRoutes(app: FastifyInstance, { motions, idempotency
           },
           { additionalProperties: false },
         ),
-        response: { 200: Type.Object({ items: Type.Array(AssetSchema), next_cursor: Type.Union([Type.String(), Type.Null()]), has_more: Type.Boolean() }) },
+        response: {
+          200: Type.Object({
+            items: Type.Array(AssetSchema),
+            next_cursor: Type.Union([Type.String(), Type.Null()]),
+            has_more: Type.Boolean(),
+          }),
+        },
       },
       config: { openapi: { summary: 'Motions of the account, newest first (cursor pages)', tags } },
     },
@@ -127,7 +159,13 @@ export async function motionsRoutes(app: FastifyInstance, { motions, idempotency
       schema: {
         params: IdParams,
         querystring: Type.Object({ download_type: Type.Union([Type.Literal('glb'), Type.Literal('fbx')]) }),
-        response: { 200: Type.Object({ id: Type.String(), metahuman_url: Type.Union([Type.String(), Type.Null()]), mixamo_url: Type.Union([Type.String(), Type.Null()]) }) },
+        response: {
+          200: Type.Object({
+            id: Type.String(),
+            metahuman_url: Type.Union([Type.String(), Type.Null()]),
+            mixamo_url: Type.Union([Type.String(), Type.Null()]),
+          }),
+        },
       },
       config: { openapi: { summary: 'Export URLs of a Motion (MetaHuman and Mixamo rigs)', tags } },
     },

@@ -26,14 +26,20 @@ const directForm = {
     motion_video: { type: 'string', format: 'binary', description: 'Driving video (MP4, MOV or WebM).' },
     motion_video_url: { type: 'string', format: 'uri', description: 'Public http(s) URL of a driving video.' },
     background_mode: { type: 'string', enum: [...BACKGROUND_MODES], default: 'original' },
-    bg_color: { type: 'string', pattern: '^\\d{1,3},\\d{1,3},\\d{1,3}$', description: 'R,G,B (0-255); required with solid, rejected otherwise.' },
+    bg_color: {
+      type: 'string',
+      pattern: '^\\d{1,3},\\d{1,3},\\d{1,3}$',
+      description: 'R,G,B (0-255); required with solid, rejected otherwise.',
+    },
   },
 };
 
 const draftForm = {
   type: 'object',
   required: ['draft_id'],
-  properties: { draft_id: { type: 'string', description: 'From POST /v1/renders/prepare. Send the Idempotency-Key header (1-255 characters).' } },
+  properties: {
+    draft_id: { type: 'string', description: 'From POST /v1/renders/prepare. Send the Idempotency-Key header (1-255 characters).' },
+  },
 };
 
 /** Retired read paths (spec 4.1): 405 naming their replacement. */
@@ -45,7 +51,11 @@ function retired(allow: string, path: string): AppError {
   });
 }
 
-export async function rendersRoutes(app: FastifyInstance, { drafts, renders, videos, idempotency }: Pick<Services, 'drafts' | 'renders' | 'videos' | 'idempotency'>, settings: HttpSettings): Promise<void> {
+export async function rendersRoutes(
+  app: FastifyInstance,
+  { drafts, renders, videos, idempotency }: Pick<Services, 'drafts' | 'renders' | 'videos' | 'idempotency'>,
+  settings: HttpSettings,
+): Promise<void> {
   const ctxOf = (request: { id: string; serviceSource: string | null }, accountId: string): RenderContext => ({
     accountId,
     requestId: request.id,
@@ -53,7 +63,8 @@ export async function rendersRoutes(app: FastifyInstance, { drafts, renders, vid
   });
 
   /** A replay reads the render again: current status, fresh signed URLs. */
-  const replayRender = async (accountId: string, id: string) => videos.presentVideo(await renders.findRenderRow(accountId, id), { links: true });
+  const replayRender = async (accountId: string, id: string) =>
+    videos.presentVideo(await renders.findRenderRow(accountId, id), { links: true });
   const defaultRender = (request: FastifyRequest, reply: FastifyReply, ctx: RenderContext) =>
     idempotent(idempotency, request, reply, {
       fingerprint: fingerprintOf([]),
@@ -70,11 +81,14 @@ export async function rendersRoutes(app: FastifyInstance, { drafts, renders, vid
       schema: { response: { 200: RenderCreatedSchema, 202: RenderCreatedSchema } },
       config: {
         openapi: {
-          summary: 'Create a render: multipart direct form (200), JSON draft form with Idempotency-Key (202), or no body for the project defaults (200)',
+          summary:
+            'Create a render: multipart direct form (200), JSON draft form with Idempotency-Key (202), or no body for the project defaults (200)',
           tags: ['renders'],
           multipart: directForm,
           json: draftForm,
-          headers: { 'Idempotency-Key': { type: 'string', minLength: 1, maxLength: 255, description: 'Required with the JSON draft form.' } },
+          headers: {
+            'Idempotency-Key': { type: 'string', minLength: 1, maxLength: 255, description: 'Required with the JSON draft form.' },
+          },
         },
       },
     },
@@ -83,13 +97,21 @@ export async function rendersRoutes(app: FastifyInstance, { drafts, renders, vid
       if (request.isMultipart()) {
         const form = await readMediaForm(
           request,
-          { files: { image: { maxBytes: settings.config.limits.imageBytes }, motion_video: { maxBytes: settings.config.limits.videoBytes } }, fields: TEXT_FIELDS },
+          {
+            files: {
+              image: { maxBytes: settings.config.limits.imageBytes },
+              motion_video: { maxBytes: settings.config.limits.videoBytes },
+            },
+            fields: TEXT_FIELDS,
+          },
           settings.tmpDir,
         );
         try {
           if (form.fingerprint.parts.length === 0) {
             // Only no body (or `{}`) means "the project defaults"; an empty form is not that.
-            throw invalidRequest('The multipart form has no fields; send no body at all for a render of the project defaults.', { reason: 'empty_form' });
+            throw invalidRequest('The multipart form has no fields; send no body at all for a render of the project defaults.', {
+              reason: 'empty_form',
+            });
           }
           return await idempotent(idempotency, request, reply, {
             fingerprint: form.fingerprint,
@@ -106,13 +128,18 @@ export async function rendersRoutes(app: FastifyInstance, { drafts, renders, vid
       const contentType = request.headers['content-type'];
       if (contentType !== undefined) {
         if (!/^application\/json\s*(;|$)/i.test(contentType)) {
-          throw new AppError('INVALID_REQUEST', 'POST /v1/renders takes multipart/form-data (direct form), application/json (draft form) or no body (project defaults).', {
-            details: { content_type: contentType },
-          });
+          throw new AppError(
+            'INVALID_REQUEST',
+            'POST /v1/renders takes multipart/form-data (direct form), application/json (draft form) or no body (project defaults).',
+            {
+              details: { content_type: contentType },
+            },
+          );
         }
         const body = request.body;
         // An empty JSON object asks for nothing in particular: the project defaults, like no body.
-        if (body !== null && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0) return defaultRender(request, reply, ctx);
+        if (body !== null && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0)
+          return defaultRender(request, reply, ctx);
         const key = request.headers['idempotency-key'];
         const row = await drafts.createRenderFromDraft(ctx, request.body, typeof key === 'string' ? key : undefined);
         return reply.code(202).send(await videos.presentVideo(row, { links: true }));
@@ -121,23 +148,39 @@ export async function rendersRoutes(app: FastifyInstance, { drafts, renders, vid
     },
   );
 
-  const retiredDoc = (summary: string) => ({ openapi: { summary, tags: ['renders'], responses: { '405': 'Retired: use GET /v1/videos/{id} or GET /v1/videos.' } } });
+  const retiredDoc = (summary: string) => ({
+    openapi: { summary, tags: ['renders'], responses: { '405': 'Retired: use GET /v1/videos/{id} or GET /v1/videos.' } },
+  });
   app.get('/renders', { config: retiredDoc('Retired: list renders with GET /v1/videos') }, async () => {
     throw retired('POST', 'GET /v1/renders');
   });
   // Nothing is served at /v1/renders/{id} any more, hence the empty Allow (RFC 9110 §10.2.1).
-  app.get('/renders/:render_id', { schema: { params: RenderIdParams }, config: retiredDoc('Retired: read a render with GET /v1/videos/{id}') }, async () => {
-    throw retired('', 'GET /v1/renders/{id}');
-  });
-  app.delete('/renders/:render_id', { schema: { params: RenderIdParams }, config: retiredDoc('Retired: renders cannot be cancelled by clients') }, async () => {
-    throw retired('', 'DELETE /v1/renders/{id} (cancellation)');
-  });
+  app.get(
+    '/renders/:render_id',
+    { schema: { params: RenderIdParams }, config: retiredDoc('Retired: read a render with GET /v1/videos/{id}') },
+    async () => {
+      throw retired('', 'GET /v1/renders/{id}');
+    },
+  );
+  app.delete(
+    '/renders/:render_id',
+    { schema: { params: RenderIdParams }, config: retiredDoc('Retired: renders cannot be cancelled by clients') },
+    async () => {
+      throw retired('', 'DELETE /v1/renders/{id} (cancellation)');
+    },
+  );
 
   app.get<{ Params: Static<typeof RenderIdParams> }>(
     '/renders/:render_id/download',
     {
       schema: { params: RenderIdParams },
-      config: { openapi: { summary: 'Redirect (302) to the finished video; 409 before ready', tags: ['renders'], responses: { '302': 'Location: a fresh signed URL of the video.' } } },
+      config: {
+        openapi: {
+          summary: 'Redirect (302) to the finished video; 409 before ready',
+          tags: ['renders'],
+          responses: { '302': 'Location: a fresh signed URL of the video.' },
+        },
+      },
     },
     async (request, reply) => {
       const url = await renders.renderDownloadUrl(principal(request).accountId, request.params.render_id);

@@ -7,7 +7,15 @@ import { VideoIdParamsSchema, VideoListQuerySchema, VideoPageSchema, VideoSchema
 import { AppError, invalidRequest } from '../../contracts/errors.js';
 import { readMediaForm } from '../multipart.js';
 import { fingerprintJson, idempotent } from '../idempotency.js';
-import { ASPECT_RATIOS, DURATION, PROMPT_MAX, SEED_MAX, TAGS, VIDEO_FILE_FIELDS, VIDEO_TEXT_FIELDS } from '../../domain/videos/video-request.js';
+import {
+  ASPECT_RATIOS,
+  DURATION,
+  PROMPT_MAX,
+  SEED_MAX,
+  TAGS,
+  VIDEO_FILE_FIELDS,
+  VIDEO_TEXT_FIELDS,
+} from '../../domain/videos/video-request.js';
 import { H3_RESOLUTIONS } from '../../domain/billing/prices.js';
 
 /** The documented form of POST /v1/videos (validation itself is domain/videos/video-request.ts). */
@@ -23,14 +31,24 @@ const videoForm = {
     watermark: { type: 'boolean', default: false },
     quality: { type: 'string', enum: ['low', 'high'], default: 'low', description: 'h3: high spends more time; same price.' },
     duration_s: { type: 'number', minimum: DURATION.min, maximum: DURATION.max, default: DURATION.default },
-    resolution: { type: 'string', enum: [...H3_RESOLUTIONS], default: '768p', description: 'The short side: 480, 768, 1080, 1440 (2k), 2160 (4k).' },
+    resolution: {
+      type: 'string',
+      enum: [...H3_RESOLUTIONS],
+      default: '768p',
+      description: 'The short side: 480, 768, 1080, 1440 (2k), 2160 (4k).',
+    },
     aspect_ratio: { type: 'string', enum: [...ASPECT_RATIOS], default: '16:9' },
     first_frame_image: { type: 'string', format: 'binary' },
     first_frame_image_url: { type: 'string', format: 'uri' },
     last_frame_image: { type: 'string', format: 'binary', description: 'Only together with a first frame.' },
     last_frame_image_url: { type: 'string', format: 'uri' },
     enhance_mode: { type: 'string', enum: ['off', 'prompt'], default: 'off' },
-    target_tags: { type: 'array', maxItems: TAGS.max, items: { type: 'string', maxLength: TAGS.maxLength }, description: 'Ordered; repeat the multipart field.' },
+    target_tags: {
+      type: 'array',
+      maxItems: TAGS.max,
+      items: { type: 'string', maxLength: TAGS.maxLength },
+      description: 'Ordered; repeat the multipart field.',
+    },
     character_image: { type: 'string', format: 'binary' },
     character_image_url: { type: 'string', format: 'uri' },
     character_id: { type: 'string' },
@@ -40,7 +58,11 @@ const videoForm = {
   },
 };
 
-export async function videosRoutes(app: FastifyInstance, { videos, idempotency }: Pick<Services, 'videos' | 'idempotency'>, settings: HttpSettings): Promise<void> {
+export async function videosRoutes(
+  app: FastifyInstance,
+  { videos, idempotency }: Pick<Services, 'videos' | 'idempotency'>,
+  settings: HttpSettings,
+): Promise<void> {
   app.get<{ Querystring: Static<typeof VideoListQuerySchema> }>(
     '/videos',
     {
@@ -56,7 +78,8 @@ export async function videosRoutes(app: FastifyInstance, { videos, idempotency }
       schema: { response: { 200: VideoSchema } },
       config: {
         openapi: {
-          summary: 'Generate a video: H3 (vid_, native audio) or character animation (anim_, needs a driving video); answers the queued Video',
+          summary:
+            'Generate a video: H3 (vid_, native audio) or character animation (anim_, needs a driving video); answers the queued Video',
           tags: ['videos'],
           multipart: videoForm,
           json: videoForm,
@@ -70,7 +93,12 @@ export async function videosRoutes(app: FastifyInstance, { videos, idempotency }
         const form = await readMediaForm(
           request,
           {
-            files: { character_image: { maxBytes: l.imageBytes }, first_frame_image: { maxBytes: l.imageBytes }, last_frame_image: { maxBytes: l.imageBytes }, driving_video: { maxBytes: l.videoBytes } },
+            files: {
+              character_image: { maxBytes: l.imageBytes },
+              first_frame_image: { maxBytes: l.imageBytes },
+              last_frame_image: { maxBytes: l.imageBytes },
+              driving_video: { maxBytes: l.videoBytes },
+            },
             fields: VIDEO_TEXT_FIELDS.filter((f) => !(VIDEO_FILE_FIELDS as readonly string[]).includes(f)),
             repeatable: ['target_tags'],
           },
@@ -92,9 +120,13 @@ export async function videosRoutes(app: FastifyInstance, { videos, idempotency }
       }
       const contentType = request.headers['content-type'];
       if (contentType === undefined || !/^application\/json\s*(;|$)/i.test(contentType)) {
-        throw new AppError('INVALID_REQUEST', 'POST /v1/videos takes multipart/form-data, or application/json when every media field is a URL or an ID.', {
-          details: { content_type: contentType ?? null },
-        });
+        throw new AppError(
+          'INVALID_REQUEST',
+          'POST /v1/videos takes multipart/form-data, or application/json when every media field is a URL or an ID.',
+          {
+            details: { content_type: contentType ?? null },
+          },
+        );
       }
       const body = request.body;
       if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalidRequest('The JSON body must be an object.', {});
@@ -113,7 +145,9 @@ export async function videosRoutes(app: FastifyInstance, { videos, idempotency }
     '/videos/:video_id',
     {
       schema: { params: VideoIdParamsSchema, response: { 200: VideoSchema } },
-      config: { openapi: { summary: 'Get a video or render by ID (render_, vid_, anim_); poll every 3-5 s until terminal', tags: ['videos'] } },
+      config: {
+        openapi: { summary: 'Get a video or render by ID (render_, vid_, anim_); poll every 3-5 s until terminal', tags: ['videos'] },
+      },
     },
     async (request) => videos.getVideo(principal(request).accountId, request.params.video_id),
   );

@@ -20,7 +20,9 @@ export function compiledOnce<A extends readonly (string | number | null)[], R>(
     if (!c) {
       const sentinels = args.map((_, i) => `${SENTINEL}${i}`) as unknown as { [K in keyof A]: A[K] };
       const query = build(db, ...sentinels).compile();
-      const slots = query.parameters.map((p) => (typeof p === 'string' && p.startsWith(SENTINEL) ? Number(p.slice(SENTINEL.length)) : null));
+      const slots = query.parameters.map((p) =>
+        typeof p === 'string' && p.startsWith(SENTINEL) ? Number(p.slice(SENTINEL.length)) : null,
+      );
       c = { query, slots };
       cache.set(db, c);
     }

@@ -2,7 +2,17 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, type Dialect, type Driver, type Migration, type MigrationProvider } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  type Dialect,
+  type Driver,
+  type Migration,
+  type MigrationProvider,
+} from 'kysely';
 import type { Database } from './schema.js';
 import * as m0001 from './migrations/0001-initial.js';
 import * as m0002AssetTaskIds from './migrations/0002-asset-task-ids.js';

@@ -59,13 +59,19 @@ export function fillWorkflow(node: unknown, vars: Record<string, string | number
 }
 
 /** The first video file among a finished prompt's outputs (any node, any output list). */
-export function findVideoOutput(outputs: Record<string, Record<string, unknown>>): { filename: string; subfolder: string; type: string } | null {
+export function findVideoOutput(
+  outputs: Record<string, Record<string, unknown>>,
+): { filename: string; subfolder: string; type: string } | null {
   for (const out of Object.values(outputs)) {
     for (const list of Object.values(out)) {
       if (!Array.isArray(list)) continue;
       for (const item of list as Array<Record<string, unknown>>) {
         if (item && typeof item.filename === 'string' && VIDEO_EXT.test(item.filename)) {
-          return { filename: item.filename, subfolder: typeof item.subfolder === 'string' ? item.subfolder : '', type: typeof item.type === 'string' ? item.type : 'output' };
+          return {
+            filename: item.filename,
+            subfolder: typeof item.subfolder === 'string' ? item.subfolder : '',
+            type: typeof item.type === 'string' ? item.type : 'output',
+          };
         }
       }
     }
@@ -128,8 +134,15 @@ export function comfyUiGenerator(opts: ComfyUiOptions): VideoGenerator {
       const workflow = JSON.parse(await readFile(join(opts.workflowDir, `${mode}.json`), 'utf8')) as unknown;
       const frames = Math.round(req.durationS * 24);
       const vars = {
-        prompt: [req.prompt, ...req.tags].join(', '), negative_prompt: 'blurry, distorted, watermark, text', seed: req.seed,
-        width: req.width, height: req.height, frames, fps: 24, duration_s: req.durationS, quality_steps: req.quality === 'high' ? 40 : 20,
+        prompt: [req.prompt, ...req.tags].join(', '),
+        negative_prompt: 'blurry, distorted, watermark, text',
+        seed: req.seed,
+        width: req.width,
+        height: req.height,
+        frames,
+        fps: 24,
+        duration_s: req.durationS,
+        quality_steps: req.quality === 'high' ? 40 : 20,
         first_frame: req.firstFrameFile ? await upload(req.firstFrameFile, signal) : null,
         last_frame: req.lastFrameFile ? await upload(req.lastFrameFile, signal) : null,
       };
@@ -138,15 +151,24 @@ export function comfyUiGenerator(opts: ComfyUiOptions): VideoGenerator {
       // Queued without the job's signal: a cancellation that lands while this answer is in flight must
       // still learn the prompt's ID, or the GPU would go on with a prompt nobody can remove.
       signal.throwIfAborted();
-      const queued = (await (await call('/prompt', {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: fillWorkflow(workflow, vars), client_id: clientId }),
-        signal: AbortSignal.timeout(60_000),
-      })).json()) as { prompt_id?: string; node_errors?: Record<string, unknown> };
+      const queued = (await (
+        await call('/prompt', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ prompt: fillWorkflow(workflow, vars), client_id: clientId }),
+          signal: AbortSignal.timeout(60_000),
+        })
+      ).json()) as { prompt_id?: string; node_errors?: Record<string, unknown> };
       const promptId = queued.prompt_id;
-      if (!promptId) throw new ComfyUiError(`ComfyUI refused the workflow: ${JSON.stringify(queued.node_errors ?? queued).slice(0, 500)}`, false);
+      if (!promptId)
+        throw new ComfyUiError(`ComfyUI refused the workflow: ${JSON.stringify(queued.node_errors ?? queued).slice(0, 500)}`, false);
 
       const onAbort = () => {
-        void fetch(`${base}/queue`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ delete: [promptId] }) }).catch(() => {});
+        void fetch(`${base}/queue`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ delete: [promptId] }),
+        }).catch(() => {});
         void fetch(`${base}/interrupt`, { method: 'POST' }).catch(() => {});
       };
       signal.addEventListener('abort', onAbort, { once: true });
@@ -156,11 +178,16 @@ export function comfyUiGenerator(opts: ComfyUiOptions): VideoGenerator {
         let output: ReturnType<typeof findVideoOutput> = null;
         for (;;) {
           signal.throwIfAborted();
-          const hist = (await (await call(`/history/${encodeURIComponent(promptId)}`, { method: 'GET', signal })).json()) as Record<string, {
-            outputs?: Record<string, Record<string, unknown>>; status?: { status_str?: string; completed?: boolean; messages?: unknown[] };
-          }>;
+          const hist = (await (await call(`/history/${encodeURIComponent(promptId)}`, { method: 'GET', signal })).json()) as Record<
+            string,
+            {
+              outputs?: Record<string, Record<string, unknown>>;
+              status?: { status_str?: string; completed?: boolean; messages?: unknown[] };
+            }
+          >;
           const entry = hist[promptId];
-          if (entry?.status?.status_str === 'error') throw new ComfyUiError(`ComfyUI failed the prompt: ${JSON.stringify(entry.status.messages ?? []).slice(0, 500)}`, false);
+          if (entry?.status?.status_str === 'error')
+            throw new ComfyUiError(`ComfyUI failed the prompt: ${JSON.stringify(entry.status.messages ?? []).slice(0, 500)}`, false);
           if (entry && (entry.status?.completed ?? true) && entry.outputs) {
             output = findVideoOutput(entry.outputs);
             if (!output) throw new ComfyUiError('The ComfyUI workflow finished without a video output (check its save node)', false);
@@ -179,12 +206,45 @@ export function comfyUiGenerator(opts: ComfyUiOptions): VideoGenerator {
         const wav = join(req.workDir, 'soundtrack.wav');
         await opts.soundtrack(req, frames / 24, wav);
         const out = join(req.workDir, 'video.mp4');
-        await run(opts.ffmpeg, [
-          '-hide_banner', '-loglevel', 'error', '-y', '-i', raw, '-i', wav, '-map', '0:v:0', '-map', '1:a:0',
-          '-vf', `scale=${req.width}:${req.height}:force_original_aspect_ratio=increase,crop=${req.width}:${req.height},fps=24,tpad=stop_mode=clone:stop_duration=${req.durationS}`,
-          '-frames:v', String(frames), '-c:v', 'libx264', '-preset', req.quality === 'high' ? 'medium' : 'veryfast', '-crf', '19', '-pix_fmt', 'yuv420p',
-          '-c:a', 'aac', '-b:a', '160k', '-t', (frames / 24).toFixed(3), '-movflags', '+faststart', out,
-        ], signal);
+        await run(
+          opts.ffmpeg,
+          [
+            '-hide_banner',
+            '-loglevel',
+            'error',
+            '-y',
+            '-i',
+            raw,
+            '-i',
+            wav,
+            '-map',
+            '0:v:0',
+            '-map',
+            '1:a:0',
+            '-vf',
+            `scale=${req.width}:${req.height}:force_original_aspect_ratio=increase,crop=${req.width}:${req.height},fps=24,tpad=stop_mode=clone:stop_duration=${req.durationS}`,
+            '-frames:v',
+            String(frames),
+            '-c:v',
+            'libx264',
+            '-preset',
+            req.quality === 'high' ? 'medium' : 'veryfast',
+            '-crf',
+            '19',
+            '-pix_fmt',
+            'yuv420p',
+            '-c:a',
+            'aac',
+            '-b:a',
+            '160k',
+            '-t',
+            (frames / 24).toFixed(3),
+            '-movflags',
+            '+faststart',
+            out,
+          ],
+          signal,
+        );
         req.onProgress(98);
         return { videoFile: out, durationMs: Math.round((frames * 1000) / 24), enhancedPrompt: null };
       } finally {

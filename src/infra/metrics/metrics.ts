@@ -73,7 +73,11 @@ export class Metrics {
       out.push(`# HELP ${name} ${h.help}`, `# TYPE ${name} histogram`);
       for (const s of h.series.values()) {
         h.buckets.forEach((b, i) => out.push(`${name}_bucket${fmt({ ...s.labels, le: String(b) })} ${s.counts[i]}`));
-        out.push(`${name}_bucket${fmt({ ...s.labels, le: '+Inf' })} ${s.count}`, `${name}_sum${fmt(s.labels)} ${s.sum}`, `${name}_count${fmt(s.labels)} ${s.count}`);
+        out.push(
+          `${name}_bucket${fmt({ ...s.labels, le: '+Inf' })} ${s.count}`,
+          `${name}_sum${fmt(s.labels)} ${s.sum}`,
+          `${name}_count${fmt(s.labels)} ${s.count}`,
+        );
       }
     }
     return out.join('\n') + '\n';

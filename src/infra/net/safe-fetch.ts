@@ -39,7 +39,14 @@ function isLoopbackName(hostname: string): boolean {
  * anyway); naming them here refuses them at the door, before any lookup, and also when a resolver
  * (a split-horizon DNS, a hosts file) answers something that looks public.
  */
-const METADATA_NAMES = new Set(['metadata', 'metadata.google.internal', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal', 'metadata.azure.internal']);
+const METADATA_NAMES = new Set([
+  'metadata',
+  'metadata.google.internal',
+  'metadata.goog',
+  'instance-data',
+  'instance-data.ec2.internal',
+  'metadata.azure.internal',
+]);
 
 function isMetadataName(hostname: string): boolean {
   return METADATA_NAMES.has(hostname.toLowerCase().replace(/\.$/, ''));
@@ -72,7 +79,9 @@ export function checkUrlAtDoor(url: string, allowList: readonly string[]): strin
   if (literal) {
     const why = nonPublicReason(literal);
     if (why && !allow.admitsAddress(literal)) {
-      throw refused(url, `The URL points at a non-public address (${why}); only public addresses are fetched.`, 'blocked_address', { address: formatIp(literal).address });
+      throw refused(url, `The URL points at a non-public address (${why}); only public addresses are fetched.`, 'blocked_address', {
+        address: formatIp(literal).address,
+      });
     }
   } else if (isLoopbackName(host)) {
     throw refused(url, 'The URL points at a non-public address (loopback); only public addresses are fetched.', 'blocked_address');
@@ -83,7 +92,12 @@ export function checkUrlAtDoor(url: string, allowList: readonly string[]): strin
 }
 
 /** Resolves once and picks the address to pin; refuses when any answer is non-public (a mixed answer is a rebinding smell). */
-async function pinAddress(url: URL, allow: AllowList, resolver: Resolver, signal: AbortSignal): Promise<{ address: string; family: 4 | 6 }> {
+async function pinAddress(
+  url: URL,
+  allow: AllowList,
+  resolver: Resolver,
+  signal: AbortSignal,
+): Promise<{ address: string; family: 4 | 6 }> {
   const literal = parseIp(url.hostname);
   if (literal) return formatIp(literal); // checkUrlAtDoor already judged it
   const hostAllowed = allow.admitsHost(url.hostname);
@@ -100,7 +114,12 @@ async function pinAddress(url: URL, allow: AllowList, resolver: Resolver, signal
     for (const addr of parsed) {
       const why = nonPublicReason(addr);
       if (why && !allow.admitsAddress(addr)) {
-        throw refused(url.href, `The host ${url.hostname} resolves to a non-public address (${why}); only public addresses are fetched.`, 'blocked_address', { address: formatIp(addr).address });
+        throw refused(
+          url.href,
+          `The host ${url.hostname} resolves to a non-public address (${why}); only public addresses are fetched.`,
+          'blocked_address',
+          { address: formatIp(addr).address },
+        );
       }
     }
   }
@@ -169,7 +188,10 @@ function cancelled(outer: AbortSignal): Error {
 function networkError(url: string, e: unknown, signal: AbortSignal, timeoutMs: number, outer?: AbortSignal): Error {
   if (e instanceof AppError) return e;
   if (outer?.aborted) return cancelled(outer);
-  if (signal.aborted) return refused(url, `The URL did not deliver its content within ${Math.round(timeoutMs / 1000)} s.`, 'timeout', { timeout_ms: timeoutMs });
+  if (signal.aborted)
+    return refused(url, `The URL did not deliver its content within ${Math.round(timeoutMs / 1000)} s.`, 'timeout', {
+      timeout_ms: timeoutMs,
+    });
   const code = (e as NodeJS.ErrnoException)?.code ?? null;
   return refused(url, `The URL could not be fetched (${code ?? (e as Error)?.message ?? 'network error'}).`, 'network', { cause: code });
 }
@@ -180,7 +202,11 @@ function networkError(url: string, e: unknown, signal: AbortSignal, timeoutMs: n
  * `maxBytes`); the partial file is removed on any failure. Type by content is the caller's
  * check (checkImageFile / checkVideoFile), since only it knows which kind it expects.
  */
-export async function fetchToFile(url: string, destFile: string, opts: FetchOptions): Promise<{ size: number; contentType: string | null }> {
+export async function fetchToFile(
+  url: string,
+  destFile: string,
+  opts: FetchOptions,
+): Promise<{ size: number; contentType: string | null }> {
   const allow = new AllowList(opts.allowList);
   const resolver = opts.resolver ?? systemResolver;
   const timeout = AbortSignal.timeout(opts.timeoutMs);
@@ -241,5 +267,7 @@ export async function fetchToFile(url: string, destFile: string, opts: FetchOpti
 }
 
 function tooLarge(url: string, maxBytes: number): AppError {
-  return new AppError('UNSUPPORTED_MEDIA', `The URL delivers more than the ${maxBytes}-byte limit.`, { details: { url, reason: 'too_large', limit_bytes: maxBytes } });
+  return new AppError('UNSUPPORTED_MEDIA', `The URL delivers more than the ${maxBytes}-byte limit.`, {
+    details: { url, reason: 'too_large', limit_bytes: maxBytes },
+  });
 }

@@ -20,7 +20,10 @@ export class RedisPubSub implements PubSub {
   private readonly resyncListeners = new Set<() => void>();
   private everReady = false;
 
-  constructor(url: string, private readonly prefix: string) {
+  constructor(
+    url: string,
+    private readonly prefix: string,
+  ) {
     this.pub = redisConnection(url, { name: `${prefix}:pub` });
     this.sub = redisConnection(url, { name: `${prefix}:sub` });
     this.sub.on('message', (channel: string, message: string) => {

@@ -108,7 +108,12 @@ export class BullMqQueue implements JobQueue {
     this.unsubscribe = await this.pubsub.subscribe(JOB_CANCEL_CHANNEL, (resourceId) => {
       for (const r of this.running.values()) if (r.resourceId === resourceId) r.controller.abort('cancelled' satisfies AbortReason);
     });
-    this.lockKeeper = new LockKeeper({ redisUrl: this.opts.redisUrl, bullPrefix: this.bullPrefix(), queueName: QUEUE_NAME, lockMs: this.opts.lockMs });
+    this.lockKeeper = new LockKeeper({
+      redisUrl: this.opts.redisUrl,
+      bullPrefix: this.bullPrefix(),
+      queueName: QUEUE_NAME,
+      lockMs: this.opts.lockMs,
+    });
     this.workerConnection = redisConnection(this.opts.redisUrl, { name: `${this.opts.prefix}:worker`, blocking: true });
     this.worker = new Worker(QUEUE_NAME, (job, token) => this.process(job, token), {
       connection: this.workerConnection,
@@ -152,7 +157,12 @@ export class BullMqQueue implements JobQueue {
   }
 
   async cancel(resourceId: string): Promise<void> {
-    const rows = await this.db.selectFrom('jobs').select('id').where('resource_id', '=', resourceId).where('status', 'in', ['queued', 'active']).execute();
+    const rows = await this.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('resource_id', '=', resourceId)
+      .where('status', 'in', ['queued', 'active'])
+      .execute();
     await jobs.cancelJobsOf(this.db, resourceId, new Date().toISOString());
     await this.pubsub.publish(JOB_CANCEL_CHANNEL, resourceId);
     // Waiting or delayed copies go at once; a running one (locked) completes as a no-op.
@@ -206,7 +216,11 @@ export class BullMqQueue implements JobQueue {
   private async relay(): Promise<void> {
     const now = Date.now();
     for (const [id, at] of this.relayed) if (at < now - RELAY_AGAIN_MS) this.relayed.delete(id);
-    const rows = await jobs.jobsToRelay(this.db, { types: null, staleBefore: new Date(now - this.opts.leaseMs).toISOString(), limit: 1000 });
+    const rows = await jobs.jobsToRelay(this.db, {
+      types: null,
+      staleBefore: new Date(now - this.opts.leaseMs).toISOString(),
+      limit: 1000,
+    });
     const fresh = rows.filter((r) => !this.relayed.has(r.id));
     if (fresh.length === 0) return;
     await this.queue.addBulk(
@@ -230,7 +244,11 @@ export class BullMqQueue implements JobQueue {
   private async process(job: Job, token: string | undefined): Promise<void> {
     const rowId = String((job.data as { id?: string }).id ?? job.id);
     const now = Date.now();
-    const row = await jobs.claimById(this.db, rowId, { owner: this.opts.workerId, now: new Date(now).toISOString(), leaseUntil: new Date(now + this.opts.leaseMs).toISOString() });
+    const row = await jobs.claimById(this.db, rowId, {
+      owner: this.opts.workerId,
+      now: new Date(now).toISOString(),
+      leaseUntil: new Date(now + this.opts.leaseMs).toISOString(),
+    });
     // Completed, failed or cancelled meanwhile (a duplicate delivery, a cancelled job): nothing to do.
     if (!row) return;
     const handler = this.handlers[row.type as JobType];
@@ -257,7 +275,13 @@ export class BullMqQueue implements JobQueue {
     }
   }
 
-  private async execute(ctx: JobContext, handler: JobHandler, controller: AbortController, job: Job, token: string | undefined): Promise<void> {
+  private async execute(
+    ctx: JobContext,
+    handler: JobHandler,
+    controller: AbortController,
+    job: Job,
+    token: string | undefined,
+  ): Promise<void> {
     const owner = this.opts.workerId;
     const now = () => new Date().toISOString();
     if (ctx.attempt > ctx.maxAttempts) {
@@ -341,7 +365,8 @@ export class BullMqQueue implements JobQueue {
 
   private report(message: string, err: unknown): void {
     if (this.opts.onError) this.opts.onError(message, err);
-    else process.stderr.write(`${JSON.stringify({ level: 'error', msg: message, err: err instanceof Error ? err.message : String(err) })}\n`);
+    else
+      process.stderr.write(`${JSON.stringify({ level: 'error', msg: message, err: err instanceof Error ? err.message : String(err) })}\n`);
   }
 }
 

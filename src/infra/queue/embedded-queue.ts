@@ -71,7 +71,13 @@ export class EmbeddedQueue implements JobQueue {
     const k = this.opts.leaseKeeper;
     if (k && !k.url.endsWith(':memory:')) {
       this.keeper = new LeaseKeeper(
-        { url: k.url, schema: k.schema, leaseMs: this.opts.leaseMs, heartbeatMs: this.opts.heartbeatMs, maxSilenceMs: k.maxSilenceMs ?? 10 * 60_000 },
+        {
+          url: k.url,
+          schema: k.schema,
+          leaseMs: this.opts.leaseMs,
+          heartbeatMs: this.opts.heartbeatMs,
+          maxSilenceMs: k.maxSilenceMs ?? 10 * 60_000,
+        },
         (message) => this.report(message, null),
       );
       await this.keeper.start();
@@ -224,7 +230,14 @@ export class EmbeddedQueue implements JobQueue {
       const reason = ctx.signal.reason as AbortReason;
       // Cancelled: the canceller already wrote the job row and the resource's state.
       // Lease lost: another worker owns the job now. Shutdown: hand the attempt back.
-      if (reason === 'shutdown') await jobs.releaseJob(this.db, ctx.id, owner, { status: 'queued', attemptsDelta: -1, runAt: now, lastError: 'worker stopped', now });
+      if (reason === 'shutdown')
+        await jobs.releaseJob(this.db, ctx.id, owner, {
+          status: 'queued',
+          attemptsDelta: -1,
+          runAt: now,
+          lastError: 'worker stopped',
+          now,
+        });
       return;
     }
     // A run that lost its lease (it froze past the lease and another worker claimed the job) must
@@ -285,7 +298,8 @@ export class EmbeddedQueue implements JobQueue {
 
   private report(message: string, err: unknown): void {
     if (this.opts.onError) this.opts.onError(message, err);
-    else process.stderr.write(`${JSON.stringify({ level: 'error', msg: message, err: err instanceof Error ? err.message : String(err) })}\n`);
+    else
+      process.stderr.write(`${JSON.stringify({ level: 'error', msg: message, err: err instanceof Error ? err.message : String(err) })}\n`);
   }
 }
 

@@ -17,7 +17,8 @@ export function classifyFailure(e: unknown): Classified {
   if (isAppError(e)) {
     // An internal error that says it is not retryable (a misconfiguration, a backend that refused the work)
     // fails the resource at once with its message; retrying would only repeat it.
-    if (e.code === 'SERVICE_BUSY' || (e.code === 'INTERNAL_ERROR' && e.retryable)) return { kind: 'temporary', message: e.message, busy: e.code === 'SERVICE_BUSY' };
+    if (e.code === 'SERVICE_BUSY' || (e.code === 'INTERNAL_ERROR' && e.retryable))
+      return { kind: 'temporary', message: e.message, busy: e.code === 'SERVICE_BUSY' };
     return { kind: 'permanent', error: e };
   }
   if (e instanceof TemporaryJobError) return { kind: 'temporary', message: e.message, busy: e.code === 'ALL_WORKERS_BUSY' };
@@ -33,7 +34,9 @@ export function exhaustedError(attempts: number, busy: boolean): AppError {
     });
   }
   // The internal cause stays in jobs.last_error for operators; clients get the generic envelope.
-  const e = internalError(`Processing failed after ${attempts} attempt${attempts === 1 ? '' : 's'}; submitting the same request again may succeed.`);
+  const e = internalError(
+    `Processing failed after ${attempts} attempt${attempts === 1 ? '' : 's'}; submitting the same request again may succeed.`,
+  );
   e.details.attempts = attempts;
   return e;
 }

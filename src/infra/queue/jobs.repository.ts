@@ -21,19 +21,40 @@ export async function claimNext(
       eb.and([eb('status', '=', 'queued'), eb('run_at', '<=', input.now)]),
       eb.and([eb('status', '=', 'active'), eb('lease_expires_at', '<', input.now)]),
     ]);
-  const take = { status: 'active' as const, attempts: sql<number>`attempts + 1`, lease_owner: input.owner, lease_expires_at: input.leaseUntil, updated_at: input.now };
+  const take = {
+    status: 'active' as const,
+    attempts: sql<number>`attempts + 1`,
+    lease_owner: input.owner,
+    lease_expires_at: input.leaseUntil,
+    updated_at: input.now,
+  };
   if (dialect === 'postgres') {
     return db
       .updateTable('jobs')
       .set(take)
       .where('id', '=', (eb) =>
-        eb.selectFrom('jobs').select('id').where('type', 'in', input.types).where(runnable).orderBy('run_at').limit(1).forUpdate().skipLocked(),
+        eb
+          .selectFrom('jobs')
+          .select('id')
+          .where('type', 'in', input.types)
+          .where(runnable)
+          .orderBy('run_at')
+          .limit(1)
+          .forUpdate()
+          .skipLocked(),
       )
       .returningAll()
       .executeTakeFirst();
   }
   return db.transaction().execute(async (tx) => {
-    const next = await tx.selectFrom('jobs').select('id').where('type', 'in', input.types).where(runnable).orderBy('run_at').limit(1).executeTakeFirst();
+    const next = await tx
+      .selectFrom('jobs')
+      .select('id')
+      .where('type', 'in', input.types)
+      .where(runnable)
+      .orderBy('run_at')
+      .limit(1)
+      .executeTakeFirst();
     if (!next) return undefined;
     return tx.updateTable('jobs').set(take).where('id', '=', next.id).returningAll().executeTakeFirst();
   });
@@ -93,7 +114,13 @@ export async function findJob(db: Db, id: string): Promise<JobsTable | undefined
 /** IDs of jobs that some worker may still be running (active with a live lease). */
 export async function liveJobIds(db: Db, ids: string[], now: string): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom('jobs').select('id').where('id', 'in', ids).where('status', '=', 'active').where('lease_expires_at', '>=', now).execute();
+  const rows = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('id', 'in', ids)
+    .where('status', '=', 'active')
+    .where('lease_expires_at', '>=', now)
+    .execute();
   return new Set(rows.map((r) => r.id));
 }
 
@@ -107,7 +134,12 @@ export async function deleteEventsOfRendersCompletedBefore(db: Db, cutoff: strin
     .where('render_id', 'in', (eb) =>
       eb.selectFrom('videos').select('id').where('status', 'in', ['ready', 'failed', 'cancelled']).where('completed_at', '<', cutoff),
     )
-    .where('sequence', '<', (eb) => eb.selectFrom('render_events as latest').select((e) => e.fn.max<number>('latest.sequence').as('m')).whereRef('latest.render_id', '=', 'render_events.render_id'))
+    .where('sequence', '<', (eb) =>
+      eb
+        .selectFrom('render_events as latest')
+        .select((e) => e.fn.max<number>('latest.sequence').as('m'))
+        .whereRef('latest.render_id', '=', 'render_events.render_id'),
+    )
     .executeTakeFirst();
   return Number(r.numDeletedRows);
 }
@@ -116,10 +148,20 @@ export async function deleteEventsOfRendersCompletedBefore(db: Db, cutoff: strin
  * Claims one job by ID for a queue that delivers jobs itself (BullMQ holds the lock that makes the
  * delivery exclusive): takes the lease and counts an attempt unless the job already ended.
  */
-export async function claimById(db: Db, id: string, input: { owner: string; now: string; leaseUntil: string }): Promise<JobsTable | undefined> {
+export async function claimById(
+  db: Db,
+  id: string,
+  input: { owner: string; now: string; leaseUntil: string },
+): Promise<JobsTable | undefined> {
   return db
     .updateTable('jobs')
-    .set({ status: 'active', attempts: sql<number>`attempts + 1`, lease_owner: input.owner, lease_expires_at: input.leaseUntil, updated_at: input.now })
+    .set({
+      status: 'active',
+      attempts: sql<number>`attempts + 1`,
+      lease_owner: input.owner,
+      lease_expires_at: input.leaseUntil,
+      updated_at: input.now,
+    })
     .where('id', '=', id)
     .where('status', 'in', ['queued', 'active'])
     .returningAll()
@@ -127,11 +169,16 @@ export async function claimById(db: Db, id: string, input: { owner: string; now:
 }
 
 /** Jobs a relay must (re)deliver: queued ones, and active ones whose lease lapsed long ago. */
-export async function jobsToRelay(db: Db, input: { types: string[] | null; staleBefore: string; limit: number }): Promise<Pick<JobsTable, 'id' | 'type' | 'run_at' | 'max_attempts'>[]> {
+export async function jobsToRelay(
+  db: Db,
+  input: { types: string[] | null; staleBefore: string; limit: number },
+): Promise<Pick<JobsTable, 'id' | 'type' | 'run_at' | 'max_attempts'>[]> {
   let q = db
     .selectFrom('jobs')
     .select(['id', 'type', 'run_at', 'max_attempts'])
-    .where((eb) => eb.or([eb('status', '=', 'queued'), eb.and([eb('status', '=', 'active'), eb('lease_expires_at', '<', input.staleBefore)])]));
+    .where((eb) =>
+      eb.or([eb('status', '=', 'queued'), eb.and([eb('status', '=', 'active'), eb('lease_expires_at', '<', input.staleBefore)])]),
+    );
   if (input.types) q = q.where('type', 'in', input.types);
   return q.orderBy('run_at').limit(input.limit).execute();
 }

@@ -15,8 +15,13 @@ export interface LeaseKeeperSetup {
   maxSilenceMs: number;
 }
 
-export type KeeperMessage = { type: 'hold'; jobId: string; owner: string } | { type: 'drop'; jobId: string } | { type: 'pulse' } | { type: 'close' };
-export type KeeperReply = { type: 'ready' } | { type: 'closed' } | { type: 'lost'; jobId: string; cancelled: boolean } | { type: 'error'; jobId: string; message: string };
+export type KeeperMessage =
+  { type: 'hold'; jobId: string; owner: string } | { type: 'drop'; jobId: string } | { type: 'pulse' } | { type: 'close' };
+export type KeeperReply =
+  | { type: 'ready' }
+  | { type: 'closed' }
+  | { type: 'lost'; jobId: string; cancelled: boolean }
+  | { type: 'error'; jobId: string; message: string };
 
 export class LeaseKeeper {
   private readonly worker: Worker;

@@ -41,12 +41,9 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   async take(key: string, rule: BucketRule, cost = 1): Promise<TakeResult> {
-    const [allowed, remaining, retry] = (await (this.redis as unknown as { marionetteTake: (...a: unknown[]) => Promise<number[]> }).marionetteTake(
-      `${this.prefix}:rl:${key}`,
-      rule.ratePerSecond,
-      rule.burst,
-      cost,
-    )) as [number, number, number];
+    const [allowed, remaining, retry] = (await (
+      this.redis as unknown as { marionetteTake: (...a: unknown[]) => Promise<number[]> }
+    ).marionetteTake(`${this.prefix}:rl:${key}`, rule.ratePerSecond, rule.burst, cost)) as [number, number, number];
     return allowed === 1 ? { allowed: true, remaining, retryAfterMs: 0 } : { allowed: false, remaining: 0, retryAfterMs: retry };
   }
 }

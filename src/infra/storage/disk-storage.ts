@@ -23,7 +23,11 @@ export class ObjectTooLargeError extends Error {
 export class DiskStorage implements Storage {
   private readonly root: string;
 
-  constructor(root: string, private readonly publicUrl: string, private readonly signer: UrlSigner) {
+  constructor(
+    root: string,
+    private readonly publicUrl: string,
+    private readonly signer: UrlSigner,
+  ) {
     this.root = resolve(root);
   }
 

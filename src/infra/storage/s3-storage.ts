@@ -44,7 +44,8 @@ export class S3Storage implements Storage {
         region: cfg.region,
         endpoint: endpoint ?? undefined,
         forcePathStyle: cfg.forcePathStyle,
-        credentials: cfg.accessKeyId && cfg.secretAccessKey ? { accessKeyId: cfg.accessKeyId, secretAccessKey: cfg.secretAccessKey } : undefined,
+        credentials:
+          cfg.accessKeyId && cfg.secretAccessKey ? { accessKeyId: cfg.accessKeyId, secretAccessKey: cfg.secretAccessKey } : undefined,
         // Checksums only where S3 requires them: the default CRC32 trailers are not understood by
         // every S3-compatible server, and a presigned PUT must carry only what the client sends.
         requestChecksumCalculation: 'WHEN_REQUIRED',
@@ -56,7 +57,8 @@ export class S3Storage implements Storage {
   }
 
   private k(key: string): string {
-    if (key.length === 0 || key.includes('\0') || key.startsWith('/') || key.split('/').includes('..')) throw new Error(`invalid storage key ${key}`);
+    if (key.length === 0 || key.includes('\0') || key.startsWith('/') || key.split('/').includes('..'))
+      throw new Error(`invalid storage key ${key}`);
     return this.cfg.prefix + key;
   }
 
@@ -100,7 +102,9 @@ export class S3Storage implements Storage {
   async putFile(key: string, localFile: string): Promise<void> {
     const { size } = await statFile(localFile);
     if (size < this.cfg.partBytes) {
-      await this.client.send(new PutObjectCommand({ Bucket: this.cfg.bucket, Key: this.k(key), Body: createReadStream(localFile), ContentLength: size }));
+      await this.client.send(
+        new PutObjectCommand({ Bucket: this.cfg.bucket, Key: this.k(key), Body: createReadStream(localFile), ContentLength: size }),
+      );
       return;
     }
     await this.upload(key, partsOf(createReadStream(localFile, { highWaterMark: 1024 * 1024 }), this.cfg.partBytes));
@@ -125,7 +129,9 @@ export class S3Storage implements Storage {
     try {
       const send = async (buf: Buffer) => {
         const PartNumber = done.length + 1;
-        const r = await this.client.send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body: buf, ContentLength: buf.length }));
+        const r = await this.client.send(
+          new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body: buf, ContentLength: buf.length }),
+        );
         done.push({ PartNumber, ETag: r.ETag });
       };
       await send(firstBuf);
@@ -152,7 +158,9 @@ export class S3Storage implements Storage {
   read(key: string, range?: { start: number; end: number }): Readable {
     const out = new PassThrough();
     this.client
-      .send(new GetObjectCommand({ Bucket: this.cfg.bucket, Key: this.k(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined }))
+      .send(
+        new GetObjectCommand({ Bucket: this.cfg.bucket, Key: this.k(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+      )
       .then((r) => pipeline(r.Body as Readable, out))
       .catch((e: unknown) => out.destroy(e as Error));
     return out;
@@ -177,7 +185,9 @@ export class S3Storage implements Storage {
     for (const keys of await this.listRaw(Prefix)) {
       if (keys.length === 0) continue;
       try {
-        await this.client.send(new DeleteObjectsCommand({ Bucket: this.cfg.bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }));
+        await this.client.send(
+          new DeleteObjectsCommand({ Bucket: this.cfg.bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }),
+        );
       } catch {
         // Stores without multi-object delete: one by one.
         for (const Key of keys) await this.client.send(new DeleteObjectCommand({ Bucket: this.cfg.bucket, Key }));
@@ -207,7 +217,11 @@ export class S3Storage implements Storage {
     const name = opts.downloadName?.replace(/[^A-Za-z0-9._-]/g, '_');
     return getSignedUrl(
       this.signer,
-      new GetObjectCommand({ Bucket: this.cfg.bucket, Key: this.k(key), ResponseContentDisposition: name ? `attachment; filename="${name}"` : undefined }),
+      new GetObjectCommand({
+        Bucket: this.cfg.bucket,
+        Key: this.k(key),
+        ResponseContentDisposition: name ? `attachment; filename="${name}"` : undefined,
+      }),
       { expiresIn: ttlSeconds },
     );
   }
@@ -218,9 +232,20 @@ export class S3Storage implements Storage {
    * x-amz-checksum-sha256 itself). The API verifies the object again before using it, for stores
    * that do not check checksums.
    */
-  async signedPutUrl(key: string, ttlSeconds: number, contentType: string, opts: SignedPutOptions = {}): Promise<{ url: string; headers: Record<string, string> }> {
+  async signedPutUrl(
+    key: string,
+    ttlSeconds: number,
+    contentType: string,
+    opts: SignedPutOptions = {},
+  ): Promise<{ url: string; headers: Record<string, string> }> {
     const checksum = opts.sha256 ? Buffer.from(opts.sha256, 'hex').toString('base64') : undefined;
-    const cmd = new PutObjectCommand({ Bucket: this.cfg.bucket, Key: this.k(key), ContentType: contentType, ContentLength: opts.sizeBytes, ChecksumSHA256: checksum });
+    const cmd = new PutObjectCommand({
+      Bucket: this.cfg.bucket,
+      Key: this.k(key),
+      ContentType: contentType,
+      ContentLength: opts.sizeBytes,
+      ChecksumSHA256: checksum,
+    });
     const headers: Record<string, string> = { 'Content-Type': contentType };
     if (opts.sizeBytes !== undefined) headers['Content-Length'] = String(opts.sizeBytes);
     if (checksum) headers['x-amz-checksum-sha256'] = checksum;
@@ -261,5 +286,3 @@ async function* partsOf(src: AsyncIterable<Buffer | Uint8Array | string>, size: 
   }
   if (len > 0 || pending.length > 0) yield Buffer.concat(pending);
 }
-
-

@@ -14,7 +14,13 @@ export class UrlSigner {
     return createHmac('sha256', this.secret).update(`${method}\n${key}\n${expiresAtSec}`).digest('base64url');
   }
 
-  verify(method: 'GET' | 'PUT', key: string, expiresAtSec: number, signature: string, nowSec = Math.floor(Date.now() / 1000)): 'ok' | 'expired' | 'invalid' {
+  verify(
+    method: 'GET' | 'PUT',
+    key: string,
+    expiresAtSec: number,
+    signature: string,
+    nowSec = Math.floor(Date.now() / 1000),
+  ): 'ok' | 'expired' | 'invalid' {
     const expected = Buffer.from(this.sign(method, key, expiresAtSec));
     const given = Buffer.from(signature);
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) return 'invalid';

@@ -20,7 +20,12 @@ export function embeddedGenerator(deps: Pick<Ports, 'engine' | 'storage'>): Vide
       let fromFrame = false;
       if (req.firstFrameFile) {
         try {
-          subject = await deps.engine.analyzeCharacter({ imageFile: req.firstFrameFile, outDir: join(req.workDir, 'subject'), thumbnail: false, signal: req.signal });
+          subject = await deps.engine.analyzeCharacter({
+            imageFile: req.firstFrameFile,
+            outDir: join(req.workDir, 'subject'),
+            thumbnail: false,
+            signal: req.signal,
+          });
           fromFrame = true;
         } catch (e) {
           if (!(e instanceof EngineError) || e.code !== 'INVALID_CHARACTER') throw e;
@@ -29,9 +34,21 @@ export function embeddedGenerator(deps: Pick<Ports, 'engine' | 'storage'>): Vide
       req.onProgress(10);
       subject ??= await builtinCharacter(deps, join(req.workDir, 'builtin'), req.signal);
       const out = await generate({
-        prompt: req.prompt, tags: req.tags, durationS: req.durationS, width: req.width, height: req.height, seed: req.seed, quality: req.quality,
-        enhance: req.enhance, watermark: req.watermark, subject, subjectFromFirstFrame: fromFrame, firstFrameFile: req.firstFrameFile,
-        lastFrameFile: req.lastFrameFile, workDir: join(req.workDir, 'gen'), signal: req.signal,
+        prompt: req.prompt,
+        tags: req.tags,
+        durationS: req.durationS,
+        width: req.width,
+        height: req.height,
+        seed: req.seed,
+        quality: req.quality,
+        enhance: req.enhance,
+        watermark: req.watermark,
+        subject,
+        subjectFromFirstFrame: fromFrame,
+        firstFrameFile: req.firstFrameFile,
+        lastFrameFile: req.lastFrameFile,
+        workDir: join(req.workDir, 'gen'),
+        signal: req.signal,
         onProgress: (_stage, p) => req.onProgress(10 + p * 0.9),
       });
       return { videoFile: out.videoFile, durationMs: out.durationMs, enhancedPrompt: out.enhancedPrompt };

@@ -29,7 +29,9 @@ export function characterProcessHandler(deps: Deps): JobHandler {
       await withWorkDir(deps.tmpDir, job, async (dir) => {
         const image = join(dir, 'source-image');
         await obtainSourceImage(deps, row, image, job.signal);
-        const progress = new ProgressReporter<'analyzing'>((_s, p) => transitionCharacter(deps.db, row.id, { to: 'progress', progress: p }));
+        const progress = new ProgressReporter<'analyzing'>((_s, p) =>
+          transitionCharacter(deps.db, row.id, { to: 'progress', progress: p }),
+        );
         const outDir = join(dir, 'assets');
         const assets = await deps.engine.analyzeCharacter({
           imageFile: image,
@@ -45,7 +47,10 @@ export function characterProcessHandler(deps: Deps): JobHandler {
       });
     },
     async fail(job, error) {
-      await transitionCharacter(deps.db, job.resourceId, { to: 'failed', reason: JSON.stringify({ code: error.code, message: error.message, details: error.details }) });
+      await transitionCharacter(deps.db, job.resourceId, {
+        to: 'failed',
+        reason: JSON.stringify({ code: error.code, message: error.message, details: error.details }),
+      });
     },
   };
 }

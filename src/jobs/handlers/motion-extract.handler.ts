@@ -29,12 +29,19 @@ export function motionExtractHandler(deps: Deps): JobHandler {
         const outDir = join(dir, 'assets');
         const assets = await produceMotion(deps, row, dir, outDir, job.signal);
         await uploadAssets(deps.storage, assets.dir ?? outDir, storageKeys.motionAssets(row.id), MOTION_ASSET_FILES);
-        await transitionMotion(deps.db, row.id, { to: 'ready', assetsKey: storageKeys.motionAssets(row.id), durationMs: assets.track.durationMs });
+        await transitionMotion(deps.db, row.id, {
+          to: 'ready',
+          assetsKey: storageKeys.motionAssets(row.id),
+          durationMs: assets.track.durationMs,
+        });
         if (row.type !== 'render') await extractGlb(deps, row, assets, join(dir, 'three-d'));
       });
     },
     async fail(job, error) {
-      await transitionMotion(deps.db, job.resourceId, { to: 'failed', reason: JSON.stringify({ code: error.code, message: error.message, details: error.details }) });
+      await transitionMotion(deps.db, job.resourceId, {
+        to: 'failed',
+        reason: JSON.stringify({ code: error.code, message: error.message, details: error.details }),
+      });
     },
   };
 }
@@ -49,7 +56,12 @@ async function extractGlb(deps: Deps, row: MotionsTable, assets: MotionAssets, o
   let files: string[];
   try {
     await mkdir(outDir, { recursive: true });
-    files = await deps.engine.extractMotion3d({ track: assets.track, outDir, jointSet: row.joint_set, smoothing: row.enable_smoothing === 1 });
+    files = await deps.engine.extractMotion3d({
+      track: assets.track,
+      outDir,
+      jointSet: row.joint_set,
+      smoothing: row.enable_smoothing === 1,
+    });
   } catch (err) {
     const reason = JSON.stringify({ code: 'EXTRACTION_FAILED', message: err instanceof Error ? err.message : String(err) });
     await transitionMotion(deps.db, row.id, { to: 'failed', part: 'glb', reason });

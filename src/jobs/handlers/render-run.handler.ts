@@ -46,7 +46,14 @@ export function renderRunHandler(deps: Deps): JobHandler {
     async fail(job, error) {
       await transitionRender(deps, job.resourceId, {
         to: 'failed',
-        error: { code: error.code, message: error.message, retryable: error.retryable, details: error.details, action: error.action, retryAfterMs: error.retryAfterMs },
+        error: {
+          code: error.code,
+          message: error.message,
+          retryable: error.retryable,
+          details: error.details,
+          action: error.action,
+          retryAfterMs: error.retryAfterMs,
+        },
       });
       // Outputs an earlier attempt uploaded before failing in its last step.
       await discardOutputsUnlessReady(deps, job.resourceId);
@@ -86,7 +93,11 @@ async function renderIn(deps: Deps, row: VideosTable, dir: string, signal: Abort
     signal,
     onProgress: (stage, p) => progress.report(stage, prepShare + (p * (100 - prepShare)) / 100),
   });
-  (deps as { metrics?: { observe(n: string, l: Record<string, string>, v: number): void } }).metrics?.observe('marionette_render_fps', {}, result.frameCount / Math.max(0.001, (performance.now() - renderStarted) / 1000));
+  (deps as { metrics?: { observe(n: string, l: Record<string, string>, v: number): void } }).metrics?.observe(
+    'marionette_render_fps',
+    {},
+    result.frameCount / Math.max(0.001, (performance.now() - renderStarted) / 1000),
+  );
   progress.report('finishing', 99);
   await progress.flush();
 
@@ -100,7 +111,9 @@ async function renderIn(deps: Deps, row: VideosTable, dir: string, signal: Abort
     // Refused when a cancellation won the race during the upload: then the files must go.
     // A character-animation video costs ceil(driving seconds), settled at its reservation.
     const charge = animation ? 'reserved' : 'duration';
-    if (!(await transitionRender(deps, row.id, { to: 'ready', videoKey: keys.videoKey, alphaKey, durationMs: result.durationMs, charge }))) {
+    if (
+      !(await transitionRender(deps, row.id, { to: 'ready', videoKey: keys.videoKey, alphaKey, durationMs: result.durationMs, charge }))
+    ) {
       await discardOutputsUnlessReady(deps, row.id);
     }
   } catch (e) {
@@ -119,9 +132,14 @@ function needsExtraction(s: StoredMotionSource): boolean {
 type PrepProgress = () => (percent: number) => void;
 
 /** The shipped character: analysed once per installation and reused from storage. */
-export async function builtinCharacter(deps: Pick<Ports, 'storage' | 'engine'>, dir: string, signal: AbortSignal): Promise<CharacterAssets> {
+export async function builtinCharacter(
+  deps: Pick<Ports, 'storage' | 'engine'>,
+  dir: string,
+  signal: AbortSignal,
+): Promise<CharacterAssets> {
   const assetsDir = join(dir, 'assets');
-  if (await downloadAssets(deps.storage, storageKeys.builtinCharacterAssets, assetsDir, CHARACTER_ASSET_FILES)) return deps.engine.loadCharacter(assetsDir);
+  if (await downloadAssets(deps.storage, storageKeys.builtinCharacterAssets, assetsDir, CHARACTER_ASSET_FILES))
+    return deps.engine.loadCharacter(assetsDir);
   const image = join(dir, 'builtin-image.png');
   await mkdir(dir, { recursive: true });
   await deps.engine.writeDefaultCharacterImage(image);
@@ -130,7 +148,13 @@ export async function builtinCharacter(deps: Pick<Ports, 'storage' | 'engine'>, 
   return assets;
 }
 
-async function resolveCharacter(deps: Deps, src: StoredCharacterSource, dir: string, signal: AbortSignal, prep: PrepProgress): Promise<CharacterAssets> {
+async function resolveCharacter(
+  deps: Deps,
+  src: StoredCharacterSource,
+  dir: string,
+  signal: AbortSignal,
+  prep: PrepProgress,
+): Promise<CharacterAssets> {
   const assetsDir = join(dir, 'assets');
   if (src.kind === 'character') {
     const c = await characterById(deps.db, src.id);
@@ -149,7 +173,14 @@ async function resolveCharacter(deps: Deps, src: StoredCharacterSource, dir: str
   return deps.engine.analyzeCharacter({ imageFile: image, outDir: assetsDir, thumbnail: false, signal, onProgress: prep() });
 }
 
-async function resolveMotion(deps: Deps, row: VideosTable, src: StoredMotionSource, dir: string, signal: AbortSignal, prep: PrepProgress): Promise<MotionAssets> {
+async function resolveMotion(
+  deps: Deps,
+  row: VideosTable,
+  src: StoredMotionSource,
+  dir: string,
+  signal: AbortSignal,
+  prep: PrepProgress,
+): Promise<MotionAssets> {
   const assetsDir = join(dir, 'assets');
   if (src.kind === 'motion') {
     const m = await motionById(deps.db, src.id);

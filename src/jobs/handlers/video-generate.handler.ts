@@ -34,7 +34,14 @@ export function videoGenerateHandler(deps: Deps & { generator: VideoGenerator })
     async fail(job, error) {
       await transitionRender(deps, job.resourceId, {
         to: 'failed',
-        error: { code: error.code, message: error.message, retryable: error.retryable, details: error.details, action: error.action, retryAfterMs: error.retryAfterMs },
+        error: {
+          code: error.code,
+          message: error.message,
+          retryable: error.retryable,
+          details: error.details,
+          action: error.action,
+          retryAfterMs: error.retryAfterMs,
+        },
       });
       await discardOutputsUnlessReady(deps, job.resourceId);
     },
@@ -51,14 +58,28 @@ async function frameFile(deps: Deps, src: StoredFrame, file: string, signal: Abo
 
 async function generateIn(deps: Deps & { generator: VideoGenerator }, row: VideosTable, dir: string, signal: AbortSignal): Promise<void> {
   const p = JSON.parse(row.params_json ?? '{}') as H3Params;
-  const progress = new ProgressReporter<'analyzing' | 'rendering' | 'finishing'>((stage, pct) => transitionRender(deps, row.id, { to: 'progress', stage, progress: pct }));
+  const progress = new ProgressReporter<'analyzing' | 'rendering' | 'finishing'>((stage, pct) =>
+    transitionRender(deps, row.id, { to: 'progress', stage, progress: pct }),
+  );
   await mkdir(join(dir, 'inputs'), { recursive: true });
   const first = await frameFile(deps, p.first_frame, join(dir, 'inputs', 'first_frame'), signal);
   const last = await frameFile(deps, p.last_frame, join(dir, 'inputs', 'last_frame'), signal);
   const result = await deps.generator.generate({
-    prompt: p.prompt, tags: p.target_tags, durationS: p.duration_s, width: p.width, height: p.height, resolution: p.resolution, aspectRatio: p.aspect_ratio,
-    seed: Number(row.seed ?? 0), quality: p.quality, enhance: p.enhance_mode === 'prompt', watermark: p.watermark, firstFrameFile: first, lastFrameFile: last,
-    workDir: join(dir, 'work'), signal,
+    prompt: p.prompt,
+    tags: p.target_tags,
+    durationS: p.duration_s,
+    width: p.width,
+    height: p.height,
+    resolution: p.resolution,
+    aspectRatio: p.aspect_ratio,
+    seed: Number(row.seed ?? 0),
+    quality: p.quality,
+    enhance: p.enhance_mode === 'prompt',
+    watermark: p.watermark,
+    firstFrameFile: first,
+    lastFrameFile: last,
+    workDir: join(dir, 'work'),
+    signal,
     onProgress: (pct) => progress.report(pct < 15 ? 'analyzing' : pct < 96 ? 'rendering' : 'finishing', Math.min(98, pct)),
   });
   progress.report('finishing', 99);
@@ -68,7 +89,12 @@ async function generateIn(deps: Deps & { generator: VideoGenerator }, row: Video
     signal.throwIfAborted();
     await deps.storage.putFile(videoKey, result.videoFile);
     const ok = await transitionRender(deps, row.id, {
-      to: 'ready', videoKey, alphaKey: null, durationMs: result.durationMs, charge: 'reserved', enhancedPrompt: result.enhancedPrompt,
+      to: 'ready',
+      videoKey,
+      alphaKey: null,
+      durationMs: result.durationMs,
+      charge: 'reserved',
+      enhancedPrompt: result.enhancedPrompt,
     });
     if (!ok) await discardOutputsUnlessReady(deps, row.id);
   } catch (e) {

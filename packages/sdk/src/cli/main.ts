@@ -46,13 +46,23 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
 
   async function client(): Promise<Marionette> {
     const s = await resolveSettings({ apiKey: globals.apiKey, baseUrl: globals.baseUrl }, io.env);
-    if (!s.apiKey) throw new UsageError(`no API key: set MARIONETTE_API_KEY, pass --api-key, or run \`marionette login\` (config file ${s.configPath})`, { cause: 'auth' });
+    if (!s.apiKey)
+      throw new UsageError(
+        `no API key: set MARIONETTE_API_KEY, pass --api-key, or run \`marionette login\` (config file ${s.configPath})`,
+        { cause: 'auth' },
+      );
     return new Marionette({
       apiKey: s.apiKey,
       baseUrl: s.baseUrl,
       sourceLabel: `marionette-cli/${SDK_VERSION}`,
       maxRetries: globals.retries,
-      onRetry: (r) => note(paint('33', `retrying ${r.method} ${new URL(r.url).pathname} in ${(r.delayMs / 1000).toFixed(1)} s (${'code' in r.error ? r.error.code : r.error.message})`)),
+      onRetry: (r) =>
+        note(
+          paint(
+            '33',
+            `retrying ${r.method} ${new URL(r.url).pathname} in ${(r.delayMs / 1000).toFixed(1)} s (${'code' in r.error ? r.error.code : r.error.message})`,
+          ),
+        ),
     });
   }
 
@@ -61,22 +71,32 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     if (globals.json) json(v);
     else print(lines().join('\n'));
   }
-  const assetLine = (a: Character | Motion) => `${a.id}  ${a.status.padEnd(10)} ${a.type.padEnd(6)} ${a.name ? JSON.stringify(a.name) : ''}  ${a.created_at ?? ''}`.trimEnd();
-  const videoLine = (v: Video) => `${v.id}  ${v.status.padEnd(10)} ${v.progress ?? ''}${v.progress !== null ? '%' : ''}  ${v.created_at ?? ''}`.trimEnd();
-  const detail = (o: Record<string, unknown>) => Object.entries(o).filter(([, v]) => v !== undefined).map(([k, v]) => `${k.padEnd(14)} ${v === null ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v)}`);
+  const assetLine = (a: Character | Motion) =>
+    `${a.id}  ${a.status.padEnd(10)} ${a.type.padEnd(6)} ${a.name ? JSON.stringify(a.name) : ''}  ${a.created_at ?? ''}`.trimEnd();
+  const videoLine = (v: Video) =>
+    `${v.id}  ${v.status.padEnd(10)} ${v.progress ?? ''}${v.progress !== null ? '%' : ''}  ${v.created_at ?? ''}`.trimEnd();
+  const detail = (o: Record<string, unknown>) =>
+    Object.entries(o)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${k.padEnd(14)} ${v === null ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v)}`);
 
   /** Follows a render's event stream with a bar; falls back to polling for vid_/anim_ jobs. */
   async function follow(m: Marionette, id: string, bars: Progress): Promise<Video> {
     const task = bars.task('render', 100, 'percent');
     if (id.startsWith('render_')) {
-      for await (const e of m.events(id, { onReconnect: (r) => note(`event stream dropped; resuming after ${r.lastEventId ?? 'the start'}`) })) {
+      for await (const e of m.events(id, {
+        onReconnect: (r) => note(`event stream dropped; resuming after ${r.lastEventId ?? 'the start'}`),
+      })) {
         if (e.event === 'heartbeat') continue;
         const d = e.data;
         if (isTerminal(d.status)) break;
         task.update(d.progress ?? 0, d.stage ?? d.status);
       }
     }
-    const final = await m.waitFor<Video>(id, { intervalMs: 3000, onPoll: (v) => !isTerminal(v.status) && task.update(v.progress ?? 0, v.status) });
+    const final = await m.waitFor<Video>(id, {
+      intervalMs: 3000,
+      onPoll: (v) => !isTerminal(v.status) && task.update(v.progress ?? 0, v.status),
+    });
     if (final.status === 'ready') task.done('ready');
     else task.update(final.progress ?? 0, final.status);
     return final;
@@ -114,7 +134,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   }
 
   const program = new Command('marionette')
-    .description(`Command line for the Marionette character-animation service (API ${API_VERSION}).\nKey and base URL: --api-key/--base-url, MARIONETTE_API_KEY/MARIONETTE_BASE_URL, or \`marionette login\`.`)
+    .description(
+      `Command line for the Marionette character-animation service (API ${API_VERSION}).\nKey and base URL: --api-key/--base-url, MARIONETTE_API_KEY/MARIONETTE_BASE_URL, or \`marionette login\`.`,
+    )
     .version(SDK_VERSION, '-V, --version')
     .option('--api-key <key>', 'API key (default: $MARIONETTE_API_KEY, then the login config)')
     .option('--base-url <url>', `service URL (default: $MARIONETTE_BASE_URL, then the login config, then ${DEFAULT_BASE_URL})`)
@@ -123,7 +145,12 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     .option('--no-color', 'no colours (also NO_COLOR=1)')
     .option('--retries <n>', 'automatic retries of retryable failures (default 4)', (v) => Number(v))
     .showHelpAfterError('(add --help for usage)')
-    .addHelpText('after', `\nExit codes: ${Object.entries(EXIT).map(([k, v]) => `${v} ${k.toLowerCase()}`).join(', ')}.`)
+    .addHelpText(
+      'after',
+      `\nExit codes: ${Object.entries(EXIT)
+        .map(([k, v]) => `${v} ${k.toLowerCase()}`)
+        .join(', ')}.`,
+    )
     .hook('preAction', (cmd) => {
       globals = cmd.opts() as Globals;
     });
@@ -132,14 +159,23 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
 
   program
     .command('render')
-    .description('Render a character performing a motion and save the video. With no inputs at all, the service\'s default character and motion are used.')
+    .description(
+      "Render a character performing a motion and save the video. With no inputs at all, the service's default character and motion are used.",
+    )
     .option('-i, --image <path|url>', 'character picture (PNG, JPEG, WebP): a file or an http(s) URL')
     .option('-c, --character <id>', 'a ready Character (char_...) instead of --image')
     .option('-v, --video <path|url>', 'driving video (MP4, MOV, WebM): a file or an http(s) URL')
     .option('-m, --motion <id>', 'a ready Motion (mot_...) instead of --video')
     .option('-b, --background <mode>', 'original (default), transparent, solid, or a colour R,G,B (implies solid)')
     .option('--bg-color <R,G,B>', 'colour for --background solid')
-    .addOption(new Option('--upload <how>', 'how files are sent: draft (direct uploads with progress, default for files), direct (one multipart request)').choices(['draft', 'direct', 'auto']).default('draft'))
+    .addOption(
+      new Option(
+        '--upload <how>',
+        'how files are sent: draft (direct uploads with progress, default for files), direct (one multipart request)',
+      )
+        .choices(['draft', 'direct', 'auto'])
+        .default('draft'),
+    )
     .option('-o, --output <file>', 'where to save the video (default: <render id>.mp4)')
     .option('--no-wait', 'print the queued render and exit without waiting')
     .action(async (o) => {
@@ -151,7 +187,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         bgColor = backgroundMode;
         backgroundMode = 'solid';
       }
-      if (backgroundMode && !['original', 'solid', 'transparent'].includes(backgroundMode)) throw new UsageError(`--background must be original, transparent, solid or R,G,B (got ${backgroundMode})`);
+      if (backgroundMode && !['original', 'solid', 'transparent'].includes(backgroundMode))
+        throw new UsageError(`--background must be original, transparent, solid or R,G,B (got ${backgroundMode})`);
       const m = await client();
       const bars = progress();
       const tasks = new Map<string, ReturnType<Progress['task']>>();
@@ -181,12 +218,16 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
 
   program
     .command('wait <id>')
-    .description('Wait for a render, video, character or motion to finish (event stream for renders, polling otherwise); exit 8 if it failed')
+    .description(
+      'Wait for a render, video, character or motion to finish (event stream for renders, polling otherwise); exit 8 if it failed',
+    )
     .option('-o, --output <file>', 'for videos: save the result here when ready')
     .action(async (id: string, o) => {
       const m = await client();
       if (id.startsWith('char_') || id.startsWith('mot_')) {
-        const a = await m.waitFor<Character | Motion>(id, { onPoll: (r) => note(`${r.id} ${r.status}${r.progress !== null ? ` ${r.progress}%` : ''}`) });
+        const a = await m.waitFor<Character | Motion>(id, {
+          onPoll: (r) => note(`${r.id} ${r.status}${r.progress !== null ? ` ${r.progress}%` : ''}`),
+        });
         if (a.status !== 'ready') throw new JobFailedError(a);
         show(a, () => detail(a));
         return;
@@ -268,7 +309,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   motions
     .command('import <template_id>')
     .description('Create a motion from a template (free)')
-    .option('-n, --name <name>', 'display name (default: the template\'s)')
+    .option('-n, --name <name>', "display name (default: the template's)")
     .option('--wait', 'wait until it is ready')
     .action(async (templateId: string, o) => {
       const m = await client();
@@ -398,9 +439,13 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     .option('-o, --output-dir <dir>', 'download every available file into this directory')
     .action(async (id: string, o) => {
       const m = await client();
-      const r: Record<string, unknown> = id.startsWith('char_') ? await m.characters.export(id, { downloadType: 'vsplat' }) : id.startsWith('mot_') ? await m.motions.export(id, { downloadType: o.type }) : (() => {
-        throw new UsageError('export takes a character (char_...) or motion (mot_...) ID');
-      })();
+      const r: Record<string, unknown> = id.startsWith('char_')
+        ? await m.characters.export(id, { downloadType: 'vsplat' })
+        : id.startsWith('mot_')
+          ? await m.motions.export(id, { downloadType: o.type })
+          : (() => {
+              throw new UsageError('export takes a character (char_...) or motion (mot_...) ID');
+            })();
       const saved: Record<string, string> = {};
       if (o.outputDir) {
         await mkdir(o.outputDir, { recursive: true });
@@ -414,7 +459,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
           saved[k] = file;
         }
       }
-      show({ ...r, ...(o.outputDir ? { saved } : {}) }, () => [...detail(r), ...Object.entries(saved).map(([k, f]) => `saved ${k.replace(/_url$/, '')} -> ${f}`)]);
+      show({ ...r, ...(o.outputDir ? { saved } : {}) }, () => [
+        ...detail(r),
+        ...Object.entries(saved).map(([k, f]) => `saved ${k.replace(/_url$/, '')} -> ${f}`),
+      ]);
     });
 
   program
@@ -441,7 +489,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       const m = new Marionette({ apiKey: key, baseUrl, sourceLabel: `marionette-cli/${SDK_VERSION}`, maxRetries: 1 });
       const credits = await m.credits.get();
       await writeStored(path, { api_key: key, base_url: baseUrl });
-      show({ config: path, base_url: baseUrl, balance: credits.balance }, () => [`logged in to ${baseUrl} (balance ${credits.balance} credits); key saved in ${path}`]);
+      show({ config: path, base_url: baseUrl, balance: credits.balance }, () => [
+        `logged in to ${baseUrl} (balance ${credits.balance} credits); key saved in ${path}`,
+      ]);
     });
   program
     .command('logout')
@@ -474,9 +524,24 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     if (globals.json) {
       const err =
         e instanceof MarionetteApiError
-          ? { code: e.code, message: e.message, retryable: e.retryable, request_id: e.requestId, remediation: e.remediation, details: e.details, status: e.status }
+          ? {
+              code: e.code,
+              message: e.message,
+              retryable: e.retryable,
+              request_id: e.requestId,
+              remediation: e.remediation,
+              details: e.details,
+              status: e.status,
+            }
           : e instanceof JobFailedError
-            ? { code: e.code ?? (e.status === 'cancelled' ? 'CANCELLED' : 'FAILED'), message: e.message, id: e.id, status: e.status, request_id: e.requestId, resource: e.resource }
+            ? {
+                code: e.code ?? (e.status === 'cancelled' ? 'CANCELLED' : 'FAILED'),
+                message: e.message,
+                id: e.id,
+                status: e.status,
+                request_id: e.requestId,
+                resource: e.resource,
+              }
             : { code: code === EXIT.CONNECTION ? 'CONNECTION_ERROR' : 'CLI_ERROR', message: (e as Error).message };
       json({ error: err, exit_code: code });
     } else {

@@ -40,7 +40,8 @@ export function createProgress(mode: 'tty' | 'lines' | 'off', out: NodeJS.Writab
     return {
       task(label, total, unit) {
         const bar = multi.create(Math.max(total, 1), 0, { label: label.padEnd(16), info: '' });
-        const info = (v: number, extra?: string) => (unit === 'bytes' ? `${fmtBytes(v)}/${fmtBytes(total)}` : '') + (extra ? ` ${extra}` : '');
+        const info = (v: number, extra?: string) =>
+          (unit === 'bytes' ? `${fmtBytes(v)}/${fmtBytes(total)}` : '') + (extra ? ` ${extra}` : '');
         return {
           update(v, extra) {
             bar.update(Math.min(v, total), { info: info(v, extra) });
@@ -60,7 +61,9 @@ export function createProgress(mode: 'tty' | 'lines' | 'off', out: NodeJS.Writab
       let finished = false;
       const line = (v: number, extra?: string) => {
         const pct = total > 0 ? Math.floor((100 * Math.min(v, total)) / total) : 100;
-        out.write(`${label}: ${pct}%${unit === 'bytes' ? ` (${fmtBytes(Math.min(v, total))} of ${fmtBytes(total)})` : ''}${extra ? ` ${extra}` : ''}\n`);
+        out.write(
+          `${label}: ${pct}%${unit === 'bytes' ? ` (${fmtBytes(Math.min(v, total))} of ${fmtBytes(total)})` : ''}${extra ? ` ${extra}` : ''}\n`,
+        );
       };
       return {
         update(v, extra) {

@@ -16,27 +16,53 @@ import { SDK_VERSION } from '../version.js';
 
 type Extra = {
   _meta?: { progressToken?: string | number };
-  sendNotification: (n: { method: 'notifications/progress'; params: { progressToken: string | number; progress: number; total?: number; message?: string } }) => Promise<void>;
+  sendNotification: (n: {
+    method: 'notifications/progress';
+    params: { progressToken: string | number; progress: number; total?: number; message?: string };
+  }) => Promise<void>;
   signal: AbortSignal;
 };
 
 type Content =
-  | { type: 'text'; text: string }
-  | { type: 'resource_link'; uri: string; name: string; mimeType?: string; description?: string };
+  { type: 'text'; text: string } | { type: 'resource_link'; uri: string; name: string; mimeType?: string; description?: string };
 
 const STATUS = z.enum(['queued', 'processing', 'ready', 'failed', 'cancelled']);
-const pathOrUrl = (what: string) => z.string().min(1).describe(`${what}: an absolute local file path, or an http(s) URL the service fetches itself`);
+const pathOrUrl = (what: string) =>
+  z.string().min(1).describe(`${what}: an absolute local file path, or an http(s) URL the service fetches itself`);
 
 function links(v: Video, saved?: string): Content[] {
   const out: Content[] = [];
-  if (v.video_url) out.push({ type: 'resource_link', uri: v.video_url, name: `${v.id}.mp4`, mimeType: 'video/mp4', description: 'Finished video (signed URL; it expires, read the video again for a fresh one)' });
-  if (v.alpha_url) out.push({ type: 'resource_link', uri: v.alpha_url, name: `${v.id}-alpha.mp4`, mimeType: 'video/mp4', description: 'Alpha mask of the transparent output' });
-  if (saved) out.push({ type: 'resource_link', uri: pathToFileURL(saved).href, name: saved.split('/').pop()!, mimeType: 'video/mp4', description: `Saved locally at ${saved}` });
+  if (v.video_url)
+    out.push({
+      type: 'resource_link',
+      uri: v.video_url,
+      name: `${v.id}.mp4`,
+      mimeType: 'video/mp4',
+      description: 'Finished video (signed URL; it expires, read the video again for a fresh one)',
+    });
+  if (v.alpha_url)
+    out.push({
+      type: 'resource_link',
+      uri: v.alpha_url,
+      name: `${v.id}-alpha.mp4`,
+      mimeType: 'video/mp4',
+      description: 'Alpha mask of the transparent output',
+    });
+  if (saved)
+    out.push({
+      type: 'resource_link',
+      uri: pathToFileURL(saved).href,
+      name: saved.split('/').pop()!,
+      mimeType: 'video/mp4',
+      description: `Saved locally at ${saved}`,
+    });
   return out;
 }
 
 function summary(v: Video): string {
-  const err = v.error ? ` error ${v.error.code}: ${v.error.message} (request ${v.error.request_id ?? '-'}, retryable ${v.error.retryable})` : '';
+  const err = v.error
+    ? ` error ${v.error.code}: ${v.error.message} (request ${v.error.request_id ?? '-'}, retryable ${v.error.retryable})`
+    : '';
   return `${v.id}: ${v.status}${v.progress !== null ? ` ${v.progress}%` : ''}${v.stage ? ` (${v.stage})` : ''}${err}`;
 }
 
@@ -44,7 +70,12 @@ function failure(e: unknown): { content: Content[]; isError: true } {
   if (e instanceof MarionetteApiError) {
     return {
       isError: true,
-      content: [{ type: 'text', text: `${e.code} (HTTP ${e.status}, retryable: ${e.retryable}, request ${e.requestId ?? '-'}): ${e.message}${e.remediation.action ? `\nNext step: ${e.remediation.action}` : ''}` }],
+      content: [
+        {
+          type: 'text',
+          text: `${e.code} (HTTP ${e.status}, retryable: ${e.retryable}, request ${e.requestId ?? '-'}): ${e.message}${e.remediation.action ? `\nNext step: ${e.remediation.action}` : ''}`,
+        },
+      ],
     };
   }
   return { isError: true, content: [{ type: 'text', text: (e as Error).message ?? String(e) }] };
@@ -56,7 +87,9 @@ export function createMcpServer(m: Marionette): McpServer {
   async function progress(extra: Extra, value: number, message: string): Promise<void> {
     const token = extra._meta?.progressToken;
     if (token === undefined) return;
-    await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: value, total: 100, message } }).catch(() => {});
+    await extra
+      .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: value, total: 100, message } })
+      .catch(() => {});
   }
 
   /** Follows a job to its end, reporting progress; renders through the event stream, others by polling. */
@@ -81,7 +114,11 @@ export function createMcpServer(m: Marionette): McpServer {
   }
 
   async function finish(v: Video, wait: boolean, outputPath: string | undefined, extra: Extra) {
-    if (!wait) return { content: [{ type: 'text' as const, text: `${summary(v)}\nCall get_status with this id to follow it.` }], structuredContent: { video: v } };
+    if (!wait)
+      return {
+        content: [{ type: 'text' as const, text: `${summary(v)}\nCall get_status with this id to follow it.` }],
+        structuredContent: { video: v },
+      };
     const final = await follow(v.id, extra);
     let saved: string | undefined;
     if (final.status === 'ready' && outputPath) {
@@ -102,15 +139,26 @@ export function createMcpServer(m: Marionette): McpServer {
       description:
         'Makes a video of a character (from one picture) performing the motion of a person in a driving video. ' +
         'Give one character source (image, or character_id of a ready character) and one motion source (video, or motion_id of a ready motion); ' +
-        'give neither to use the service\'s default character and motion. Costs 1 credit per second of output. ' +
+        "give neither to use the service's default character and motion. Costs 1 credit per second of output. " +
         'By default waits until the video is ready (sending progress notifications) and returns it as a resource link; set output_path to also save the MP4 locally.',
       inputSchema: {
         image: pathOrUrl('Character picture (PNG, JPEG or WebP), full body works best').optional(),
         character_id: z.string().startsWith('char_').describe('A ready Character (char_...) instead of image').optional(),
         video: pathOrUrl('Driving video of a person moving (MP4, MOV or WebM)').optional(),
-        motion_id: z.string().startsWith('mot_').describe('A ready Motion (mot_...) instead of video, e.g. one imported from a template').optional(),
-        background_mode: z.enum(['original', 'solid', 'transparent']).describe('original keeps the driving video\'s scene; solid uses bg_color; transparent adds an alpha video').optional(),
-        bg_color: z.string().regex(/^\d{1,3},\d{1,3},\d{1,3}$/).describe('R,G,B, only with background_mode solid, e.g. "0,177,64"').optional(),
+        motion_id: z
+          .string()
+          .startsWith('mot_')
+          .describe('A ready Motion (mot_...) instead of video, e.g. one imported from a template')
+          .optional(),
+        background_mode: z
+          .enum(['original', 'solid', 'transparent'])
+          .describe("original keeps the driving video's scene; solid uses bg_color; transparent adds an alpha video")
+          .optional(),
+        bg_color: z
+          .string()
+          .regex(/^\d{1,3},\d{1,3},\d{1,3}$/)
+          .describe('R,G,B, only with background_mode solid, e.g. "0,177,64"')
+          .optional(),
         wait: z.boolean().default(true).describe('Wait for the finished video (true) or return the queued render at once (false)'),
         output_path: z.string().describe('Absolute local path to save the finished MP4 to').optional(),
       },
@@ -118,7 +166,15 @@ export function createMcpServer(m: Marionette): McpServer {
     },
     async (a, extra) => {
       try {
-        const r = await m.renders.create({ character: a.image, characterId: a.character_id, motion: a.video, motionId: a.motion_id, backgroundMode: a.background_mode, bgColor: a.bg_color, signal: extra.signal });
+        const r = await m.renders.create({
+          character: a.image,
+          characterId: a.character_id,
+          motion: a.video,
+          motionId: a.motion_id,
+          backgroundMode: a.background_mode,
+          bgColor: a.bg_color,
+          signal: extra.signal,
+        });
         await progress(extra as Extra, 0, 'queued');
         return await finish(r as unknown as Video, a.wait, a.output_path, extra as Extra);
       } catch (e) {
@@ -155,8 +211,17 @@ export function createMcpServer(m: Marionette): McpServer {
       try {
         if (!a.prompt && !a.driving_video) return failure(new Error('Give prompt (H3 generation) or driving_video (character animation).'));
         const v = await m.videos.create({
-          prompt: a.prompt, duration_s: a.duration_s, resolution: a.resolution, aspect_ratio: a.aspect_ratio, quality: a.quality, seed: a.seed,
-          character_id: a.character_id, firstFrame: a.first_frame, character: a.character_image, drivingVideo: a.driving_video, signal: extra.signal,
+          prompt: a.prompt,
+          duration_s: a.duration_s,
+          resolution: a.resolution,
+          aspect_ratio: a.aspect_ratio,
+          quality: a.quality,
+          seed: a.seed,
+          character_id: a.character_id,
+          firstFrame: a.first_frame,
+          character: a.character_image,
+          drivingVideo: a.driving_video,
+          signal: extra.signal,
         });
         return await finish(v, a.wait, a.output_path, extra as Extra);
       } catch (e) {
@@ -169,7 +234,8 @@ export function createMcpServer(m: Marionette): McpServer {
     'get_status',
     {
       title: 'Status of a job',
-      description: 'Current state of a render (render_...), generated video (vid_..., anim_...), character (char_...) or motion (mot_...): status, progress, error, and the video as a resource link once ready. Poll every 3-5 seconds.',
+      description:
+        'Current state of a render (render_...), generated video (vid_..., anim_...), character (char_...) or motion (mot_...): status, progress, error, and the video as a resource link once ready. Poll every 3-5 seconds.',
       inputSchema: { id: z.string().min(1).describe('The full ID as returned, with its prefix') },
       annotations: { readOnlyHint: true },
     },
@@ -177,7 +243,10 @@ export function createMcpServer(m: Marionette): McpServer {
       try {
         const r = await m.get(id);
         if ('video_url' in r) return { content: [{ type: 'text', text: summary(r) }, ...links(r)], structuredContent: { resource: r } };
-        return { content: [{ type: 'text', text: `${r.id}: ${r.status}${r.progress !== null ? ` ${r.progress}%` : ''} (${r.name || 'unnamed'})` }], structuredContent: { resource: r } };
+        return {
+          content: [{ type: 'text', text: `${r.id}: ${r.status}${r.progress !== null ? ` ${r.progress}%` : ''} (${r.name || 'unnamed'})` }],
+          structuredContent: { resource: r },
+        };
       } catch (e) {
         return failure(e);
       }
@@ -188,7 +257,8 @@ export function createMcpServer(m: Marionette): McpServer {
     'list_videos',
     {
       title: 'List videos',
-      description: 'Renders and generated videos of the account, newest first, one page at a time. Ready ones come with resource links. Pass next_cursor from the previous answer as cursor for the next page.',
+      description:
+        'Renders and generated videos of the account, newest first, one page at a time. Ready ones come with resource links. Pass next_cursor from the previous answer as cursor for the next page.',
       inputSchema: {
         status: STATUS.describe('Only videos in this state').optional(),
         limit: z.number().int().min(1).max(100).default(20),
@@ -202,7 +272,10 @@ export function createMcpServer(m: Marionette): McpServer {
         const items = page.items as Video[];
         const text = items.length ? items.map(summary).join('\n') : 'No videos.';
         return {
-          content: [{ type: 'text', text: text + (page.has_more ? `\nMore: call again with cursor ${page.next_cursor}` : '') }, ...items.flatMap((v) => links(v))],
+          content: [
+            { type: 'text', text: text + (page.has_more ? `\nMore: call again with cursor ${page.next_cursor}` : '') },
+            ...items.flatMap((v) => links(v)),
+          ],
           structuredContent: { items, next_cursor: page.next_cursor, has_more: page.has_more },
         };
       } catch (e) {
@@ -227,7 +300,10 @@ export function createMcpServer(m: Marionette): McpServer {
         const path = resolve(output_path);
         const bytes = await m.videos.downloadTo(id, path);
         const v = await m.videos.get(id);
-        return { content: [{ type: 'text', text: `Saved ${id} to ${path} (${bytes} bytes)` }, ...links(v, path)], structuredContent: { id, path, bytes } };
+        return {
+          content: [{ type: 'text', text: `Saved ${id} to ${path} (${bytes} bytes)` }, ...links(v, path)],
+          structuredContent: { id, path, bytes },
+        };
       } catch (e) {
         return failure(e);
       }
@@ -238,14 +314,18 @@ export function createMcpServer(m: Marionette): McpServer {
     'list_motion_templates',
     {
       title: 'List motion templates',
-      description: 'Ready-made motions (dance, wave, walk...). Import one with import_motion_template to get a motion_id for create_render.',
+      description:
+        'Ready-made motions (dance, wave, walk...). Import one with import_motion_template to get a motion_id for create_render.',
       inputSchema: {},
       annotations: { readOnlyHint: true },
     },
     async () => {
       try {
         const items = await m.motions.templates();
-        return { content: [{ type: 'text', text: items.map((t) => `${t.id}: ${t.name} (${t.duration_s} s)`).join('\n') }], structuredContent: { items } };
+        return {
+          content: [{ type: 'text', text: items.map((t) => `${t.id}: ${t.name} (${t.duration_s} s)`).join('\n') }],
+          structuredContent: { items },
+        };
       } catch (e) {
         return failure(e);
       }
@@ -257,14 +337,21 @@ export function createMcpServer(m: Marionette): McpServer {
     {
       title: 'Import a motion template',
       description: 'Creates a reusable Motion from a template (free) and waits until it is ready; returns its motion_id for create_render.',
-      inputSchema: { template_id: z.string().min(1).describe('A template ID from list_motion_templates, e.g. tpl_wave'), name: z.string().max(256).optional() },
+      inputSchema: {
+        template_id: z.string().min(1).describe('A template ID from list_motion_templates, e.g. tpl_wave'),
+        name: z.string().max(256).optional(),
+      },
       annotations: { idempotentHint: false },
     },
     async ({ template_id, name }, extra) => {
       try {
         const r = await m.motions.import(template_id, { name });
         const ready = await m.waitFor(r.id, { intervalMs: 1000, signal: extra.signal });
-        return { content: [{ type: 'text', text: `${ready.id}: ${ready.status}` }], structuredContent: { motion: ready }, isError: ready.status !== 'ready' };
+        return {
+          content: [{ type: 'text', text: `${ready.id}: ${ready.status}` }],
+          structuredContent: { motion: ready },
+          isError: ready.status !== 'ready',
+        };
       } catch (e) {
         return failure(e);
       }
@@ -275,14 +362,18 @@ export function createMcpServer(m: Marionette): McpServer {
     'get_balance',
     {
       title: 'Credit balance',
-      description: 'Credits the account can still spend and credits held by running jobs (1 credit = $0.01; a render costs 1 credit per second of video).',
+      description:
+        'Credits the account can still spend and credits held by running jobs (1 credit = $0.01; a render costs 1 credit per second of video).',
       inputSchema: {},
       annotations: { readOnlyHint: true },
     },
     async () => {
       try {
         const c = await m.credits.get();
-        return { content: [{ type: 'text', text: `Balance ${c.balance} credits (${c.reserved} reserved by running jobs)` }], structuredContent: c };
+        return {
+          content: [{ type: 'text', text: `Balance ${c.balance} credits (${c.reserved} reserved by running jobs)` }],
+          structuredContent: c,
+        };
       } catch (e) {
         return failure(e);
       }

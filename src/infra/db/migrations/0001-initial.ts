@@ -205,7 +205,20 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ['idempotency_keys', 'uploads', 'drafts', 'jobs', 'render_events', 'videos', 'motions', 'characters', 'ledger', 'balances', 'api_keys', 'accounts']) {
+  for (const t of [
+    'idempotency_keys',
+    'uploads',
+    'drafts',
+    'jobs',
+    'render_events',
+    'videos',
+    'motions',
+    'characters',
+    'ledger',
+    'balances',
+    'api_keys',
+    'accounts',
+  ]) {
     await db.schema.dropTable(t).ifExists().execute();
   }
 }
