@@ -25,7 +25,8 @@ export const LegacyCharacterSchema = Type.Object({
 export const SuccessSchema = Type.Object({ success: Type.Literal(true) });
 export const PageQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: CHARACTERS_PAGE.min, maximum: CHARACTERS_PAGE.max, default: CHARACTERS_PAGE.default })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  // Bounded: a huge offset (1e308 is an integer to JSON Schema) would reach the database as an invalid OFFSET.
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 })),
 });
 const IdParams = Type.Object({ character_id: Type.String({ minLength: 1 }) });
 const IMAGE_SOURCES = ['image', 'ref_image', 'image_url', 'ref_image_url'] as const;
