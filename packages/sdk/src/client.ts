@@ -175,7 +175,12 @@ export class Marionette {
 
   /** @internal POST a multipart form (the boundary is set by fetch). */
   async postForm<T>(path: string, fd: FormData, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<T> {
-    const res = await this.transport.ok(new Request(this.transport.url(path), { method: 'POST', body: fd, headers, signal }));
+    // A form with no field is sent as no body at all: that is the service's default render, while an
+    // empty multipart form is refused (400) as a mangled upload.
+    const empty = fd.keys().next().done === true;
+    const res = await this.transport.ok(
+      new Request(this.transport.url(path), { method: 'POST', ...(empty ? {} : { body: fd }), headers, signal }),
+    );
     return (await res.json()) as T;
   }
 
