@@ -39,6 +39,10 @@ export async function buildApp(services: Services, settings: HttpSettings, opts:
     // handler is bounded by the body deadline hook below; Node's covers slow headers.)
     requestTimeout: settings.config.http.requestTimeoutMs,
     connectionTimeout: settings.config.http.idleTimeoutMs,
+    // Keep-alive shorter than the idle cut, and said so in the Keep-Alive header: Fastify's default
+    // (72 s) told clients to reuse a connection the idle timeout had already closed ("other side
+    // closed" on the next request).
+    keepAliveTimeout: Math.min(5_000, Math.max(1_000, settings.config.http.idleTimeoutMs - 1_000)),
     // Fastify's own 503 while closing is not our envelope; the closing hook below answers instead.
     return503OnClosing: false,
     // Long enough that an over-long ID reaches its route and gets the family's 404.
