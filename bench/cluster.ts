@@ -28,7 +28,7 @@ import { createAccount } from '../src/domain/accounts/accounts.service.js';
 import { RedisPubSub } from '../src/infra/pubsub/redis-pubsub.js';
 import { insertRenders, measureLatency, openMany, pct, rssMb } from './events.js';
 import { hasRedisServer, ownRedis, sharedRedis } from '../test/helpers/redis.js';
-import { prepareMedia } from '../test/e2e/media-prep.js';
+import { prepareMedia } from '../test/helpers/media-prep.js';
 import { machineLine, writeSection } from './_report.js';
 
 export async function run(argv: string[]): Promise<void> {

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
@@ -10,7 +10,7 @@ import pg from 'pg';
 import { migrate, openDb, type DbHandle } from '../../src/infra/db/database.js';
 import { loadConfig } from '../../src/config/config.js';
 import { DEMO_ACCOUNT_ID, ensureDemoAccount } from '../../src/main/bootstrap.js';
-import { dbTargets, freePort, type DbKind } from '../helpers/harness.js';
+import { childEnv, dbTargets, startProcess, type ChildService, type DbKind } from '../helpers/harness.js';
 import { insertCharacterRow, insertMotionRow } from '../helpers/asset-rows.js';
 
 /**
@@ -19,11 +19,9 @@ import { insertCharacterRow, insertMotionRow } from '../helpers/asset-rows.js';
  * Everything is checked through stdout JSON, exit codes and real HTTP.
  */
 
-/** The child's environment: only what the test sets, so the developer's MARIONETTE_* cannot leak in. */
-function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('MARIONETTE_') && !k.startsWith('NODE_TEST')) env[k] = v;
-  return { ...env, MARIONETTE_LOG_LEVEL: 'silent', MARIONETTE_RATE_LIMITS: 'false', ...extra };
+/** The admin CLI's environment: only what the test sets, so the developer's MARIONETTE_* cannot leak in. */
+function adminEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return childEnv({ MARIONETTE_LOG_LEVEL: 'silent', MARIONETTE_RATE_LIMITS: 'false', ...extra });
 }
 
 interface AdminResult {
@@ -37,7 +35,7 @@ function admin(env: Record<string, string>, ...args: string[]): Promise<AdminRes
     execFile(
       process.execPath,
       ['--import', 'tsx', 'src/main/admin.ts', ...args],
-      { env: childEnv(env), timeout: 60_000 },
+      { env: adminEnv(env), timeout: 60_000 },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
         let out: any = null;
@@ -52,48 +50,9 @@ function admin(env: Record<string, string>, ...args: string[]): Promise<AdminRes
   });
 }
 
-interface Server {
-  proc: ChildProcess;
-  stdout: string;
-  baseUrl: string;
-  stop(): Promise<void>;
-}
-
-async function startServer(env: Record<string, string>): Promise<Server> {
-  const port = await freePort();
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main/server.ts'], {
-    env: childEnv({ ...env, MARIONETTE_PORT: String(port), MARIONETTE_HOST: '127.0.0.1', MARIONETTE_WORKERS: 'false' }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  proc.stdout!.on('data', (d) => (stdout += d));
-  proc.stderr!.on('data', (d) => (stderr += d));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 60_000);
-    proc.stdout!.on('data', () => {
-      // The banner ends with the API description line, printed once the socket listens.
-      if (stdout.includes('openapi.json')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    proc.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}: ${stderr}`));
-    });
-  });
-  return {
-    proc,
-    stdout,
-    baseUrl: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (proc.exitCode !== null) return resolve();
-        proc.once('exit', () => resolve());
-        proc.kill('SIGTERM');
-      }),
-  };
+/** `npm start` on the test's database, workers off (the admin CLI is what is under test). */
+function startServer(env: Record<string, string>): Promise<ChildService> {
+  return startProcess('server', { env: { ...env, MARIONETTE_LOG_LEVEL: 'silent', MARIONETTE_WORKERS: 'false' } });
 }
 
 /** A fresh empty database of the kind: a SQLite file in the data dir, or a new PostgreSQL database. */
@@ -124,7 +83,7 @@ for (const t of await dbTargets()) {
     let dataDir: string;
     let env: Record<string, string>;
     let drop: () => Promise<void>;
-    let server: Server;
+    let server: ChildService;
     let db: DbHandle;
     const get = (path: string, key: string) => fetch(server.baseUrl + path, { headers: { authorization: `Bearer ${key}` } });
     const credits = async (key: string) => (await (await get('/v1/credits', key)).json()) as any;
@@ -148,9 +107,9 @@ for (const t of await dbTargets()) {
       assert.equal((await stat(file)).mode & 0o777, 0o600);
       const saved = (await readFile(file, 'utf8')).trim();
       assert.match(saved, new RegExp(`^${KEY_RE.source}$`));
-      const printed = server.stdout.match(KEY_RE)?.[0];
+      const printed = server.stdout().match(KEY_RE)?.[0];
       assert.equal(printed, saved, 'the printed key is the saved key');
-      assert.equal(server.stdout.split(saved).length, 2, 'printed exactly once');
+      assert.equal(server.stdout().split(saved).length, 2, 'printed exactly once');
       const body = await credits(saved);
       assert.deepEqual([body.balance, body.reserved], [100, 0]);
       assert.equal(await countAccounts(), 1);
@@ -273,8 +232,8 @@ for (const t of await dbTargets()) {
       const before = await countAccounts();
       const saved = await readFile(join(dataDir, 'demo-api-key'), 'utf8');
       server = await startServer(env);
-      assert.doesNotMatch(server.stdout, KEY_RE);
-      assert.doesNotMatch(server.stdout, /Created a demo account/);
+      assert.doesNotMatch(server.stdout(), KEY_RE);
+      assert.doesNotMatch(server.stdout(), /Created a demo account/);
       assert.equal(await countAccounts(), before);
       assert.equal(await readFile(join(dataDir, 'demo-api-key'), 'utf8'), saved);
       assert.equal((await credits(saved.trim())).balance, 100);

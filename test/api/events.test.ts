@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { dbTargets, errorOf, startService, type TestService } from '../helpers/harness.js';
 import { transitionRender } from '../../src/domain/renders/renders.state.js';
 import { newId } from '../../src/contracts/ids.js';
-import { insertQueuedRender } from '../jobs/render-fixture.js';
-import { renderEventStreams } from '../jobs/sse-reader.js';
+import { insertQueuedRender } from '../helpers/render-fixture.js';
+import { renderEventStreams } from '../helpers/sse-reader.js';
 import type { PubSub } from '../../src/domain/ports/pubsub.js';
 import { purgeEventHistory } from '../../src/jobs/maintenance.js';
 

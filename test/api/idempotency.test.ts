@@ -1,16 +1,16 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import {
   dbTargets,
   errorOf,
-  freePort,
   hasSharedMedia,
   mediaFile,
   NO_MEDIA_REASON,
+  startProcess,
   startService,
+  type ChildService,
   type TestService,
 } from '../helpers/harness.js';
 
@@ -342,54 +342,27 @@ for (const t of await dbTargets()) {
     });
 
     describe('two API processes sharing one database', () => {
-      let other: ChildProcess | null = null;
+      let other: ChildService | null = null;
       let otherUrl = '';
       before(async () => {
-        const port = await freePort();
-        otherUrl = `http://127.0.0.1:${port}`;
         const schema =
           t.kind === 'postgres'
             ? String(
                 (await svc.wired.dbHandle.db.selectNoFrom((eb) => eb.fn<string>('current_schema', []).as('s')).executeTakeFirstOrThrow()).s,
               )
             : null;
-        other = spawn(process.execPath, ['--import', 'tsx', 'src/main/server.ts'], {
+        other = await startProcess('server', {
           env: {
-            ...process.env,
             MARIONETTE_DATA_DIR: svc.config.dataDir,
             MARIONETTE_DATABASE_URL: svc.config.databaseUrl,
             ...(schema ? { MARIONETTE_DATABASE_SCHEMA: schema } : {}),
-            MARIONETTE_PORT: String(port),
-            MARIONETTE_HOST: '127.0.0.1',
-            MARIONETTE_PUBLIC_URL: otherUrl,
             MARIONETTE_WORKERS: 'false',
-            MARIONETTE_RATE_LIMITS: 'false',
-            MARIONETTE_LOG_LEVEL: 'warn',
           },
-          stdio: ['ignore', 'pipe', 'pipe'],
         });
-        let out = '';
-        other.stdout!.on('data', (b) => (out += b));
-        other.stderr!.on('data', (b) => (out += b));
-        const deadline = Date.now() + 60_000;
-        for (;;) {
-          if (other.exitCode !== null) throw new Error(`second API process exited: ${out}`);
-          if (
-            await fetch(`${otherUrl}/v1/openapi.json`).then(
-              (r) => r.ok,
-              () => false,
-            )
-          )
-            break;
-          if (Date.now() > deadline) throw new Error(`second API process did not start: ${out}`);
-          await new Promise((r) => setTimeout(r, 200));
-        }
+        otherUrl = other.baseUrl;
       });
       after(async () => {
-        if (other && other.exitCode === null) {
-          other.kill('SIGTERM');
-          await new Promise((r) => other!.once('exit', r));
-        }
+        await other?.stop();
       });
 
       it('the same key sent to both processes at once makes one resource', async () => {

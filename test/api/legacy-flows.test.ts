@@ -2,9 +2,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startWorkers } from '../../src/main/workers.js';
 import { dbTargets, hasSharedMedia, mediaFile, NO_MEDIA_REASON, startService, type TestService } from '../helpers/harness.js';
-import { ledgerOf, balanceMilli } from '../jobs/render-fixture.js';
-import { scriptedEngine } from '../jobs/scripted-engine.js';
-import { form, legacyError } from './legacy-helpers.js';
+import { ledgerOf, balanceMilli } from '../helpers/render-fixture.js';
+import { scriptedEngine } from '../helpers/scripted-engine.js';
+import { form, legacyError } from '../helpers/legacy.js';
 import { createEngine } from '../../src/engine/index.js';
 import { resolveTools } from '../../src/engine/media/ffmpeg.js';
 

@@ -9,8 +9,8 @@ import { transitionRender } from '../../src/domain/renders/renders.state.js';
 import { transitionCharacter } from '../../src/domain/characters/characters.state.js';
 import { dbTargets, hasSharedMedia, mediaFile, NO_MEDIA_REASON, startService, type TestService } from '../helpers/harness.js';
 import { insertCharacterRow, insertMotionRow } from '../helpers/asset-rows.js';
-import { insertQueuedRender, ledgerOf, balanceMilli } from '../jobs/render-fixture.js';
-import { assertDeprecated, form, legacyError, syntheticVideo, type Part } from './legacy-helpers.js';
+import { insertQueuedRender, ledgerOf, balanceMilli } from '../helpers/render-fixture.js';
+import { assertDeprecated, form, legacyError, syntheticVideo, type Part } from '../helpers/legacy.js';
 
 /**
  * The deprecated Legacy interface under /api (spec 9.1, 9.3; DECISIONS "Legacy interface") through

@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { AppError } from '../../src/contracts/errors.js';
 import { checkUrlAtDoor, fetchToFile, type Resolver } from '../../src/infra/net/safe-fetch.js';
 import { nonPublicReason, parseIp } from '../../src/infra/net/ip-ranges.js';
-import { dbTargets, errorOf, startService, type TestService } from '../helpers/harness.js';
+import { dbTargets, errorOf, serveHttp, startService, type HttpOrigin, type TestService } from '../helpers/harness.js';
 
 /**
  * URL inputs (image_url, motion_video_url, video_url). ALL traffic in this file goes to loopback:
@@ -22,19 +22,17 @@ interface Hit {
   host: string | undefined;
 }
 
-function localServer(
+/** A loopback origin (the harness's `serveHttp`) that records each request's URL and Host header. */
+async function localServer(
   handler: (req: IncomingMessage, res: ServerResponse) => void,
   host = '127.0.0.1',
-): Promise<{ server: Server; port: number; hits: Hit[] }> {
+): Promise<HttpOrigin & { hits: Hit[] }> {
   const hits: Hit[] = [];
-  const server = createServer((req, res) => {
+  const origin = await serveHttp((req, res) => {
     hits.push({ url: req.url ?? '', host: req.headers.host });
     handler(req, res);
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, host, () => resolve({ server, port: (server.address() as { port: number }).port, hits }));
-  });
+  }, host);
+  return { ...origin, hits };
 }
 
 const PAYLOAD = Buffer.alloc(64 * 1024, 7);

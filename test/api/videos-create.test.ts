@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { dbTargets, errorOf, startService, type TestService } from '../helpers/harness.js';
-import { balanceMilli, ledgerOf } from '../jobs/render-fixture.js';
+import { balanceMilli, ledgerOf } from '../helpers/render-fixture.js';
 import { resolveTools } from '../../src/engine/media/ffmpeg.js';
 import { h3Size } from '../../src/domain/videos/video-request.js';
 

@@ -4,8 +4,8 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hasSharedMedia, NO_MEDIA_REASON, freePort, startService, type TestService } from '../helpers/harness.js';
-import { ffprobe, prepareMedia } from '../e2e/media-prep.js';
-import { runCli, runCliTty } from './client-helpers.js';
+import { ffprobe, prepareMedia } from '../helpers/media-prep.js';
+import { runCli, runCliTty } from '../helpers/clients.js';
 
 /** `marionette` as a child process, with and without a terminal, against a live service. */
 describe('marionette CLI', { skip: !hasSharedMedia() && NO_MEDIA_REASON }, () => {

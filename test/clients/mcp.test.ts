@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startService, type TestService } from '../helpers/harness.js';
-import { ffprobe } from '../e2e/media-prep.js';
-import { CLI_BIN } from './client-helpers.js';
+import { ffprobe } from '../helpers/media-prep.js';
+import { CLI_BIN } from '../helpers/clients.js';
 
 /** `marionette mcp` driven by the MCP SDK's own client over stdio, through a full render. */
 describe('marionette mcp', () => {

@@ -2,11 +2,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createReadStream } from 'node:fs';
 import { readFile, rm, stat } from 'node:fs/promises';
-import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { hasSharedMedia, NO_MEDIA_REASON, startService, type TestService } from '../helpers/harness.js';
-import { ffprobe, prepareMedia } from '../e2e/media-prep.js';
+import { hasSharedMedia, NO_MEDIA_REASON, serveHttp, startService, type TestService } from '../helpers/harness.js';
+import { ffprobe, prepareMedia } from '../helpers/media-prep.js';
 import {
   AuthenticationError,
   ConflictError,
@@ -20,7 +19,7 @@ import {
   type RenderEvent,
   type RetryInfo,
 } from '../../packages/sdk/src/index.js';
-import { CuttableProxy } from './client-helpers.js';
+import { CuttableProxy } from '../helpers/clients.js';
 
 /**
  * @marionette/sdk against a real service on loopback with in-process workers (SQLite: the clients
@@ -116,20 +115,19 @@ describe('SDK against a live service', { skip: !hasSharedMedia() && NO_MEDIA_REA
   test('a URL input is sent as a URL and fetched by the service', async () => {
     const bytes = await readFile(media.image);
     const hits: string[] = [];
-    const server = createServer((req, res) => {
+    const server = await serveHttp((req, res) => {
       hits.push(req.url ?? '');
       res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': bytes.length }).end(bytes);
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
-      const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/me.jpg`;
+      const url = `${server.url}/me.jpg`;
       const c = await m.characters.create(url, { name: 'from url' });
       assert.match(c.id, /^char_/);
       for (let i = 0; i < 600 && hits.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
       assert.deepEqual(hits.slice(0, 1), ['/me.jpg'], 'the service fetched the URL');
       await m.characters.delete(c.id);
     } finally {
-      server.close();
+      await server.close();
     }
   });
 

@@ -14,9 +14,9 @@ import { cancelRender } from '../../src/domain/renders/render-cancel.service.js'
 import { loadConfig } from '../../src/config/config.js';
 import { dbTargets, freePort, hasSharedMedia, NO_MEDIA_REASON } from '../helpers/harness.js';
 import { ownRedis, type TestRedis } from '../helpers/redis.js';
-import { openSse, type SseStream } from '../jobs/sse-reader.js';
-import { ledgerOf } from '../jobs/render-fixture.js';
-import { prepareMedia } from '../e2e/media-prep.js';
+import { openSse, type SseStream } from '../helpers/sse-reader.js';
+import { ledgerOf } from '../helpers/render-fixture.js';
+import { prepareMedia } from '../helpers/media-prep.js';
 
 /**
  * The distributed topology, as `npm run cluster` starts it: two API processes (no workers) and

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFile, rm } from 'node:fs/promises';
 import validator from 'gltf-validator';
 import { dbTargets, hasSharedMedia, NO_MEDIA_REASON, startService, type TestService } from '../helpers/harness.js';
-import { prepareMedia } from './media-prep.js';
+import { prepareMedia } from '../helpers/media-prep.js';
 
 /**
  * A Motion with type=all through HTTP and the real engine: the 2D part and the 3D part both finish,

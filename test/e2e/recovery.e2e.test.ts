@@ -1,16 +1,15 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { dbTargets, freePort, hasSharedMedia, NO_MEDIA_REASON } from '../helpers/harness.js';
+import { dbTargets, freePort, hasSharedMedia, NO_MEDIA_REASON, startProcess, type ChildService } from '../helpers/harness.js';
 import { openDb, type DbHandle } from '../../src/infra/db/database.js';
-import { openSse } from '../jobs/sse-reader.js';
-import { ffprobe, prepareMedia } from './media-prep.js';
+import { openSse } from '../helpers/sse-reader.js';
+import { ffprobe, prepareMedia } from '../helpers/media-prep.js';
 
 /**
  * Crash recovery with a real process: `npm start` (server + in-process workers) is killed with
@@ -24,7 +23,7 @@ for (const t of await dbTargets()) {
     let dbUrl: string;
     let schema: string | null = null;
     let media: { dir: string; video: string; image: string };
-    let child: ChildProcess | null = null;
+    let child: ChildService | null = null;
     let db: DbHandle | null = null;
     let port: number;
 
@@ -42,7 +41,7 @@ for (const t of await dbTargets()) {
       }
     });
     after(async () => {
-      if (child && child.exitCode === null) child.kill('SIGKILL');
+      await child?.stop('SIGKILL');
       await db?.close();
       if (schema) {
         const c = new pg.Client({ connectionString: process.env.MARIONETTE_TEST_PG_URL });
@@ -55,37 +54,19 @@ for (const t of await dbTargets()) {
 
     const base = () => `http://127.0.0.1:${port}`;
 
-    async function startServer(): Promise<ChildProcess> {
-      const env = {
-        ...process.env,
-        MARIONETTE_DATA_DIR: dataDir,
-        MARIONETTE_PORT: String(port),
-        MARIONETTE_HOST: '127.0.0.1',
-        MARIONETTE_PUBLIC_URL: base(),
-        MARIONETTE_LOG_LEVEL: 'warn',
-        MARIONETTE_RATE_LIMITS: 'false',
-        MARIONETTE_JOB_LEASE_MS: '3000',
-        MARIONETTE_JOB_HEARTBEAT_MS: '500',
-        MARIONETTE_JOB_POLL_MS: '100',
-        MARIONETTE_DATABASE_URL: dbUrl,
-        ...(schema ? { MARIONETTE_DATABASE_SCHEMA: schema } : {}),
-      };
-      const p = spawn(process.execPath, ['--import', 'tsx', 'src/main/server.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      p.stdout!.on('data', (b) => (out += b));
-      p.stderr!.on('data', (b) => (out += b));
-      const deadline = Date.now() + 60_000;
-      for (;;) {
-        if (p.exitCode !== null) throw new Error(`server exited: ${out}`);
-        try {
-          const r = await fetch(`${base()}/v1/openapi.json`);
-          if (r.ok) return p;
-        } catch {
-          // not listening yet
-        }
-        if (Date.now() > deadline) throw new Error(`server did not start: ${out}`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
+    /** `npm start` (server + in-process workers) on the test's data dir and database, the same port each time. */
+    function startServer(): Promise<ChildService> {
+      return startProcess('server', {
+        port,
+        env: {
+          MARIONETTE_DATA_DIR: dataDir,
+          MARIONETTE_JOB_LEASE_MS: '3000',
+          MARIONETTE_JOB_HEARTBEAT_MS: '500',
+          MARIONETTE_JOB_POLL_MS: '100',
+          MARIONETTE_DATABASE_URL: dbUrl,
+          ...(schema ? { MARIONETTE_DATABASE_SCHEMA: schema } : {}),
+        },
+      });
     }
 
     it('the job completes after restart, settled once, with no temp files left', async () => {
@@ -106,8 +87,7 @@ for (const t of await dbTargets()) {
       assert.equal(seen[seen.length - 1].json.status, 'processing');
       const jobsDir = join(dataDir, 'tmp', 'jobs');
       assert.ok((await readdir(jobsDir)).length > 0, 'the job had a temp dir when killed');
-      child.kill('SIGKILL');
-      await new Promise((r) => child!.once('exit', r));
+      await child.stop('SIGKILL');
 
       child = await startServer();
       const again = await openSse(`${base()}/v1/renders/${id}/events`, auth);
@@ -176,8 +156,7 @@ for (const t of await dbTargets()) {
       const partials = (await readdir(join(dataDir, 'storage'), { recursive: true })).filter((f) => String(f).includes('.partial-'));
       assert.deepEqual(partials, [], 'no half-written storage objects');
 
-      child.kill('SIGTERM');
-      await new Promise((r) => child!.once('exit', r));
+      await child.stop();
     });
   });
 }

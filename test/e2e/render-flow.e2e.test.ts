@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { readFile, rm, writeFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { dbTargets, hasSharedMedia, NO_MEDIA_REASON, startService, type TestService } from '../helpers/harness.js';
-import { openSse, type SseFrame } from '../jobs/sse-reader.js';
-import { ledgerOf } from '../jobs/render-fixture.js';
-import { ffprobe, prepareMedia } from './media-prep.js';
+import { openSse, type SseFrame } from '../helpers/sse-reader.js';
+import { ledgerOf } from '../helpers/render-fixture.js';
+import { ffprobe, prepareMedia } from '../helpers/media-prep.js';
 import { cancelRender } from '../../src/domain/renders/render-cancel.service.js';
 import type { EmbeddedQueue } from '../../src/infra/queue/embedded-queue.js';
 

@@ -1,11 +1,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
-import { hasSharedMedia, NO_MEDIA_REASON, startService, type TestService } from '../helpers/harness.js';
-import { openSse } from '../jobs/sse-reader.js';
-import { ledgerOf } from '../jobs/render-fixture.js';
-import { prepareMedia } from './media-prep.js';
+import { hasSharedMedia, NO_MEDIA_REASON, startProcess, startService, type ChildService, type TestService } from '../helpers/harness.js';
+import { openSse } from '../helpers/sse-reader.js';
+import { ledgerOf } from '../helpers/render-fixture.js';
+import { prepareMedia } from '../helpers/media-prep.js';
 
 /**
  * The split topology: an API process without workers and `npm run worker` as its own process on the
@@ -14,25 +13,16 @@ import { prepareMedia } from './media-prep.js';
  */
 describe('API and a separate worker process (sqlite)', { skip: !hasSharedMedia() && NO_MEDIA_REASON }, () => {
   let svc: TestService;
-  let worker: ChildProcess;
+  let worker: ChildService;
   let media: { dir: string; video: string; image: string };
-  let workerOut = '';
 
   before(async () => {
     media = await prepareMedia({ seconds: 1.5 });
     svc = await startService({ db: 'sqlite', workers: false });
-    worker = spawn(process.execPath, ['--import', 'tsx', 'src/main/worker.ts'], {
-      env: { ...process.env, MARIONETTE_DATA_DIR: svc.config.dataDir, MARIONETTE_LOG_LEVEL: 'warn', MARIONETTE_JOB_POLL_MS: '100' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    worker.stdout!.on('data', (b) => (workerOut += b));
-    worker.stderr!.on('data', (b) => (workerOut += b));
+    worker = await startProcess('worker', { env: { MARIONETTE_DATA_DIR: svc.config.dataDir, MARIONETTE_JOB_POLL_MS: '100' } });
   });
   after(async () => {
-    if (worker.exitCode === null) {
-      worker.kill('SIGTERM');
-      await new Promise((r) => worker.once('exit', r));
-    }
+    await worker?.stop();
     await svc?.close();
     await rm(media.dir, { recursive: true, force: true });
   });
@@ -47,14 +37,14 @@ describe('API and a separate worker process (sqlite)', { skip: !hasSharedMedia()
     const s = await openSse(`${svc.baseUrl}/v1/renders/${id}/events`, { authorization: `Bearer ${svc.apiKey}` });
     const frames = await s
       .until(['ready', 'failed', 'cancelled'], 150_000)
-      .catch((e) => assert.fail(`${e.message}\nworker output: ${workerOut}`));
+      .catch((e) => assert.fail(`${e.message}\nworker output: ${worker.output()}`));
     const last = frames[frames.length - 1];
     assert.equal(last.event, 'ready', JSON.stringify(last.json));
     assert.ok(
       frames.some((f) => f.event === 'processing'),
       'the worker process announced processing',
     );
-    assert.match(workerOut, /marionette worker started/);
+    assert.match(worker.output(), /marionette worker started/);
     const video = await fetch(last.json.video_url);
     assert.equal(video.status, 200);
     assert.ok((await video.arrayBuffer()).byteLength > 1000);

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { hasSharedMedia, mediaFile, NO_MEDIA_REASON, startService, type TestService } from '../helpers/harness.js';
-import { ledgerOf } from '../jobs/render-fixture.js';
+import { ledgerOf } from '../helpers/render-fixture.js';
 import { lumaOf, ssim } from '../helpers/image-metrics.js';
-import { prepareMedia, tools } from './media-prep.js';
+import { prepareMedia, tools } from '../helpers/media-prep.js';
 import { startWorkers } from '../../src/main/workers.js';
 
 /**

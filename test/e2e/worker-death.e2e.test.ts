@@ -1,10 +1,17 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
-import { dbTargets, hasSharedMedia, NO_MEDIA_REASON, startService, type TestService } from '../helpers/harness.js';
-import { openSse } from '../jobs/sse-reader.js';
-import { prepareMedia } from './media-prep.js';
+import {
+  dbTargets,
+  hasSharedMedia,
+  NO_MEDIA_REASON,
+  startProcess,
+  startService,
+  type ChildService,
+  type TestService,
+} from '../helpers/harness.js';
+import { openSse } from '../helpers/sse-reader.js';
+import { prepareMedia } from '../helpers/media-prep.js';
 
 /**
  * A worker process killed with SIGKILL in the middle of a render while a second worker process runs
@@ -19,7 +26,7 @@ for (const t of await dbTargets()) {
     () => {
       let svc: TestService;
       let media: { dir: string; video: string; image: string };
-      const workers: Array<{ p: ChildProcess; out: string }> = [];
+      const workers: ChildService[] = [];
 
       before(async () => {
         media = await prepareMedia({ seconds: 3 });
@@ -30,36 +37,17 @@ for (const t of await dbTargets()) {
                 (await svc.wired.deps.db.selectNoFrom((eb) => eb.fn<string>('current_schema', []).as('s')).executeTakeFirstOrThrow()).s,
               )
             : null;
-        for (let i = 0; i < 2; i++) {
-          const p = spawn(process.execPath, ['--import', 'tsx', 'src/main/worker.ts'], {
-            env: {
-              ...process.env,
-              MARIONETTE_DATA_DIR: svc.config.dataDir,
-              MARIONETTE_DATABASE_URL: svc.config.databaseUrl,
-              ...(schema ? { MARIONETTE_DATABASE_SCHEMA: schema } : {}),
-              MARIONETTE_LOG_LEVEL: 'warn',
-            },
-            stdio: ['ignore', 'pipe', 'pipe'],
-          });
-          const w = { p, out: '' };
-          p.stdout!.on('data', (b) => (w.out += b));
-          p.stderr!.on('data', (b) => (w.out += b));
-          workers.push(w);
-        }
-        const deadline = Date.now() + 240_000;
-        while (!workers.every((w) => /marionette worker started/.test(w.out))) {
-          if (workers.some((w) => w.p.exitCode !== null) || Date.now() > deadline)
-            throw new Error(`workers did not start: ${workers.map((w) => w.out).join('\n---\n')}`);
-          await new Promise((r) => setTimeout(r, 200));
-        }
+        const env = {
+          MARIONETTE_DATA_DIR: svc.config.dataDir,
+          MARIONETTE_DATABASE_URL: svc.config.databaseUrl,
+          ...(schema ? { MARIONETTE_DATABASE_SCHEMA: schema } : {}),
+        };
+        const started = await Promise.allSettled([0, 1].map(() => startProcess('worker', { env, timeoutMs: 240_000 })));
+        for (const r of started) if (r.status === 'fulfilled') workers.push(r.value);
+        for (const r of started) if (r.status === 'rejected') throw r.reason;
       });
       after(async () => {
-        for (const w of workers) {
-          if (w.p.exitCode === null && w.p.signalCode === null) {
-            w.p.kill('SIGTERM');
-            await new Promise((r) => w.p.once('exit', r));
-          }
-        }
+        for (const w of workers) await w.stop();
         await svc?.close();
         if (media) await rm(media.dir, { recursive: true, force: true });
       });
@@ -77,11 +65,10 @@ for (const t of await dbTargets()) {
         const job = await db.selectFrom('jobs').selectAll().where('resource_id', '=', id).executeTakeFirstOrThrow();
         assert.equal(job.status, 'active');
         const ownerPid = Number(String(job.lease_owner).split(':')[1]);
-        const victim = workers.find((w) => w.p.pid === ownerPid);
+        const victim = workers.find((w) => w.proc.pid === ownerPid);
         assert.ok(victim, `the job's owner ${job.lease_owner} is one of our workers`);
         const survivor = workers.find((w) => w !== victim)!;
-        victim.p.kill('SIGKILL');
-        await new Promise((r) => victim.p.once('exit', r));
+        await victim.stop('SIGKILL');
         const killedAt = Date.now();
 
         // The first event after the kill can only come from the surviving worker: the hand-over.
@@ -91,10 +78,12 @@ for (const t of await dbTargets()) {
         assert.ok(tookMs <= 10_000, `hand-over event ${tookMs} ms after the kill`);
         assert.equal(handover.event, 'progress');
         const claimed = await db.selectFrom('jobs').selectAll().where('id', '=', job.id).executeTakeFirstOrThrow();
-        assert.equal(Number(String(claimed.lease_owner).split(':')[1]), survivor.p.pid, 'the survivor owns the job');
+        assert.equal(Number(String(claimed.lease_owner).split(':')[1]), survivor.proc.pid, 'the survivor owns the job');
         assert.equal(Number(claimed.attempts), 2);
 
-        const rest = await s.until(['ready', 'failed', 'cancelled'], 600_000).catch((e) => assert.fail(`${e.message}\n${survivor.out}`));
+        const rest = await s
+          .until(['ready', 'failed', 'cancelled'], 600_000)
+          .catch((e) => assert.fail(`${e.message}\n${survivor.output()}`));
         s.close();
         assert.equal(rest[rest.length - 1].event, 'ready', JSON.stringify(rest[rest.length - 1].json));
         const ledger = await db.selectFrom('ledger').select('kind').where('resource_id', '=', id).orderBy('id').execute();

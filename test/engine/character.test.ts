@@ -8,7 +8,7 @@ import sharp from 'sharp';
 import { analyzeCharacterImage } from '../../src/engine/character/analyze.js';
 import { resolveTools, runFfmpeg } from '../../src/engine/media/ffmpeg.js';
 import { EngineError, type CharacterAnalysis, type Keypoint } from '../../src/engine/types.js';
-import { mediaPath, missingMedia, readAnimatedDrawingsJoints } from './fixtures.js';
+import { mediaPath, missingMedia, readAnimatedDrawingsJoints } from '../helpers/engine-fixtures.js';
 
 const tools = resolveTools({});
 let tmp: string;

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { analyzeCharacterImage } from '../../src/engine/character/analyze.js';
 import { resolveTools } from '../../src/engine/media/ffmpeg.js';
 import { loadDrawing, makePaperPhoto, scoreAnalysis } from '../../bench/_drawing-cases.js';
-import { missingMedia } from './fixtures.js';
+import { missingMedia } from '../helpers/engine-fixtures.js';
 
 const tools = resolveTools({});
 let tmp: string;

@@ -8,7 +8,7 @@ import sharp from 'sharp';
 import { decodeFrames, extractAudio, resolveTools, runFfmpeg } from '../../src/engine/media/ffmpeg.js';
 import { probeImage, probeVideo } from '../../src/engine/media/probe.js';
 import { EngineError } from '../../src/engine/types.js';
-import { mediaPath, missingMedia } from './fixtures.js';
+import { mediaPath, missingMedia } from '../helpers/engine-fixtures.js';
 
 const tools = resolveTools({});
 let tmp: string;

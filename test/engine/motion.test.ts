@@ -11,7 +11,7 @@ import { extractMotion } from '../../src/engine/motion/extract-motion.js';
 import { fillGaps, smoothTrack } from '../../src/engine/motion/track-filters.js';
 import { createPoseDetector } from '../../src/engine/vision/pose-detector.js';
 import { EngineError, type MotionTrack, type PoseFrame } from '../../src/engine/types.js';
-import { mediaPath, missingMedia } from './fixtures.js';
+import { mediaPath, missingMedia } from '../helpers/engine-fixtures.js';
 
 const tools = resolveTools({});
 let tmp: string;

@@ -9,8 +9,8 @@ import { createEngine, type CharacterAssets } from '../../src/engine/index.js';
 import { decodeFrames, resolveTools } from '../../src/engine/media/ffmpeg.js';
 import { PckAccumulator } from '../../src/engine/render/pose-fidelity.js';
 import { createPoseDetector } from '../../src/engine/vision/pose-detector.js';
-import { mediaPath, missingMedia } from './fixtures.js';
-import { char1Character, clipMotion, defaultCharacter, probeFacts } from './render-helpers.js';
+import { mediaPath, missingMedia } from '../helpers/engine-fixtures.js';
+import { char1Character, clipMotion, defaultCharacter, probeFacts } from '../helpers/engine-render.js';
 
 const tools = resolveTools(process.env);
 const engine = createEngine({ tools });

@@ -5,7 +5,7 @@ import { defaultCharacterKeypoints, defaultCharacterSvg } from '../../src/engine
 import { RigError, buildRig, type Rig } from '../../src/engine/rig/build-rig.js';
 import { BONE_LAYER } from '../../src/engine/rig/skeleton.js';
 import type { CharacterAnalysis, Keypoint } from '../../src/engine/types.js';
-import { analysisFromAnimatedDrawings, mediaPath, missingMedia } from './fixtures.js';
+import { analysisFromAnimatedDrawings, mediaPath, missingMedia } from '../helpers/engine-fixtures.js';
 
 const CHAR1 = 'images/animateddrawings--char1-texture.png';
 

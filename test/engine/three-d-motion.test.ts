@@ -14,7 +14,7 @@ import { jointCount, metahumanSkeleton, mixamoSkeleton, JOINT_SETS } from '../..
 import { qmul, qconj, type Quat } from '../../src/engine/three-d/math3d.js';
 import type { SkeletalClip } from '../../src/engine/three-d/motion3d.js';
 import type { MotionTrack } from '../../src/engine/types.js';
-import { mediaPath, missingMedia } from './fixtures.js';
+import { mediaPath, missingMedia } from '../helpers/engine-fixtures.js';
 
 const run = promisify(execFile);
 let tmp: string;

@@ -12,7 +12,7 @@ import { renderSplats, textureCamera } from '../../src/engine/three-d/splat-rend
 import { jointCount } from '../../src/engine/three-d/skeletons.js';
 import type { CharacterAnalysis } from '../../src/engine/types.js';
 import { lumaOf, ssim } from '../helpers/image-metrics.js';
-import { mediaPath, missingMedia } from './fixtures.js';
+import { mediaPath, missingMedia } from '../helpers/engine-fixtures.js';
 
 let tmp: string;
 before(async () => {

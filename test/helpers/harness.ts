@@ -4,6 +4,8 @@ import { join, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config/config.js';
@@ -12,8 +14,12 @@ import { startWorkers } from '../../src/main/workers.js';
 import { buildHttpApp, wire, type Wired } from '../../src/main/wire.js';
 
 /**
- * Integration-test harness: a real service on a random loopback port, with a fresh database per
- * instance (a temp SQLite file, or a fresh PostgreSQL schema dropped afterwards).
+ * Integration-test harness, the one way a test starts a server:
+ * - `startService`: the service in this process on a random loopback port, with a fresh database
+ *   per instance (a temp SQLite file, or a fresh PostgreSQL schema dropped afterwards);
+ * - `startProcess`: `npm start` (src/main/server.ts) or `npm run worker` as a child process, for
+ *   tests about processes (restarts, kills, several API processes, the operator's surface);
+ * - `serveHttp`: a loopback HTTP origin a test scripts (a media host, a ComfyUI, a broken server).
  *
  * PostgreSQL runs when MARIONETTE_TEST_PG_URL is set and reachable; otherwise its suites are
  * marked skipped with the reason, so the report says so instead of silently passing.
@@ -158,4 +164,127 @@ export async function startService(opts: StartOptions): Promise<TestService> {
 export async function errorOf(res: Response): Promise<{ status: number; code: string; body: any; requestId: string | null }> {
   const body = (await res.json()) as any;
   return { status: res.status, code: body?.error?.code, body, requestId: res.headers.get('x-request-id') };
+}
+
+/** A loopback HTTP origin scripted by the test (for URL inputs, fake backends, broken servers). */
+export interface HttpOrigin {
+  server: Server;
+  port: number;
+  /** `http://<host>:<port>` */
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function serveHttp(handler: (req: IncomingMessage, res: ServerResponse) => void, host = '127.0.0.1'): Promise<HttpOrigin> {
+  const server = createHttpServer(handler);
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, () => resolveListen());
+  });
+  const port = (server.address() as { port: number }).port;
+  return {
+    server,
+    port,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    close: () =>
+      new Promise<void>((resolveClose) => {
+        server.closeAllConnections();
+        server.close(() => resolveClose());
+      }),
+  };
+}
+
+/** The environment of a child process: the parent's without MARIONETTE_* and the test runner's variables. */
+export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('MARIONETTE_') && !k.startsWith('NODE_TEST')) env[k] = v;
+  return { ...env, ...extra };
+}
+
+export interface ProcessOptions {
+  /** MARIONETTE_* settings of the child (data dir, database, ...). */
+  env: Record<string, string>;
+  /** The API port (a server process only); a free one when not given, the same one for a restart. */
+  port?: number;
+  /** How long to wait until ready (default 60 s). */
+  timeoutMs?: number;
+}
+
+export interface ChildService {
+  proc: ChildProcess;
+  /** The API's base URL (a server process; '' for a worker). */
+  baseUrl: string;
+  port: number;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
+  /** Only its stdout so far. */
+  stdout(): string;
+  /** SIGTERM (or the given signal), resolved once the process has exited. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/**
+ * Starts `src/main/server.ts` or `src/main/worker.ts` as a child process with only the given
+ * MARIONETTE_* settings (plus loopback host, port and public URL, and rate limits off, for a
+ * server). Ready means: a server answers `GET /v1/openapi.json` and has printed its banner (which
+ * ends with the API description line), a worker has logged that it started.
+ */
+export async function startProcess(kind: 'server' | 'worker', opts: ProcessOptions): Promise<ChildService> {
+  const port = kind === 'server' ? (opts.port ?? (await freePort())) : 0;
+  const baseUrl = kind === 'server' ? `http://127.0.0.1:${port}` : '';
+  const env =
+    kind === 'server'
+      ? {
+          MARIONETTE_HOST: '127.0.0.1',
+          MARIONETTE_PUBLIC_URL: baseUrl,
+          MARIONETTE_RATE_LIMITS: 'false',
+          MARIONETTE_LOG_LEVEL: 'warn',
+          ...opts.env,
+          MARIONETTE_PORT: String(port),
+        }
+      : { MARIONETTE_LOG_LEVEL: 'warn', ...opts.env };
+  const entry = kind === 'server' ? 'src/main/server.ts' : 'src/main/worker.ts';
+  const proc = spawn(process.execPath, ['--import', 'tsx', entry], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let stdout = '';
+  proc.stdout!.on('data', (b) => {
+    out += b;
+    stdout += b;
+  });
+  proc.stderr!.on('data', (b) => (out += b));
+  const child: ChildService = {
+    proc,
+    baseUrl,
+    port,
+    output: () => out,
+    stdout: () => stdout,
+    stop: (signal = 'SIGTERM') =>
+      new Promise<void>((resolveStop) => {
+        if (proc.exitCode !== null || proc.signalCode !== null) return resolveStop();
+        proc.once('exit', () => resolveStop());
+        proc.kill(signal);
+      }),
+  };
+  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+  for (;;) {
+    if (proc.exitCode !== null || proc.signalCode !== null)
+      throw new Error(`${kind} process exited (${proc.exitCode ?? proc.signalCode}): ${out}`);
+    if (kind === 'worker' ? /marionette worker started/.test(out) : stdout.includes('openapi.json') && (await answers(baseUrl)))
+      return child;
+    if (Date.now() > deadline) {
+      await child.stop('SIGKILL');
+      throw new Error(`${kind} process did not start within ${opts.timeoutMs ?? 60_000} ms: ${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function answers(baseUrl: string): Promise<boolean> {
+  return fetch(`${baseUrl}/v1/openapi.json`).then(
+    (r) => {
+      void r.body?.cancel();
+      return r.ok;
+    },
+    () => false,
+  );
 }

@@ -8,8 +8,8 @@ import { EmbeddedQueue } from '../../src/infra/queue/embedded-queue.js';
 import { enqueueInTx } from '../../src/infra/queue/outbox.js';
 import { transitionRender } from '../../src/domain/renders/renders.state.js';
 import { newId } from '../../src/contracts/ids.js';
-import { balanceMilli, insertQueuedRender, ledgerOf } from './render-fixture.js';
-import { openSse } from './sse-reader.js';
+import { balanceMilli, insertQueuedRender, ledgerOf } from '../helpers/render-fixture.js';
+import { openSse } from '../helpers/sse-reader.js';
 
 const run = promisify(execFile);
 

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,8 +11,8 @@ import { comfyUiGenerator, ComfyUiError } from '../../src/infra/generators/comfy
 import { resolveTools } from '../../src/engine/media/ffmpeg.js';
 import { writeSoundtrack } from '../../src/engine/generate/generate.js';
 import type { GenerationRequest } from '../../src/domain/ports/video-generator.js';
-import { startService, type TestService } from '../helpers/harness.js';
-import { ledgerOf } from './render-fixture.js';
+import { serveHttp, startService, type HttpOrigin, type TestService } from '../helpers/harness.js';
+import { ledgerOf } from '../helpers/render-fixture.js';
 
 /**
  * The ComfyUI generator adapter against a loopback server that speaks ComfyUI's HTTP API as its
@@ -29,7 +29,7 @@ const WORKFLOWS = resolve(import.meta.dirname, '../../workflows/comfyui');
 
 interface FakeComfy {
   url: string;
-  server: Server;
+  server: HttpOrigin;
   prompts: Array<{ prompt: Record<string, { class_type: string; inputs: Record<string, unknown> }>; client_id: string }>;
   uploads: string[];
   interrupts: number;
@@ -55,16 +55,16 @@ async function startFakeComfy(outputClip: string): Promise<FakeComfy> {
   let next = 0;
   const fake: FakeComfy = {
     url: '',
-    server: null as unknown as Server,
+    server: null as unknown as HttpOrigin,
     prompts: [],
     uploads: [],
     interrupts: 0,
     deleted: [],
     outcome: 'success',
     pollsBeforeDone: 2,
-    close: () => new Promise((r) => fake.server.close(() => r())),
+    close: () => fake.server.close(),
   };
-  fake.server = createServer(async (req, res) => {
+  fake.server = await serveHttp(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const json = (status: number, v: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
@@ -131,9 +131,7 @@ async function startFakeComfy(outputClip: string): Promise<FakeComfy> {
     res.writeHead(404);
     res.end();
   });
-  await new Promise<void>((r) => fake.server.listen(0, '127.0.0.1', () => r()));
-  const addr = fake.server.address() as { port: number };
-  fake.url = `http://127.0.0.1:${addr.port}`;
+  fake.url = fake.server.url;
   return fake;
 }
 

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { dbTargets, startService, type TestService } from '../helpers/harness.js';
-import { queueFactory } from './queue-fixture.js';
+import { queueFactory } from '../helpers/queue-fixture.js';
 import type { JobContext, JobHandler } from '../../src/domain/ports/job-queue.js';
 import type { AppError } from '../../src/contracts/errors.js';
 import { newId } from '../../src/contracts/ids.js';

@@ -2,10 +2,18 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dbTargets, hasSharedMedia, mediaFile, NO_MEDIA_REASON, startService, type TestService } from '../helpers/harness.js';
+import {
+  dbTargets,
+  hasSharedMedia,
+  mediaFile,
+  NO_MEDIA_REASON,
+  serveHttp,
+  startService,
+  type HttpOrigin,
+  type TestService,
+} from '../helpers/harness.js';
 import { startWorkers } from '../../src/main/workers.js';
 import { removeOrphanWorkDirs } from '../../src/jobs/asset-transfer.js';
 import { newId } from '../../src/contracts/ids.js';
@@ -13,8 +21,8 @@ import { enqueueInTx } from '../../src/infra/queue/outbox.js';
 import { cancelRender } from '../../src/domain/renders/render-cancel.service.js';
 import { EngineError } from '../../src/engine/types.js';
 import { resolveTools, runProcess } from '../../src/engine/media/ffmpeg.js';
-import { balanceMilli, insertQueuedRender, ledgerOf } from './render-fixture.js';
-import { scriptedEngine } from './scripted-engine.js';
+import { balanceMilli, insertQueuedRender, ledgerOf } from '../helpers/render-fixture.js';
+import { scriptedEngine } from '../helpers/scripted-engine.js';
 
 /**
  * The render.run handler and the queue together, with a scripted engine (the animation is not under
@@ -24,7 +32,7 @@ import { scriptedEngine } from './scripted-engine.js';
 for (const t of await dbTargets()) {
   describe(`render.run handler (${t.kind})`, { skip: t.skip || (!hasSharedMedia() && NO_MEDIA_REASON) }, () => {
     let svc: TestService;
-    let server: Server;
+    let server: HttpOrigin;
     let mediaDir: string;
     let videoUrl: string;
     const engine = scriptedEngine({
@@ -55,13 +63,11 @@ for (const t of await dbTargets()) {
         'yuv420p',
         video,
       ]);
-      server = createServer((_req, res) => {
+      server = await serveHttp((_req, res) => {
         res.writeHead(200, { 'content-type': 'video/mp4' });
         createReadStream(video).pipe(res);
       });
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-      const addr = server.address() as { port: number };
-      videoUrl = `http://127.0.0.1:${addr.port}/clip.mp4`;
+      videoUrl = `${server.url}/clip.mp4`;
       svc = await startService({
         db: t.kind,
         credits: 100,
@@ -77,7 +83,7 @@ for (const t of await dbTargets()) {
     });
     after(async () => {
       await svc?.close();
-      server?.close();
+      await server?.close();
       await rm(mediaDir, { recursive: true, force: true });
     });
 

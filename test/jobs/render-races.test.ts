@@ -12,8 +12,8 @@ import { renderRunHandler } from '../../src/jobs/handlers/render-run.handler.js'
 import { enqueueInTx } from '../../src/infra/queue/outbox.js';
 import { transitionCharacter } from '../../src/domain/characters/characters.state.js';
 import { cancelRender } from '../../src/domain/renders/render-cancel.service.js';
-import { balanceMilli, insertQueuedRender, ledgerOf } from './render-fixture.js';
-import { scriptedEngine } from './scripted-engine.js';
+import { balanceMilli, insertQueuedRender, ledgerOf } from '../helpers/render-fixture.js';
+import { scriptedEngine } from '../helpers/scripted-engine.js';
 
 /**
  * Races around the end of a render, with the real queue and render.run handler (scripted engine):

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { dbTargets, startService, type TestService } from '../helpers/harness.js';
 import { reserveMeasuredDuration, transitionRender } from '../../src/domain/renders/renders.state.js';
 import { AppError } from '../../src/contracts/errors.js';
-import { balanceMilli, insertQueuedRender, ledgerOf } from './render-fixture.js';
+import { balanceMilli, insertQueuedRender, ledgerOf } from '../helpers/render-fixture.js';
 
 for (const t of await dbTargets()) {
   describe(`render state machine (${t.kind})`, { skip: t.skip }, () => {

@@ -5,7 +5,7 @@ import { resolveTools, runProcess } from '../../src/engine/media/ffmpeg.js';
 import { probeImage, probeVideo } from '../../src/engine/media/probe.js';
 import { checkVideoFrames } from '../../src/engine/media/video-integrity.js';
 import type { CharacterAssets, MotionAssets, MotionTrack } from '../../src/engine/types.js';
-import { mediaFile } from '../helpers/harness.js';
+import { mediaFile } from './harness.js';
 
 /**
  * An engine whose analysis steps are scripted, for tests of the job machinery where the animation

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { resolveTools } from '../../src/engine/media/ffmpeg.js';
-import { mediaFile } from '../helpers/harness.js';
+import { mediaFile } from './harness.js';
 
 const run = promisify(execFile);
 export const tools = resolveTools(process.env);

@@ -1,7 +1,7 @@
 import { EmbeddedQueue } from '../../src/infra/queue/embedded-queue.js';
 import { enqueueInTx } from '../../src/infra/queue/outbox.js';
 import { newId } from '../../src/contracts/ids.js';
-import type { TestService } from '../helpers/harness.js';
+import type { TestService } from './harness.js';
 
 export type QueueOptions = Partial<ConstructorParameters<typeof EmbeddedQueue>[2]>;
 

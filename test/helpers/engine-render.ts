@@ -13,7 +13,7 @@ import { templateTrack } from '../../src/engine/builtins/templates.js';
 import { rigFromTexture, type CharacterAssets, type MotionAssets } from '../../src/engine/index.js';
 import type { MediaTools } from '../../src/engine/media/ffmpeg.js';
 import type { CharacterAnalysis, MotionTrack } from '../../src/engine/types.js';
-import { analysisFromAnimatedDrawings, mediaPath } from './fixtures.js';
+import { analysisFromAnimatedDrawings, mediaPath } from './engine-fixtures.js';
 
 const run = promisify(execFile);
 
