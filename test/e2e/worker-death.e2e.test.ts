@@ -42,7 +42,7 @@ for (const t of await dbTargets()) {
           MARIONETTE_DATABASE_URL: svc.config.databaseUrl,
           ...(schema ? { MARIONETTE_DATABASE_SCHEMA: schema } : {}),
         };
-        const started = await Promise.allSettled([0, 1].map(() => startProcess('worker', { env, timeoutMs: 240_000 })));
+        const started = await Promise.allSettled([0, 1].map(() => startProcess('worker', { env })));
         for (const r of started) if (r.status === 'fulfilled') workers.push(r.value);
         for (const r of started) if (r.status === 'rejected') throw r.reason;
       });

@@ -206,7 +206,7 @@ export interface ProcessOptions {
   env: Record<string, string>;
   /** The API port (a server process only); a free one when not given, the same one for a restart. */
   port?: number;
-  /** How long to wait until ready (default 60 s). */
+  /** How long to wait until ready (default 60 s for a server, 240 s for a worker, which loads the engine first). */
   timeoutMs?: number;
 }
 
@@ -265,7 +265,8 @@ export async function startProcess(kind: 'server' | 'worker', opts: ProcessOptio
         proc.kill(signal);
       }),
   };
-  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+  const timeoutMs = opts.timeoutMs ?? (kind === 'server' ? 60_000 : 240_000);
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (proc.exitCode !== null || proc.signalCode !== null)
       throw new Error(`${kind} process exited (${proc.exitCode ?? proc.signalCode}): ${out}`);
@@ -273,7 +274,7 @@ export async function startProcess(kind: 'server' | 'worker', opts: ProcessOptio
       return child;
     if (Date.now() > deadline) {
       await child.stop('SIGKILL');
-      throw new Error(`${kind} process did not start within ${opts.timeoutMs ?? 60_000} ms: ${out}`);
+      throw new Error(`${kind} process did not start within ${timeoutMs} ms: ${out}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
