@@ -19,7 +19,6 @@ describe('API and a separate worker process (sqlite)', { skip: !hasSharedMedia()
   before(async () => {
     media = await prepareMedia({ seconds: 1.5 });
     svc = await startService({ db: 'sqlite', workers: false });
-    worker = await startProcess('worker', { env: { MARIONETTE_DATA_DIR: svc.config.dataDir, MARIONETTE_JOB_POLL_MS: '100' } });
   });
   after(async () => {
     await worker?.stop();
@@ -35,6 +34,8 @@ describe('API and a separate worker process (sqlite)', { skip: !hasSharedMedia()
     assert.equal(res.status, 200, await res.clone().text());
     const { id } = (await res.json()) as { id: string };
     const s = await openSse(`${svc.baseUrl}/v1/renders/${id}/events`, { authorization: `Bearer ${svc.apiKey}` });
+    // The worker starts once the stream is open, so the stream sees every change the worker makes.
+    worker = await startProcess('worker', { env: { MARIONETTE_DATA_DIR: svc.config.dataDir, MARIONETTE_JOB_POLL_MS: '100' } });
     const frames = await s
       .until(['ready', 'failed', 'cancelled'], 150_000)
       .catch((e) => assert.fail(`${e.message}\nworker output: ${worker.output()}`));
