@@ -29,6 +29,7 @@ import { getVideo, listVideos } from './videos/videos.service.js';
 import { presentVideo, signedOutputUrls } from './videos/videos.presenter.js';
 import { openRenderStream } from './events/render-stream.service.js';
 import { RenderStreamHub } from './events/render-stream.hub.js';
+import { characterThumbnailUrl, motionThumbnail } from './assets/asset-thumbnails.js';
 import { runIdempotent, type IdempotentRequest } from './idempotency/idempotency.service.js';
 
 /**
@@ -40,10 +41,28 @@ export const accountsService = (db: Ports['db']) => bindDeps(db, { authenticate 
 export const creditsService = (db: Ports['db']) => bindDeps(db, { balanceOf, ledgerOf });
 
 export const charactersService = (deps: Pick<Ports, 'config' | 'db' | 'engine' | 'queue' | 'storage'>) =>
-  bindDeps(deps, { createCharacter, listCharacters, listCharactersPage, getCharacter, deleteCharacter, exportCharacter });
+  bindDeps(deps, {
+    createCharacter,
+    listCharacters,
+    listCharactersPage,
+    getCharacter,
+    deleteCharacter,
+    exportCharacter,
+    characterThumbnailUrl,
+  });
 
 export const motionsService = (deps: Pick<Ports, 'config' | 'db' | 'engine' | 'queue' | 'storage'>) =>
-  bindDeps(deps, { createMotion, importMotion, listTemplates, listMotions, listMotionsByOffset, getMotion, deleteMotion, exportMotion });
+  bindDeps(deps, {
+    createMotion,
+    importMotion,
+    listTemplates,
+    listMotions,
+    listMotionsByOffset,
+    getMotion,
+    deleteMotion,
+    exportMotion,
+    motionThumbnail,
+  });
 
 type RenderingPorts = Pick<Ports, 'config' | 'db' | 'engine' | 'pubsub' | 'queue' | 'storage' | 'tmpDir'>;
 

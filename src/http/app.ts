@@ -18,6 +18,7 @@ import { creditsRoutes } from './routes/credits.routes.js';
 import { filesRoutes } from './routes/files.routes.js';
 import { eventsRoutes } from './routes/events.routes.js';
 import { draftsRoutes } from './routes/drafts.routes.js';
+import { consoleRoutes } from './routes/console.routes.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { partAwareValidatorFactory } from './validation.js';
 import { legacyPlugin } from './legacy/legacy.plugin.js';
@@ -147,5 +148,6 @@ export async function buildApp(services: Services, settings: HttpSettings, opts:
 
   await filesRoutes(app, services);
   await healthRoutes(app, settings);
+  if (settings.console) await consoleRoutes(app, settings.console);
   return app;
 }

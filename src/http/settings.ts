@@ -1,6 +1,7 @@
 import type { RateLimitStore } from '../infra/ratelimit/rate-limiter.js';
 import type { Metrics } from '../infra/metrics/metrics.js';
 import type { Config } from '../config/config.js';
+import type { ConsoleSettings } from './routes/console.routes.js';
 
 /** The configuration the HTTP layer reads (limits, logging, rate limits, SSE timing) and its upload scratch dir. */
 export interface HttpSettings {
@@ -15,4 +16,6 @@ export interface HttpSettings {
   metrics?: Metrics;
   /** Readiness checks by dependency name (`/readyz`). */
   probes?: Record<string, () => Promise<boolean>>;
+  /** The web console at /console (absent: not served). */
+  console?: ConsoleSettings;
 }

@@ -1,7 +1,7 @@
 import { loadConfig, ConfigError } from '../config/config.js';
 import { startWorkers } from './workers.js';
 import { ensureDemoAccount } from './bootstrap.js';
-import { buildHttpApp, wire } from './wire.js';
+import { buildHttpApp, consoleSettings, wire } from './wire.js';
 import { startUploadSweep } from '../infra/tmp-sweep.js';
 
 /** `npm start`: the API and (unless MARIONETTE_WORKERS=false) in-process workers. */
@@ -15,6 +15,8 @@ async function main(): Promise<void> {
     process.stderr.write(`${JSON.stringify({ level: 'warn', msg: 'upload temp sweep failed', err: String(e) })}\n`),
   );
   if (config.workers.enabled) await startWorkers(wired.deps);
+  // The console's SDK module is built now, so the first page load does not wait for it.
+  await consoleSettings().sdk.warm();
   await app.listen({ port: config.port, host: config.host });
 
   const base = config.publicUrl;
@@ -30,6 +32,7 @@ async function main(): Promise<void> {
     `  curl -H "Authorization: Bearer $(cat ${config.dataDir}/demo-api-key)" ${base}/v1/credits`,
     `  curl -H "Authorization: Bearer $(cat ${config.dataDir}/demo-api-key)" -X POST ${base}/v1/renders`,
     `  API description: ${base}/v1/openapi.json`,
+    `  Web console: ${base}/console/ (sign in with the API key)`,
     '',
   );
   process.stdout.write(lines.join('\n') + '\n');

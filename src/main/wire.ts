@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Config } from '../config/config.js';
 import type { FastifyInstance } from 'fastify';
 import type { Ports } from '../domain/ports/index.js';
@@ -20,6 +21,8 @@ import {
   type Services,
 } from '../domain/services.js';
 import { buildApp } from '../http/app.js';
+import type { ConsoleSettings } from '../http/routes/console.routes.js';
+import { sdkBundle } from '../infra/console/sdk-bundle.js';
 import { systemClock } from '../infra/clock/system-clock.js';
 import { migrate, openDb, type DbHandle } from '../infra/db/database.js';
 import { InProcessPubSub } from '../infra/pubsub/in-process-pubsub.js';
@@ -200,11 +203,31 @@ export async function wire(config: Config, opts: { schema?: string } = {}): Prom
   };
 }
 
+/**
+ * The web console's files (console/ in the checkout) and the SDK bundled for it from
+ * packages/sdk/src, built once per process: at start by server.ts, else at its first request.
+ */
+let consoleOnce: ConsoleSettings | null = null;
+export function consoleSettings(): ConsoleSettings {
+  consoleOnce ??= {
+    dir: fileURLToPath(new URL('../../console', import.meta.url)),
+    sdk: sdkBundle(fileURLToPath(new URL('../../packages/sdk/src/index.ts', import.meta.url))),
+  };
+  return consoleOnce;
+}
+
 /** The HTTP application: routes receive the services built from the adapters, and the HTTP settings. */
 export function buildHttpApp(deps: Adapters, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
   return buildApp(
     buildServices(deps),
-    { config: deps.config, tmpDir: deps.tmpDir, rateLimitStore: deps.rateLimitStore, metrics: deps.metrics, probes: deps.probes },
+    {
+      config: deps.config,
+      tmpDir: deps.tmpDir,
+      rateLimitStore: deps.rateLimitStore,
+      metrics: deps.metrics,
+      probes: deps.probes,
+      console: consoleSettings(),
+    },
     opts,
   );
 }

@@ -11,6 +11,7 @@ import type {
   CharacterCreateFields,
   CharacterExport,
   Credits,
+  LedgerEntry,
   Draft,
   Motion,
   MotionCreateFields,
@@ -574,5 +575,13 @@ class CreditsApi {
   constructor(private readonly c: Marionette) {}
   get(): Promise<Credits> {
     return this.c.unwrap(this.c.api.GET('/v1/credits'));
+  }
+
+  /** The account's credit movements (GET /v1/credits/ledger), newest first, across pages. */
+  ledger(opts: { limit?: number } = {}): PageIterator<LedgerEntry> {
+    return new PageIterator(async (cursor) => {
+      const page = await this.c.unwrap(this.c.api.GET('/v1/credits/ledger', { params: { query: { limit: opts.limit, cursor } } }));
+      return { items: page.items, next_cursor: page.next_cursor, has_more: page.next_cursor !== null };
+    });
   }
 }

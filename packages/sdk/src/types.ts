@@ -13,6 +13,7 @@ export type Character = Json<'get_v1_characters_character_id'>;
 export type Motion = Json<'get_v1_motions_motion_id'>;
 export type MotionTemplate = Json<'get_v1_motions_templates'>['items'][number];
 export type Credits = Json<'get_v1_credits'>;
+export type LedgerEntry = Json<'get_v1_credits_ledger'>['items'][number];
 export type CharacterExport = Json<'get_v1_characters_character_id_export'>;
 export type MotionExport = Json<'get_v1_motions_motion_id_export'>;
 export type Draft = Json<'post_v1_renders_prepare'>;

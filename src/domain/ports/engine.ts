@@ -11,6 +11,7 @@ export type {
   GenerateVideoInput,
   ImageInfo,
   MotionAssets,
+  MotionTrack,
   ProgressFn,
   RenderResult,
   SceneOptions,

@@ -129,4 +129,22 @@ export async function charactersRoutes(
     },
     async (request) => characters.exportCharacter(principal(request).accountId, request.params.character_id, request.query.download_type),
   );
+  app.get<{ Params: { character_id: string } }>(
+    '/characters/:character_id/thumbnail',
+    {
+      schema: { params: IdParams },
+      config: {
+        openapi: {
+          summary:
+            "Redirect (302) to the Character's picture: its cut-out once ready, the uploaded image before (an addition to the interface)",
+          tags,
+          responses: { '302': 'Location: a fresh signed URL of a PNG, JPEG or WebP picture.' },
+        },
+      },
+    },
+    async (request, reply) => {
+      const url = await characters.characterThumbnailUrl(principal(request).accountId, request.params.character_id);
+      return reply.code(302).header('Location', url).header('Cache-Control', 'no-store').send();
+    },
+  );
 }

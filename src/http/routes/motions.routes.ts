@@ -171,4 +171,22 @@ export async function motionsRoutes(
     },
     async (request) => motions.exportMotion(principal(request).accountId, request.params.motion_id, request.query.download_type),
   );
+  app.get<{ Params: { motion_id: string } }>(
+    '/motions/:motion_id/thumbnail',
+    {
+      schema: { params: IdParams },
+      config: {
+        openapi: {
+          summary: "The Motion's pose track drawn as stick figures, an SVG picture, once ready (an addition to the interface)",
+          tags,
+          responses: { '200': 'image/svg+xml' },
+        },
+      },
+    },
+    async (request, reply) => {
+      const svg = await motions.motionThumbnail(principal(request).accountId, request.params.motion_id);
+      // A ready Motion's track never changes, so the picture can be kept by the client.
+      return reply.type('image/svg+xml; charset=utf-8').header('Cache-Control', 'private, max-age=86400').send(svg);
+    },
+  );
 }

@@ -74,6 +74,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/characters/{character_id}/thumbnail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Redirect (302) to the Character's picture: its cut-out once ready, the uploaded image before (an addition to the interface) */
+        get: operations["get_v1_characters_character_id_thumbnail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/motions": {
         parameters: {
             query?: never;
@@ -153,6 +170,23 @@ export interface paths {
         };
         /** Export URLs of a Motion (MetaHuman and Mixamo rigs) */
         get: operations["get_v1_motions_motion_id_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/motions/{motion_id}/thumbnail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The Motion's pose track drawn as stick figures, an SVG picture, once ready (an addition to the interface) */
+        get: operations["get_v1_motions_motion_id_thumbnail"];
         put?: never;
         post?: never;
         delete?: never;
@@ -901,6 +935,39 @@ export interface operations {
             };
         };
     };
+    get_v1_characters_character_id_thumbnail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                character_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Location: a fresh signed URL of a PNG, JPEG or WebP picture. */
+            302: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     get_v1_motions: {
         parameters: {
             query?: {
@@ -1279,6 +1346,39 @@ export interface operations {
                         mixamo_url: string | null;
                     };
                 };
+            };
+            /** @description Error envelope */
+            default: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_v1_motions_motion_id_thumbnail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                motion_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description image/svg+xml */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when valid, else a generated one; equals error.request_id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Error envelope */
             default: {
