@@ -185,9 +185,10 @@ describe('web console in a real browser', { skip }, () => {
     for (let i = 1; i < seen.length; i++) assert.ok(seen[i]! >= seen[i - 1]! || seen[i] === 0, `progress went back: ${seen.join(',')}`);
     assert.equal(await page.locator('#pg-progress').evaluate((el: any) => el.value), 100);
 
+    // Nothing plays before Play; after it the clock moves (a 2 s clip may already have ended when read).
+    assert.equal(await video.evaluate((v: any) => v.currentTime), 0);
     await page.getByRole('button', { name: 'Play' }).click();
-    const t0 = await video.evaluate((v: any) => v.currentTime);
-    await page.waitForFunction((t) => (document.querySelector('#pg-result video[data-role=result]') as any).currentTime > t + 0.3, t0, {
+    await page.waitForFunction(() => (document.querySelector('#pg-result video[data-role=result]')?.currentTime ?? 0) > 0.3, null, {
       timeout: 20_000,
     });
     // The composed frame has transparent pixels (background) and opaque ones (the character).
@@ -207,6 +208,25 @@ describe('web console in a real browser', { skip }, () => {
     await page.screenshot({ path: join(shots, 'playground-desktop.png'), fullPage: true });
     const violations = await axe();
     assert.deepEqual(seriousOf(violations), [], JSON.stringify(violations));
+  });
+
+  test('an H3 video from a prompt: price estimate, polled progress, the result plays', async () => {
+    await page.goto(`${svc.baseUrl}/console/#/playground`);
+    await page.getByRole('radio', { name: 'H3 video from a prompt' }).check();
+    await page.getByLabel('Prompt', { exact: true }).fill('a person waves in a park');
+    await page.getByLabel('Duration (seconds, 3–15)').fill('3');
+    await page.getByLabel('Resolution').selectOption('4k');
+    await page.locator('#pg-price').filter({ hasText: 'Price: 15 credits' }).waitFor();
+    await page.getByLabel('Resolution').selectOption('480p');
+    await page.locator('#pg-price').filter({ hasText: 'Price: 3 credits' }).waitFor();
+    await page.getByRole('button', { name: 'Start' }).click();
+    const video = page.locator('#pg-result video[data-role=result]');
+    await video.waitFor({ state: 'attached', timeout: 300_000 });
+    assert.match(await page.locator('#pg-status').innerText(), /^vid_\w+: ready\.$/);
+    await video.evaluate((v: any) => v.play());
+    await page.waitForFunction(() => (document.querySelector('#pg-result video[data-role=result]')?.currentTime ?? 0) > 0.3, null, {
+      timeout: 20_000,
+    });
   });
 
   test('videos list, credits and galleries at desktop and phone width (screenshots, no horizontal scroll, axe)', async () => {
