@@ -49,6 +49,11 @@ describe('SDK against a live service', { skip: !hasSharedMedia() && NO_MEDIA_REA
   test('credits, the OpenAPI document and typed errors carrying code, retryable, remediation and request_id', async () => {
     const c = await m.credits.get();
     assert.equal(c.balance, 200);
+    const ledger = await m.credits.ledger({ limit: 1 }).toArray();
+    assert.deepEqual(
+      ledger.map((e) => [e.kind, e.amount, e.reserved_delta]),
+      [['grant', 200, 0]],
+    );
     const doc = await m.openapi();
     assert.equal((doc.info as { version: string }).version, '2.0.0');
 
