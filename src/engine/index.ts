@@ -29,8 +29,8 @@ import {
   type VideoInfo,
 } from './types.js';
 
-import { motionClips, writeMotion3d } from './three-d/export-motion.js';
-import { writeVsplat, type VsplatInput } from './three-d/export-character.js';
+import { type VsplatInput } from './three-d/export-character.js';
+import { runThreeD } from './three-d/three-d-thread.js';
 import type { JointSet } from './three-d/skeletons.js';
 export * from './types.js';
 export { JOINT_SETS, jointCount, type JointSet } from './three-d/skeletons.js';
@@ -103,7 +103,15 @@ export interface Engine {
    */
   extractVsplat(input: VsplatInput): Promise<{ files: string[]; count: number }>;
   /** The 3D animation of a processed Motion on both export skeletons (glb + fbx); returns the file names written into outDir. */
-  extractMotion3d(input: { track: MotionTrack; outDir: string; jointSet: JointSet; smoothing: boolean }): Promise<string[]>;
+  extractMotion3d(input: {
+    motion: MotionAssets;
+    outDir: string;
+    jointSet: JointSet;
+    smoothing: boolean;
+    signal?: AbortSignal;
+    /** 0..100 over this extraction. */
+    onProgress?: (p: number) => void;
+  }): Promise<string[]>;
   render(input: {
     character: CharacterAssets;
     motion: MotionAssets;
@@ -187,11 +195,13 @@ export function createEngine(opts: { tools: MediaTools; tmpDir?: string }): Engi
     },
 
     extractMotion: (input) => extractMotion({ tools, ...input }),
+    // On a worker thread (three-d-thread.ts): seconds of arithmetic that must not hold the event loop.
     async extractVsplat(input) {
-      return writeVsplat(input);
+      return runThreeD<{ files: string[]; count: number }>({ kind: 'vsplat', input });
     },
     async extractMotion3d(input) {
-      return writeMotion3d(motionClips(input.track, { jointSet: input.jointSet, smoothing: input.smoothing }), input.outDir);
+      const options = { jointSet: input.jointSet, smoothing: input.smoothing };
+      return runThreeD<string[]>({ kind: 'motion3d', track: input.motion.track, options, outDir: input.outDir }, input.signal);
     },
 
     async loadMotion(dir) {

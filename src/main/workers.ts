@@ -1,6 +1,8 @@
 import { removeOrphanWorkDirs } from '../jobs/asset-transfer.js';
 import { characterProcessHandler } from '../jobs/handlers/character-process.handler.js';
+import { characterVsplatHandler } from '../jobs/handlers/character-vsplat.handler.js';
 import { motionExtractHandler } from '../jobs/handlers/motion-extract.handler.js';
+import { motionGlbHandler } from '../jobs/handlers/motion-glb.handler.js';
 import { renderRunHandler } from '../jobs/handlers/render-run.handler.js';
 import { videoGenerateHandler } from '../jobs/handlers/video-generate.handler.js';
 import { startMaintenance } from '../jobs/maintenance.js';
@@ -11,7 +13,7 @@ import type { Metrics } from '../infra/metrics/metrics.js';
 type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'generator' | 'pubsub' | 'queue' | 'storage' | 'tmpDir'> & { metrics?: Metrics };
 
 /**
- * Starts the job handlers (`character.process`, `motion.extract`, `render.run`) on the queue.
+ * Starts the job handlers (`character.process`, `character.vsplat`, `motion.extract`, `motion.glb`, `render.run`, `video.generate`) on the queue.
  * `npm start` calls it next to the API, `npm run worker` alone; any number of worker processes may
  * share one database. Work dirs left by a killed process are removed first; old event history and
  * expired drafts are purged hourly.
@@ -28,7 +30,9 @@ export async function startWorkers(deps: Deps): Promise<void> {
   startMaintenance(deps, (msg, e) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg, err: String(e) })}\n`));
   const handlers: Partial<Record<JobType, JobHandler>> = {
     'character.process': characterProcessHandler(deps),
+    'character.vsplat': characterVsplatHandler(deps),
     'motion.extract': motionExtractHandler(deps),
+    'motion.glb': motionGlbHandler(deps),
     'render.run': renderRunHandler(deps),
     'video.generate': videoGenerateHandler(deps),
   };

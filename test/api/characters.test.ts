@@ -258,19 +258,50 @@ for (const t of await dbTargets()) {
       }
     });
 
-    it('answers 409 IDEMPOTENCY_KEY_REUSED when a task_id is reused for separate work, without charging', async () => {
+    it('task_id: the same request returns the same Character (charged once); another request with it is 409', async () => {
       const acct = await svc.newAccount(100);
-      assert.equal((await create({ type: 'vsplat', task_id: 'job-42' }, { key: acct.apiKey })).status, 200);
-      const err = await errorOf(await create({ type: 'vsplat', task_id: 'job-42' }, { key: acct.apiKey }));
-      assert.equal(err.status, 409);
-      assert.equal(err.code, 'IDEMPOTENCY_KEY_REUSED');
-      assert.equal(err.body.error.details.field, 'task_id');
-      assert.equal(await balance(svc, acct.apiKey), 75);
+      const first = await create({ type: 'vsplat', task_id: 'job-42' }, { key: acct.apiKey });
+      assert.equal(first.status, 200);
+      const firstId = ((await first.json()) as { id: string }).id;
+      // Field order does not make a request different; the values and the image's bytes do.
+      const again = await create({ task_id: 'job-42', type: 'vsplat' }, { key: acct.apiKey });
+      assert.equal(again.status, 200);
+      assert.equal(((await again.json()) as { id: string }).id, firstId, 'the replay answers the existing Character');
+      assert.equal(await balance(svc, acct.apiKey), 75, 'charged once');
+      for (const [what, fields, image] of [
+        ['another type', { type: 'all', task_id: 'job-42' }, undefined],
+        ['enhance', { type: 'vsplat', enhance: 'true', task_id: 'job-42' }, undefined],
+        ['another picture', { type: 'vsplat', task_id: 'job-42' }, mediaFile('images/animateddrawings--char2-mask.png')],
+      ] as const) {
+        const err = await errorOf(await create({ ...fields }, { key: acct.apiKey, image }));
+        assert.equal(err.status, 409, what);
+        assert.equal(err.code, 'IDEMPOTENCY_KEY_REUSED', what);
+        assert.equal(err.body.error.details.field, 'task_id', what);
+      }
+      assert.equal(await balance(svc, acct.apiKey), 75, 'conflicts cost nothing');
+      const ledger = await ledgerOf(svc, firstId);
+      assert.deepEqual(ledger, [{ kind: 'charge', amount_milli: -25000 }], 'one charge of 25 on the ledger');
       const other = await svc.newAccount(100);
-      assert.equal((await create({ task_id: 'job-42' }, { key: other.apiKey })).status, 200, 'task_ids are per account');
+      const theirs = await create({ type: 'vsplat', task_id: 'job-42' }, { key: other.apiKey });
+      assert.equal(theirs.status, 200, 'task_ids are per account');
+      assert.notEqual(((await theirs.json()) as { id: string }).id, firstId);
       const racing = await Promise.all([1, 2, 3].map(() => create({ task_id: 'job-race' }, { key: acct.apiKey })));
-      assert.deepEqual(racing.map((r) => r.status).sort(), [200, 409, 409], 'concurrent reuse: one wins');
-      assert.equal(await balance(svc, acct.apiKey), 74, 'only the winner was charged');
+      assert.deepEqual(
+        racing.map((r) => r.status),
+        [200, 200, 200],
+      );
+      const ids = new Set(await Promise.all(racing.map(async (r) => ((await r.json()) as { id: string }).id)));
+      assert.equal(ids.size, 1, 'concurrent replays: one Character');
+      assert.equal(await balance(svc, acct.apiKey), 74, 'charged once');
+      const racingOther = await Promise.all(
+        ([{ task_id: 'job-race-2' }, { task_id: 'job-race-2', name: 'other' }] as Record<string, string>[]).map((f) =>
+          create(f, { key: acct.apiKey }),
+        ),
+      );
+      assert.deepEqual(racingOther.map((r) => r.status).sort(), [200, 409], 'concurrent different requests: one wins');
+      await svc.request(`/v1/characters/${firstId}`, { method: 'DELETE', key: acct.apiKey });
+      const afterDelete = await errorOf(await create({ type: 'vsplat', task_id: 'job-42' }, { key: acct.apiKey }));
+      assert.equal(afterDelete.status, 409, 'a deleted Character keeps its task_id');
     });
 
     it('lists at most 100 active Characters, newest first, with progress null', async () => {
@@ -492,16 +523,32 @@ for (const t of await dbTargets()) {
       assert.ok(got.completed_at);
     });
 
-    it('a failed vsplat fails the Character, shows in the sub-object and refunds; cancellation refunds too', async () => {
+    it('a failed vsplat fails the Character, shows in the sub-object and refunds the 3D part; cancellation refunds all', async () => {
       const db = svc.wired.deps.db;
       const acct = await svc.newAccount(60);
       const id = await newCharacter({ type: 'all' }, acct.apiKey);
       await transitionCharacter(db, id, { to: 'ready', assetsKey: `characters/${id}/assets` });
-      assert.equal((await read(id, acct.apiKey)).status, 'processing', 'type all waits for its vsplat');
+      const waiting = await read(id, acct.apiKey);
+      assert.equal(waiting.status, 'processing', 'type all waits for its vsplat');
+      assert.deepEqual(waiting.capabilities, ['video_render'], 'usable for renders once its 2D part is ready');
       await transitionCharacter(db, id, { to: 'failed', reason: 'splat diverged', part: 'vsplat' });
       const got = await read(id, acct.apiKey);
       assert.equal(got.status, 'failed');
       assert.deepEqual(got.vsplat, { status: 'failed' });
+      assert.deepEqual(got.capabilities, ['video_render'], 'the delivered 2D part stays usable');
+      assert.deepEqual(await ledgerOf(svc, id), [
+        { kind: 'charge', amount_milli: -26000 },
+        { kind: 'refund', amount_milli: 25000 },
+      ]);
+      assert.equal(await balance(svc, acct.apiKey), 59, 'the 3D part (25) back, the 2D part (1) kept');
+      const vsplatOnly = await newCharacter({ type: 'vsplat', enhance: 'true' }, acct.apiKey);
+      await transitionCharacter(db, vsplatOnly, { to: 'ready', assetsKey: `characters/${vsplatOnly}/assets` });
+      await transitionCharacter(db, vsplatOnly, { to: 'failed', reason: 'splat diverged', part: 'vsplat' });
+      assert.deepEqual(await ledgerOf(svc, vsplatOnly), [
+        { kind: 'charge', amount_milli: -30000 },
+        { kind: 'refund', amount_milli: 30000 },
+      ]);
+      assert.deepEqual((await read(vsplatOnly, acct.apiKey)).capabilities, [], 'a failed vsplat-only Character is not usable');
       const failedExport = await errorOf(await svc.request(`/v1/characters/${id}/export?download_type=vsplat`, { key: acct.apiKey }));
       assert.equal(failedExport.status, 422);
       assert.equal(failedExport.code, 'EXTRACTION_FAILED');
@@ -511,7 +558,7 @@ for (const t of await dbTargets()) {
         (await ledgerOf(svc, cancelled)).map((r) => r.kind),
         ['charge', 'refund'],
       );
-      assert.equal(await balance(svc, acct.apiKey), 60);
+      assert.equal(await balance(svc, acct.apiKey), 59);
     });
   });
 }

@@ -184,11 +184,22 @@ for (const t of await dbTargets()) {
       });
     }
 
-    it('answers 409 IDEMPOTENCY_KEY_REUSED when a task_id is reused', async () => {
-      assert.equal((await create({ video_url: URL_SOURCE, task_id: 'motion-task-1' })).status, 200);
+    it('task_id: the same request returns the same Motion; another request with it is 409 IDEMPOTENCY_KEY_REUSED', async () => {
+      const first = await create({ video_url: URL_SOURCE, task_id: 'motion-task-1', type: 'glb' });
+      assert.equal(first.status, 200);
+      const firstId = ((await first.json()) as { id: string }).id;
+      const again = await create({ type: 'glb', task_id: 'motion-task-1', video_url: URL_SOURCE });
+      assert.equal(again.status, 200);
+      assert.equal(((await again.json()) as { id: string }).id, firstId, 'the replay answers the existing Motion');
+      const other = await errorOf(await create({ video_url: URL_SOURCE, task_id: 'motion-task-1', type: 'all' }));
+      assert.equal(other.status, 409, 'another type');
       const err = await errorOf(await create({ task_id: 'motion-task-1' }, { video: DANCE }));
       assert.equal(err.status, 409);
       assert.equal(err.code, 'IDEMPOTENCY_KEY_REUSED');
+      const uploaded = await create({ task_id: 'motion-task-2' }, { video: DANCE });
+      const uploadedId = ((await uploaded.json()) as { id: string }).id;
+      const uploadedAgain = await create({ task_id: 'motion-task-2' }, { video: DANCE });
+      assert.equal(((await uploadedAgain.json()) as { id: string }).id, uploadedId, 'an upload replayed by its bytes');
       const stored = await readdir(join(svc.config.storage.root, 'motions')).catch(() => [] as string[]);
       const known = new Set((await svc.wired.deps.db.selectFrom('motions').select('id').execute()).map((r) => r.id));
       assert.deepEqual(

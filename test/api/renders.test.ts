@@ -243,6 +243,29 @@ for (const t of await dbTargets()) {
       }
     });
 
+    test('an asset whose 2D part is ready is usable while its 3D part runs; a failed 3D part keeps an `all` asset usable', async () => {
+      const db = svc.wired.deps.db;
+      const twoDReady = async (table: 'characters' | 'motions', id: string, patch: Record<string, unknown>) =>
+        db
+          .updateTable(table)
+          .set({ assets_key: `${table}/${id}/assets`, ...patch } as never)
+          .where('id', '=', id)
+          .execute();
+      const charRunning = await insertCharacter(svc, svc.accountId, 'processing');
+      await twoDReady('characters', charRunning, { type: 'all', vsplat_status: 'processing' });
+      const motRunning = await insertMotion(svc, svc.accountId, 'processing');
+      await twoDReady('motions', motRunning, { type: 'glb', glb_status: 'processing' });
+      assert.equal((await post({ character_id: charRunning, motion_id: motRunning })).status, 200, 'both 3D parts still running');
+      const failed3d = JSON.stringify({ reason: 'x', part: 'vsplat', at: new Date().toISOString() });
+      const charAll = await insertCharacter(svc, svc.accountId, 'failed');
+      await twoDReady('characters', charAll, { type: 'all', vsplat_status: 'failed', failure_json: failed3d });
+      assert.equal((await post({ character_id: charAll, motion_id: motReady })).status, 200, 'all: the 2D part was paid and delivered');
+      const charVsplat = await insertCharacter(svc, svc.accountId, 'failed');
+      await twoDReady('characters', charVsplat, { type: 'vsplat', vsplat_status: 'failed', failure_json: failed3d });
+      const e = await errorOf(await post({ character_id: charVsplat, motion_id: motReady }));
+      assert.deepEqual([e.status, e.code], [422, 'INVALID_CHARACTER'], 'vsplat only: refunded whole, not usable');
+    });
+
     test('uploads that are not accepted media are refused with nothing left behind', async () => {
       const before = await countVideos(svc, svc.accountId);
       const e1 = await errorOf(

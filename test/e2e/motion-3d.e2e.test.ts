@@ -40,12 +40,26 @@ for (const t of await dbTargets()) {
         await new Promise((r) => setTimeout(r, 500));
       }
       assert.deepEqual([got.status, got.glb, got.capabilities], ['ready', { status: 'ready' }, ['video_render']]);
+      const jobs = await svc.wired.deps.db
+        .selectFrom('jobs')
+        .select(['type', 'status'])
+        .where('resource_id', '=', id)
+        .orderBy('type')
+        .execute();
+      assert.deepEqual(
+        jobs.map((j) => j.type),
+        ['motion.extract', 'motion.glb'],
+        'the 3D part is a job of its own',
+      );
       for (const kind of ['glb', 'fbx'] as const) {
         const res = await svc.request(`/v1/motions/${id}/export?download_type=${kind}`);
         assert.equal(res.status, 200);
         const body = (await res.json()) as { metahuman_url: string; mixamo_url: string };
         for (const url of [body.metahuman_url, body.mixamo_url]) {
           assert.match(url, /expires=\d+&sig=/);
+          const tampered = url.replace(/sig=(.)/, (_m, c: string) => `sig=${c === 'A' ? 'B' : 'A'}`);
+          assert.notEqual(tampered, url);
+          assert.notEqual((await fetch(tampered)).status, 200, 'a URL with a wrong signature is refused');
           const file = await fetch(url);
           assert.equal(file.status, 200);
           const bytes = new Uint8Array(await file.arrayBuffer());

@@ -216,13 +216,37 @@ for (const t of await dbTargets()) {
       const { id } = (await c.json()) as any;
       assert.equal(((await (await svc.request('/v1/credits')).json()) as any).balance, before - 26);
       let body: any;
+      let usableWhile3d = false;
+      const progress: number[] = [];
       for (let i = 0; i < 900; i++) {
         body = await (await svc.request(`/v1/characters/${id}`)).json();
+        progress.push(body.progress);
+        // The 2D part is ready and the vsplat job still runs: renders may use the Character already.
+        if (body.status === 'processing' && body.capabilities.includes('video_render') && body.vsplat.status !== 'ready')
+          usableWhile3d = true;
         if (['ready', 'failed', 'cancelled'].includes(body.status)) break;
         await new Promise((r) => setTimeout(r, 200));
       }
       assert.equal(body.status, 'ready');
       assert.equal(body.vsplat.status, 'ready');
+      assert.ok(usableWhile3d, 'seen usable for renders while its vsplat was being made');
+      assert.deepEqual(
+        progress,
+        [...progress].sort((a, b) => a - b),
+        'one progress bar over both parts, never going back',
+      );
+      assert.equal(progress.at(-1), 100);
+      const jobs = await svc.wired.deps.db
+        .selectFrom('jobs')
+        .select(['type', 'status'])
+        .where('resource_id', '=', id)
+        .orderBy('type')
+        .execute();
+      assert.deepEqual(
+        jobs.map((j) => j.type),
+        ['character.process', 'character.vsplat'],
+        'the 3D part is a job of its own',
+      );
       assert.ok(body.capabilities.includes('video_render'));
       assert.equal(body.error, null);
       assert.deepEqual(

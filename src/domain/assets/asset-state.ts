@@ -1,3 +1,4 @@
+import type { Db } from '../../infra/db/database.js';
 import type { AssetStatus } from '../../infra/db/schema.js';
 
 /**
@@ -23,6 +24,14 @@ export type AssetChange<X extends ExtractionName> =
   | { to: 'cancelled' }
   /** The extraction's own progress (a later issue's worker): `processing` or `ready`. */
   | { to: X; status: 'processing' | 'ready' };
+
+export interface TransitionOptions<Row> {
+  /**
+   * Runs in the transition's transaction after the change was written (not when the change was a
+   * no-op): the 2D part's `ready` enqueues the 3D part's job here, so both commit or neither does.
+   */
+  inTx?: (tx: Db, updated: Row) => Promise<void>;
+}
 
 export interface AssetStateView {
   status: AssetStatus;
@@ -52,6 +61,34 @@ export function isTerminal(status: AssetStatus): boolean {
 function clampProgress(p: number): number {
   if (!Number.isFinite(p)) return 0;
   return Math.min(100, Math.max(0, Math.round(p)));
+}
+
+/** Which part a failed asset's failure came from (`render` when unknown). */
+export function failedPart(failureJson: string | null): string {
+  if (failureJson === null) return 'render';
+  try {
+    const part = (JSON.parse(failureJson) as { part?: unknown }).part;
+    return typeof part === 'string' ? part : 'render';
+  } catch {
+    return 'render';
+  }
+}
+
+/**
+ * Whether renders may use the asset: its 2D part is stored (`assets_key`) and it is not cancelled.
+ * A `vsplat`/`glb`/`all` asset is usable while its 3D part still runs (the 3D part is a job of its
+ * own, after the 2D one), and an `all` asset whose 3D part failed keeps its 2D part (only the 3D
+ * part is refunded). docs/api-decisions.md "3D outputs".
+ */
+export function renderPartUsable(row: {
+  status: AssetStatus;
+  type: string;
+  assets_key: string | null;
+  failure_json: string | null;
+}): boolean {
+  if (row.assets_key === null) return false;
+  if (row.status === 'ready' || row.status === 'processing' || row.status === 'queued') return true;
+  return row.status === 'failed' && row.type === 'all' && failedPart(row.failure_json) !== 'render';
 }
 
 /** Whether every requested output is ready, given the state after the change. */

@@ -57,13 +57,18 @@ export async function charge(tx: Db, accountId: string, resourceId: string, amou
   await repo.appendMovement(tx, { accountId, resourceId, kind: 'charge', amountMilli: -amountMilli, reservedDeltaMilli: 0 });
 }
 
-/** Gives a charge back (a Character whose processing failed). Once. */
-export async function refund(tx: Db, accountId: string, resourceId: string): Promise<void> {
+/**
+ * Gives a charge back (a Character whose processing failed), whole or, with `partMilli`, only that
+ * part of it (the 3D part of a Character whose 2D part was delivered). Once per resource.
+ */
+export async function refund(tx: Db, accountId: string, resourceId: string, partMilli?: number): Promise<void> {
   await lock(tx, accountId);
   const rows = await repo.ledgerRowsFor(tx, resourceId);
   const charged = rows.find((r) => r.kind === 'charge');
   if (!charged || rows.some((r) => r.kind === 'refund')) return;
-  await repo.appendMovement(tx, { accountId, resourceId, kind: 'refund', amountMilli: -charged.amount_milli, reservedDeltaMilli: 0 });
+  const amount = partMilli === undefined ? -charged.amount_milli : Math.min(partMilli, -charged.amount_milli);
+  if (amount <= 0) return;
+  await repo.appendMovement(tx, { accountId, resourceId, kind: 'refund', amountMilli: amount, reservedDeltaMilli: 0 });
 }
 
 /**

@@ -60,6 +60,16 @@ export function characterPriceMilli(type: CharactersTable['type'], enhance: bool
   return creditsToMilli(characterPrice(type, enhance));
 }
 
+/**
+ * The 3D part of a Character's price: what is refunded when only its vsplat fails (the 2D part was
+ * delivered and stays usable). `vsplat` 25 (30 with enhance), for `vsplat` and `all` alike; so a
+ * failed `vsplat` Character gets everything back and a failed `all` keeps the render part's 1.
+ */
+export function characterVsplatPartMilli(type: CharactersTable['type'], enhance: boolean): number {
+  if (type === 'render') return 0;
+  return creditsToMilli(enhance ? CHARACTER_PRICES.vsplatEnhanced : CHARACTER_PRICES.vsplat);
+}
+
 /** Motions (including their 3D `glb` animation) cost nothing. */
 export const MOTION_PRICE_MILLI = 0;
 

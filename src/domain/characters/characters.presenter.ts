@@ -1,8 +1,10 @@
 import type { AssetStatus, CharactersTable } from '../../infra/db/schema.js';
+import { renderPartUsable } from '../assets/asset-state.js';
 
 /**
  * The wire shape shared by Characters and Motions (spec 2.2). `error` is always null (failure shows
- * in `status` and the sub-object); `progress` is null in lists; `capabilities` derive from status.
+ * in `status` and the sub-object); `progress` is null in lists; `capabilities` carry `video_render`
+ * as soon as renders may use the asset (its 2D part is ready: `renderPartUsable`).
  */
 export interface AssetObject {
   id: string;
@@ -18,11 +20,14 @@ export interface AssetObject {
   glb: { status: AssetStatus } | null;
 }
 
-export function capabilitiesOf(status: AssetStatus): string[] {
-  return status === 'ready' ? ['video_render'] : [];
-}
+type AssetRow = Pick<
+  CharactersTable,
+  'id' | 'status' | 'name' | 'progress' | 'created_at' | 'completed_at' | 'assets_key' | 'failure_json'
+> & { type: string };
 
-type AssetRow = Pick<CharactersTable, 'id' | 'status' | 'name' | 'progress' | 'created_at' | 'completed_at'> & { type: string };
+export function capabilitiesOf(row: AssetRow): string[] {
+  return row.status === 'ready' || renderPartUsable(row) ? ['video_render'] : [];
+}
 
 /**
  * An asset on the wire, given its extraction sub-objects. Each is null when not requested (a
@@ -35,7 +40,7 @@ export function presentAsset(row: AssetRow, opts: { list: boolean }, extractions
     status: row.status,
     name: row.name,
     progress: opts.list ? null : row.progress,
-    capabilities: capabilitiesOf(row.status),
+    capabilities: capabilitiesOf(row),
     created_at: row.created_at,
     completed_at: row.completed_at,
     error: null,

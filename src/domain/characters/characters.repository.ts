@@ -44,8 +44,17 @@ export async function listActiveOffset(db: Db, accountId: string, limit: number,
 }
 
 /** Any Character of the account (deleted ones included) that carries this task_id. */
-export async function findByTaskId(db: Db, accountId: string, taskId: string): Promise<Pick<CharactersTable, 'id'> | undefined> {
-  return db.selectFrom('characters').select('id').where('account_id', '=', accountId).where('task_id', '=', taskId).executeTakeFirst();
+export async function findByTaskId(
+  db: Db,
+  accountId: string,
+  taskId: string,
+): Promise<Pick<CharactersTable, 'id' | 'task_fingerprint' | 'deleted_at'> | undefined> {
+  return db
+    .selectFrom('characters')
+    .select(['id', 'task_fingerprint', 'deleted_at'])
+    .where('account_id', '=', accountId)
+    .where('task_id', '=', taskId)
+    .executeTakeFirst();
 }
 
 export async function softDelete(db: Db, accountId: string, id: string, at: string): Promise<number> {

@@ -10,6 +10,7 @@ import { parseCharacterForm, type CharacterInput } from './characters.input.js';
 import * as repo from './characters.repository.js';
 import { assetNotFound, CHARACTER_FAMILY, taskIdConflict as sharedTaskIdConflict } from '../assets/asset-errors.js';
 import { withoutEmpty, type Fields, type FormFile } from './form-fields.js';
+import { isTaskConflict, replayOrConflict, taskFingerprint } from '../assets/task-fingerprint.js';
 import type { Ports } from '../ports/index.js';
 
 /** What this module uses; the composition root (src/main/) passes it. */
@@ -92,6 +93,21 @@ export async function createCharacter(
   const sent = withoutEmpty(form);
   const input = parseCharacterForm(sent.fields, sent.files, deps.config);
   if (input.source.kind === 'file') await checkImageFile(deps, input.source.path);
+  const fingerprint = input.taskId !== null ? await taskFingerprint(input) : null;
+  const replay = async (): Promise<CharactersTable | null> => {
+    if (input.taskId === null) return null;
+    const existing = await repo.findByTaskId(deps.db, ctx.accountId, input.taskId);
+    if (!existing) return null;
+    const taskId = input.taskId;
+    return getCharacter(
+      deps,
+      ctx.accountId,
+      replayOrConflict(existing, fingerprint!, () => taskIdConflict(taskId)),
+    );
+  };
+  // The same task_id with the same request: the existing Character, not charged again.
+  const earlier = await replay();
+  if (earlier) return earlier;
   const id = newId('character');
   const sourceKey = storageKeys.characterSource(id);
   if (input.source.kind === 'file') await deps.storage.putFile(sourceKey, input.source.path);
@@ -99,7 +115,11 @@ export async function createCharacter(
   try {
     row = await deps.db.transaction().execute(async (tx) => {
       if (input.taskId !== null && (await repo.findByTaskId(tx, ctx.accountId, input.taskId))) throw taskIdConflict(input.taskId);
-      const row = { ...newRow(id, ctx, input, sourceKey), ...(opts.legacyModel ? { legacy_model: opts.legacyModel } : {}) };
+      const row = {
+        ...newRow(id, ctx, input, sourceKey),
+        ...(opts.legacyModel ? { legacy_model: opts.legacyModel } : {}),
+        ...(fingerprint !== null ? { task_fingerprint: fingerprint } : {}),
+      };
       await repo.insertCharacter(tx, row);
       await charge(tx, ctx.accountId, id, row.charge_milli);
       await deps.queue.enqueueInTx(tx, {
@@ -112,8 +132,13 @@ export async function createCharacter(
     });
   } catch (e) {
     if (input.source.kind === 'file') await deps.storage.deletePrefix(storageKeys.characterPrefix(id));
-    // Two concurrent creations with one task_id: the unique index refuses the second.
-    if (input.taskId !== null && isUniqueViolation(e)) throw taskIdConflict(input.taskId);
+    // Two concurrent creations with one task_id: the unique index refuses the second, which then
+    // answers like a later retry (the first's Character when the requests are the same).
+    if (input.taskId !== null && (isUniqueViolation(e) || isTaskConflict(e))) {
+      const winner = await replay();
+      if (winner) return winner;
+      throw taskIdConflict(input.taskId);
+    }
     throw e;
   }
   deps.queue.notify();

@@ -19,8 +19,17 @@ export async function findOwned(db: Db, accountId: string, id: string): Promise<
 }
 
 /** Any Motion of the account (deleted ones included) that carries this task_id. */
-export async function findByTaskId(db: Db, accountId: string, taskId: string): Promise<Pick<MotionsTable, 'id'> | undefined> {
-  return db.selectFrom('motions').select('id').where('account_id', '=', accountId).where('task_id', '=', taskId).executeTakeFirst();
+export async function findByTaskId(
+  db: Db,
+  accountId: string,
+  taskId: string,
+): Promise<Pick<MotionsTable, 'id' | 'task_fingerprint' | 'deleted_at'> | undefined> {
+  return db
+    .selectFrom('motions')
+    .select(['id', 'task_fingerprint', 'deleted_at'])
+    .where('account_id', '=', accountId)
+    .where('task_id', '=', taskId)
+    .executeTakeFirst();
 }
 
 export async function softDelete(db: Db, accountId: string, id: string, at: string): Promise<number> {

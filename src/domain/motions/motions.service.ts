@@ -10,6 +10,7 @@ import { parseMotionForm, type MotionInput } from './motions.input.js';
 import * as repo from './motions.repository.js';
 import { assetNotFound, MOTION_FAMILY, taskIdConflict as sharedTaskIdConflict } from '../assets/asset-errors.js';
 import type { Ports } from '../ports/index.js';
+import { isTaskConflict, replayOrConflict, taskFingerprint } from '../assets/task-fingerprint.js';
 
 /** What this module uses; the composition root (src/main/) passes it. */
 type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'queue' | 'storage'>;
@@ -48,6 +49,20 @@ export function listTemplates(deps: Pick<Ports, 'engine'>): TemplateView[] {
 
 /** Inserts the row and its `motion.extract` job in one transaction, then wakes the workers. */
 async function insertWithJob(deps: Pick<Ports, 'db' | 'queue' | 'config'>, row: MotionsTable): Promise<MotionsTable> {
+  const replay = async (): Promise<MotionsTable | null> => {
+    if (row.task_id === null) return null;
+    const existing = await repo.findByTaskId(deps.db, row.account_id, row.task_id);
+    if (!existing) return null;
+    const taskId = row.task_id;
+    return getMotion(
+      deps,
+      row.account_id,
+      replayOrConflict(existing, row.task_fingerprint ?? '', () => taskIdConflict(taskId)),
+    );
+  };
+  // The same task_id with the same request: the existing Motion (DECISIONS "3D outputs").
+  const earlier = await replay();
+  if (earlier) return earlier;
   try {
     await deps.db.transaction().execute(async (tx: Db) => {
       if (row.task_id !== null && (await repo.findByTaskId(tx, row.account_id, row.task_id))) throw taskIdConflict(row.task_id);
@@ -60,8 +75,13 @@ async function insertWithJob(deps: Pick<Ports, 'db' | 'queue' | 'config'>, row: 
       });
     });
   } catch (e) {
-    // Two concurrent creations with one task_id: the unique index refuses the second.
-    if (row.task_id !== null && isUniqueViolation(e)) throw taskIdConflict(row.task_id);
+    // Two concurrent creations with one task_id: the unique index refuses the second, which then
+    // answers like a later retry.
+    if (row.task_id !== null && (isUniqueViolation(e) || isTaskConflict(e))) {
+      const winner = await replay();
+      if (winner) return winner;
+      throw taskIdConflict(row.task_id);
+    }
     throw e;
   }
   deps.queue.notify();
@@ -83,9 +103,13 @@ export async function createMotion(
   const durationMs = input.source.kind === 'file' ? (await checkVideoFile(deps, input.source.path)).durationMs : null;
   const id = newId('motion');
   const sourceKey = storageKeys.motionSource(id);
+  const fingerprint = input.taskId !== null ? await taskFingerprint(input) : null;
   if (input.source.kind === 'file') await deps.storage.putFile(sourceKey, input.source.path);
   try {
-    return await insertWithJob(deps, newRow(id, ctx, input, { sourceKey, durationMs }));
+    const row = await insertWithJob(deps, { ...newRow(id, ctx, input, { sourceKey, durationMs }), task_fingerprint: fingerprint });
+    // A task_id replay answered the earlier Motion: this request's copy of the source is not needed.
+    if (row.id !== id && input.source.kind === 'file') await deps.storage.deletePrefix(storageKeys.motionPrefix(id));
+    return row;
   } catch (e) {
     if (input.source.kind === 'file') await deps.storage.deletePrefix(storageKeys.motionPrefix(id));
     throw e;

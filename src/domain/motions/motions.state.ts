@@ -1,7 +1,7 @@
 import type { Db } from '../../infra/db/database.js';
 import { nowIso } from '../../infra/db/database.js';
 import type { MotionsTable } from '../../infra/db/schema.js';
-import { assetPatch, isTerminal, type AssetChange } from '../assets/asset-state.js';
+import { assetPatch, isTerminal, type AssetChange, type TransitionOptions } from '../assets/asset-state.js';
 import * as repo from './motions.repository.js';
 
 /**
@@ -35,12 +35,19 @@ function patchFor(row: MotionsTable, change: MotionChange, now: string): Partial
  * Applies `change` to Motion `id` in one transaction. Returns the updated row, or null when the
  * Motion does not exist, is deleted or is already terminal.
  */
-export async function transitionMotion(db: Db, id: string, change: MotionChange): Promise<MotionsTable | null> {
+export async function transitionMotion(
+  db: Db,
+  id: string,
+  change: MotionChange,
+  opts: TransitionOptions<MotionsTable> = {},
+): Promise<MotionsTable | null> {
   return db.transaction().execute(async (tx) => {
     const row = await repo.lockForUpdate(tx, id);
     if (!row || row.deleted_at !== null || isTerminal(row.status)) return null;
     const patch = patchFor(row, change, nowIso());
     if (patch === null) return null;
-    return repo.updateMotion(tx, id, patch);
+    const updated = await repo.updateMotion(tx, id, patch);
+    if (opts.inTx) await opts.inTx(tx, updated);
+    return updated;
   });
 }

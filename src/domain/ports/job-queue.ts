@@ -8,7 +8,11 @@ import type { Db } from '../../infra/db/database.js';
  * adapter treats the same rows as an outbox and relays them to Redis, so handlers do not change:
  * a handler only sees a `JobContext` and reports through its resource's transition function.
  */
-export type JobType = 'character.process' | 'motion.extract' | 'render.run' | 'video.generate';
+/**
+ * `character.vsplat` and `motion.glb` are the 3D parts of `vsplat`/`all` Characters and `glb`/`all`
+ * Motions: enqueued when the 2D part is stored, so the asset is usable for renders meanwhile.
+ */
+export type JobType = 'character.process' | 'character.vsplat' | 'motion.extract' | 'motion.glb' | 'render.run' | 'video.generate';
 
 export interface JobContext {
   id: string;

@@ -6,6 +6,7 @@ import { checkUrlAtDoor } from '../../infra/net/safe-fetch.js';
 import { checkImageFile, checkVideoFile } from '../media/media-check.js';
 import type { CharacterSource, MotionSource, RenderInput, StoredCharacterSource, StoredMotionSource } from './render-input.js';
 import * as repo from './renders.repository.js';
+import { renderPartUsable } from '../assets/asset-state.js';
 import type { Ports } from '../ports/index.js';
 
 /**
@@ -44,13 +45,14 @@ export async function checkCharacterId(
   const row = isIdOf('character', id) ? await repo.findCharacterForRender(deps.db, accountId, id) : undefined;
   if (!row)
     throw new AppError('CHARACTER_NOT_FOUND', `No Character ${id} exists for this account.`, { details: { character_id: id, ...extra } });
-  if (row.status === 'failed' || row.status === 'cancelled') {
+  const usable = row.status === 'ready' || renderPartUsable(row);
+  if (!usable && (row.status === 'failed' || row.status === 'cancelled')) {
     // Terminal: waiting cannot help, so this is an input problem (422), not a timing one (409).
     throw new AppError('INVALID_CHARACTER', `Character ${id} is ${row.status} and cannot be used in a render.`, {
       details: { character_id: id, status: row.status, ...extra },
     });
   }
-  if (row.status !== 'ready') {
+  if (!usable) {
     throw new AppError('INVALID_CHARACTER', `Character ${id} is ${row.status}; it must be ready before it is used in a render.`, {
       situation: 'conflict',
       action: 'wait_until_ready',
@@ -64,12 +66,13 @@ export async function checkMotionId(deps: Deps, accountId: string, id: string, i
   const extra = isDefault ? { project_default: true } : {};
   const row = isIdOf('motion', id) ? await repo.findMotionForRender(deps.db, accountId, id) : undefined;
   if (!row) throw new AppError('MOTION_NOT_FOUND', `No Motion ${id} exists for this account.`, { details: { motion_id: id, ...extra } });
-  if (row.status === 'failed' || row.status === 'cancelled') {
+  const usable = row.status === 'ready' || renderPartUsable(row);
+  if (!usable && (row.status === 'failed' || row.status === 'cancelled')) {
     throw new AppError('INVALID_MOTION', `Motion ${id} is ${row.status} and cannot be used in a render.`, {
       details: { motion_id: id, status: row.status, ...extra },
     });
   }
-  if (row.status !== 'ready') {
+  if (!usable) {
     throw new AppError('MOTION_NOT_READY', `Motion ${id} is ${row.status}; it must be ready before it is used in a render.`, {
       details: { motion_id: id, status: row.status, ...extra },
     });

@@ -29,10 +29,10 @@ export async function findCharacterForRender(
   db: Db,
   accountId: string,
   id: string,
-): Promise<Pick<CharactersTable, 'id' | 'status'> | undefined> {
+): Promise<Pick<CharactersTable, 'id' | 'status' | 'type' | 'assets_key' | 'failure_json'> | undefined> {
   return db
     .selectFrom('characters')
-    .select(['id', 'status'])
+    .select(['id', 'status', 'type', 'assets_key', 'failure_json'])
     .where('id', '=', id)
     .where('account_id', '=', accountId)
     .where('deleted_at', 'is', null)
@@ -44,10 +44,10 @@ export async function findMotionForRender(
   db: Db,
   accountId: string,
   id: string,
-): Promise<Pick<MotionsTable, 'id' | 'status' | 'duration_ms' | 'template_id'> | undefined> {
+): Promise<Pick<MotionsTable, 'id' | 'status' | 'type' | 'assets_key' | 'failure_json' | 'duration_ms' | 'template_id'> | undefined> {
   return db
     .selectFrom('motions')
-    .select(['id', 'status', 'duration_ms', 'template_id'])
+    .select(['id', 'status', 'type', 'assets_key', 'failure_json', 'duration_ms', 'template_id'])
     .where('id', '=', id)
     .where('account_id', '=', accountId)
     .where('deleted_at', 'is', null)

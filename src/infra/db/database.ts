@@ -19,6 +19,7 @@ import * as m0002AssetTaskIds from './migrations/0002-asset-task-ids.js';
 import * as m0003VideoGeneration from './migrations/0003-video-generation.js';
 import * as m0004LegacyModel from './migrations/0004-legacy-model.js';
 import * as m0005IdempotentRequests from './migrations/0005-idempotent-requests.js';
+import * as m0006AssetTaskFingerprints from './migrations/0006-asset-task-fingerprints.js';
 
 export type Db = Kysely<Database>;
 export type DialectName = 'sqlite' | 'postgres';
@@ -121,6 +122,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-video-generation': m0003VideoGeneration,
   '0004-legacy-model': m0004LegacyModel,
   '0005-idempotent-requests': m0005IdempotentRequests,
+  '0006-asset-task-fingerprints': m0006AssetTaskFingerprints,
 };
 
 class StaticMigrations implements MigrationProvider {

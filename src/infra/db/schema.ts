@@ -83,6 +83,8 @@ export interface CharactersTable {
   deleted_at: string | null;
   /** `model` sent to the Legacy POST /api/characters/preprocess, recorded as is; null otherwise. */
   legacy_model?: string | null;
+  /** Digest of the request that first used `task_id` (migrations/0006); null without a task_id. */
+  task_fingerprint?: string | null;
 }
 
 export interface MotionsTable {
@@ -96,6 +98,8 @@ export interface MotionsTable {
   target_fps: number | null;
   joint_set: JointSet;
   task_id: string | null;
+  /** Digest of the request that first used `task_id` (migrations/0006); null without a task_id. */
+  task_fingerprint?: string | null;
   glb_status: AssetStatus | null;
   source_kind: 'upload' | 'url' | 'template';
   source_key: string | null;

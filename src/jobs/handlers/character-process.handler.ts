@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { storageKeys } from '../../domain/storage-keys.js';
 import type { CharactersTable } from '../../infra/db/schema.js';
@@ -9,23 +8,26 @@ import { ProgressReporter } from '../progress-reporter.js';
 import type { JobContext, JobHandler } from '../../domain/ports/job-queue.js';
 import { characterById } from './job-resources.repository.js';
 import type { Ports } from '../../domain/ports/index.js';
+import { TWO_D_SHARE } from './three-d-progress.js';
 
 /** What this module uses; the composition root (src/main/) passes it. */
-type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'pubsub' | 'storage' | 'tmpDir'>;
+type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'pubsub' | 'queue' | 'storage' | 'tmpDir'>;
 
 /**
  * `character.process`: source image → engine analysis (mask, pose, rig, texture) → assets stored
- * under characters/<id>/assets/ → Character ready. A failure fails the Character, which refunds
- * its charge (characters.state.ts). Re-running after a crash redoes the work and overwrites the
- * same keys. For `vsplat`/`all` the 2D part is stored first, then the splat is built from it.
+ * under characters/<id>/assets/ → 2D part ready. A failure fails the Character, which refunds its
+ * charge (characters.state.ts). Re-running after a crash redoes the work and overwrites the same
+ * keys. For `vsplat`/`all` the 2D part's `ready` enqueues `character.vsplat` in the same
+ * transaction (character-vsplat.handler.ts): renders can use the Character from then on, and its
+ * progress continues from TWO_D_SHARE to 99 while the splat is built.
  */
-
 export function characterProcessHandler(deps: Deps): JobHandler {
   return {
     async run(job: JobContext) {
       const row = await characterById(deps.db, job.resourceId);
       if (!row || row.deleted_at !== null) return;
       if (!(await transitionCharacter(deps.db, row.id, { to: 'processing' }))) return;
+      const share = row.type === 'render' ? 0.95 : TWO_D_SHARE / 100;
       await withWorkDir(deps.tmpDir, job, async (dir) => {
         const image = join(dir, 'source-image');
         await obtainSourceImage(deps, row, image, job.signal);
@@ -38,12 +40,28 @@ export function characterProcessHandler(deps: Deps): JobHandler {
           outDir,
           thumbnail: row.render_thumbnail === 1,
           signal: job.signal,
-          onProgress: (p) => progress.report('analyzing', p * 0.95),
+          onProgress: (p) => progress.report('analyzing', p * share),
         });
         await progress.flush();
         await uploadAssets(deps.storage, assets.dir ?? outDir, storageKeys.characterAssets(row.id), CHARACTER_ASSET_FILES);
-        await transitionCharacter(deps.db, row.id, { to: 'ready', assetsKey: storageKeys.characterAssets(row.id) });
-        if (row.type !== 'render') await extractVsplat(deps, row, assets.dir ?? outDir, join(dir, 'three-d'));
+        const threeD = row.type !== 'render';
+        await transitionCharacter(
+          deps.db,
+          row.id,
+          { to: 'ready', assetsKey: storageKeys.characterAssets(row.id) },
+          {
+            inTx: threeD
+              ? (tx) =>
+                  deps.queue.enqueueInTx(tx, {
+                    type: 'character.vsplat',
+                    resourceId: row.id,
+                    payload: {},
+                    maxAttempts: deps.config.workers.maxAttempts,
+                  })
+              : undefined,
+          },
+        );
+        if (threeD) deps.queue.notify();
       });
     },
     async fail(job, error) {
@@ -53,34 +71,6 @@ export function characterProcessHandler(deps: Deps): JobHandler {
       });
     },
   };
-}
-
-/**
- * The 3D part, after the 2D part is stored: the skinned splat (and, when asked, a thumbnail rendered
- * from it, replacing the 2D one). A failure fails only the `vsplat` part; the state function
- * refunds the Character's charge in the same transaction.
- */
-async function extractVsplat(deps: Deps, row: CharactersTable, characterDir: string, outDir: string): Promise<void> {
-  await transitionCharacter(deps.db, row.id, { to: 'vsplat', status: 'processing' });
-  let files: string[];
-  try {
-    await mkdir(outDir, { recursive: true });
-    ({ files } = await deps.engine.extractVsplat({
-      characterDir,
-      outDir,
-      thumbnail: row.render_thumbnail === 1,
-      jointSet: row.joint_set,
-      precision: row.model_precision ?? undefined,
-      enhance: row.enhance === 1,
-      filterLowQuality: row.filter_low_quality === 1,
-    }));
-  } catch (err) {
-    const reason = JSON.stringify({ code: 'EXTRACTION_FAILED', message: err instanceof Error ? err.message : String(err) });
-    await transitionCharacter(deps.db, row.id, { to: 'failed', part: 'vsplat', reason });
-    return;
-  }
-  await uploadAssets(deps.storage, outDir, storageKeys.characterAssets(row.id), files);
-  await transitionCharacter(deps.db, row.id, { to: 'vsplat', status: 'ready' });
 }
 
 async function obtainSourceImage(deps: Deps, row: CharactersTable, dest: string, signal: AbortSignal): Promise<void> {

@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { storageKeys } from '../../domain/storage-keys.js';
 import type { MotionsTable } from '../../infra/db/schema.js';
@@ -9,15 +8,18 @@ import { MOTION_ASSET_FILES, fetchInput, uploadAssets, withWorkDir } from '../as
 import { ProgressReporter } from '../progress-reporter.js';
 import type { JobContext, JobHandler } from '../../domain/ports/job-queue.js';
 import { motionById } from './job-resources.repository.js';
+import { TWO_D_SHARE } from './three-d-progress.js';
 import type { Ports } from '../../domain/ports/index.js';
 
 /** What this module uses; the composition root (src/main/) passes it. */
-type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'pubsub' | 'storage' | 'tmpDir'>;
+type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'pubsub' | 'queue' | 'storage' | 'tmpDir'>;
 
 /**
  * `motion.extract`: driving video (or a shipped template) → pose track, normalised source video,
- * background plate and audio under motions/<id>/assets/ → 2D part ready with its duration; then,
- * for `glb`/`all`, the 3D animation exports beside them → Motion ready.
+ * background plate and audio under motions/<id>/assets/ → 2D part ready with its duration. For
+ * `glb`/`all` that `ready` enqueues `motion.glb` in the same transaction (motion-glb.handler.ts):
+ * renders can use the Motion from then on; progress continues from TWO_D_SHARE while the 3D
+ * animation is made.
  */
 export function motionExtractHandler(deps: Deps): JobHandler {
   return {
@@ -29,12 +31,24 @@ export function motionExtractHandler(deps: Deps): JobHandler {
         const outDir = join(dir, 'assets');
         const assets = await produceMotion(deps, row, dir, outDir, job.signal);
         await uploadAssets(deps.storage, assets.dir ?? outDir, storageKeys.motionAssets(row.id), MOTION_ASSET_FILES);
-        await transitionMotion(deps.db, row.id, {
-          to: 'ready',
-          assetsKey: storageKeys.motionAssets(row.id),
-          durationMs: assets.track.durationMs,
-        });
-        if (row.type !== 'render') await extractGlb(deps, row, assets, join(dir, 'three-d'));
+        const threeD = row.type !== 'render';
+        await transitionMotion(
+          deps.db,
+          row.id,
+          { to: 'ready', assetsKey: storageKeys.motionAssets(row.id), durationMs: assets.track.durationMs },
+          {
+            inTx: threeD
+              ? (tx) =>
+                  deps.queue.enqueueInTx(tx, {
+                    type: 'motion.glb',
+                    resourceId: row.id,
+                    payload: {},
+                    maxAttempts: deps.config.workers.maxAttempts,
+                  })
+              : undefined,
+          },
+        );
+        if (threeD) deps.queue.notify();
       });
     },
     async fail(job, error) {
@@ -44,31 +58,6 @@ export function motionExtractHandler(deps: Deps): JobHandler {
       });
     },
   };
-}
-
-/**
- * The 3D part, after the 2D part is stored: lifts the track and writes the glb/fbx exports on both
- * skeletons. It takes well under a second per minute of video, so it runs in the same job; a
- * failure here fails only the `glb` part (the Motion's status says failed, its sub-object which part).
- */
-async function extractGlb(deps: Deps, row: MotionsTable, assets: MotionAssets, outDir: string): Promise<void> {
-  await transitionMotion(deps.db, row.id, { to: 'glb', status: 'processing' });
-  let files: string[];
-  try {
-    await mkdir(outDir, { recursive: true });
-    files = await deps.engine.extractMotion3d({
-      track: assets.track,
-      outDir,
-      jointSet: row.joint_set,
-      smoothing: row.enable_smoothing === 1,
-    });
-  } catch (err) {
-    const reason = JSON.stringify({ code: 'EXTRACTION_FAILED', message: err instanceof Error ? err.message : String(err) });
-    await transitionMotion(deps.db, row.id, { to: 'failed', part: 'glb', reason });
-    return;
-  }
-  await uploadAssets(deps.storage, outDir, storageKeys.motionAssets(row.id), files);
-  await transitionMotion(deps.db, row.id, { to: 'glb', status: 'ready' });
 }
 
 async function produceMotion(deps: Deps, row: MotionsTable, dir: string, outDir: string, signal: AbortSignal): Promise<MotionAssets> {
@@ -89,7 +78,7 @@ async function produceMotion(deps: Deps, row: MotionsTable, dir: string, outDir:
     targetFps: row.target_fps ?? undefined,
     smoothing: row.enable_smoothing === 1,
     signal,
-    onProgress: (p) => progress.report('analyzing', p * 0.95),
+    onProgress: (p) => progress.report('analyzing', p * (row.type === 'render' ? 0.95 : TWO_D_SHARE / 100)),
   });
   await progress.flush();
   return assets;
