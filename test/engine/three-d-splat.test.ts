@@ -8,6 +8,8 @@ import { createEngine } from '../../src/engine/index.js';
 import { resolveTools } from '../../src/engine/media/ffmpeg.js';
 import { buildSplats, type SplatCloud } from '../../src/engine/three-d/splat-build.js';
 import { decodeSplatPly, readPlyHeader } from '../../src/engine/three-d/splat-ply.js';
+import { parse } from '@loaders.gl/core';
+import { PLYLoader } from '@loaders.gl/ply';
 import { renderSplats, textureCamera } from '../../src/engine/three-d/splat-render.js';
 import { jointCount } from '../../src/engine/three-d/skeletons.js';
 import type { CharacterAnalysis } from '../../src/engine/types.js';
@@ -186,6 +188,61 @@ describe('vsplat on synthetic figures', () => {
   });
 });
 
+/**
+ * The PLY read back by an independent npm PLY reader (@loaders.gl/ply): the 3DGS property layout,
+ * the splat count, and the same values as our own decoder, for positions, colours, opacities,
+ * scales and rotations, and the skinning properties viewers ignore.
+ */
+async function assertReadByLoadersGl(ply: Buffer, cloud: ReturnType<typeof decodeSplatPly>): Promise<void> {
+  const bytes = ply.buffer.slice(ply.byteOffset, ply.byteOffset + ply.length);
+  const mesh = (await parse(bytes, PLYLoader, { worker: false })) as unknown as {
+    header: { vertexCount: number };
+    attributes: Record<string, { value: ArrayLike<number>; size: number }>;
+  };
+  assert.equal(mesh.header.vertexCount, cloud.count);
+  const expected = [
+    'POSITION',
+    'NORMAL',
+    'f_dc_0',
+    'f_dc_1',
+    'f_dc_2',
+    'opacity',
+    'scale_0',
+    'scale_1',
+    'scale_2',
+    'rot_0',
+    'rot_1',
+    'rot_2',
+    'rot_3',
+    'joint_0',
+    'joint_1',
+    'joint_2',
+    'joint_3',
+    'weight_0',
+    'weight_1',
+    'weight_2',
+    'weight_3',
+  ];
+  assert.deepEqual(Object.keys(mesh.attributes), expected, 'property layout as loaders.gl reads it');
+  const a = mesh.attributes;
+  assert.equal(a.POSITION.size, 3);
+  assert.equal(a.POSITION.value.length, cloud.count * 3);
+  const close = (x: number, y: number) => Math.abs(x - y) <= 1e-6 * Math.max(1, Math.abs(y));
+  for (const i of [0, Math.floor(cloud.count / 2), cloud.count - 1]) {
+    for (let k = 0; k < 3; k++) {
+      assert.ok(close(a.POSITION.value[i * 3 + k], cloud.positions[i * 3 + k]), `position ${i}.${k}`);
+      assert.ok(close(a[`f_dc_${k}`].value[i], cloud.dc[i * 3 + k]), `f_dc_${k} of ${i}`);
+      assert.ok(close(a[`scale_${k}`].value[i], cloud.scales[i * 3 + k]), `scale_${k} of ${i}`);
+    }
+    for (let k = 0; k < 4; k++) assert.ok(close(a[`rot_${k}`].value[i], cloud.rotations[i * 4 + k]), `rot_${k} of ${i}`);
+    assert.ok(close(a.opacity.value[i], cloud.opacities[i]), `opacity of ${i}`);
+    for (let k = 0; k < 4; k++) {
+      assert.equal(a[`joint_${k}`].value[i], cloud.jointIndices[i * 4 + k], `joint_${k} of ${i}`);
+      assert.ok(close(a[`weight_${k}`].value[i], cloud.jointWeights[i * 4 + k]), `weight_${k} of ${i}`);
+    }
+  }
+}
+
 const SHARED = ['images/mimicmotion--demo1.jpg', 'images/musepose--ref.png', 'images/animateddrawings--char1-texture.png'];
 
 describe('vsplat from shared photos and drawings', { skip: SHARED.map(missingMedia).find(Boolean) }, () => {
@@ -231,6 +288,7 @@ describe('vsplat from shared photos and drawings', { skip: SHARED.map(missingMed
       assert.equal(ply.length - layout.bodyOffset, out.count * (17 * 4 + 4 * 2 + 4 * 4));
       const cloud = decodeSplatPly(ply);
       assert.equal(cloud.joints.length, jointCount('expression'));
+      await assertReadByLoadersGl(ply, cloud);
       // The file alone reproduces the picture: rebuild the camera from the texture's size.
       const { data, info } = await sharp(join(assets.dir, assets.textureFile)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
       const tex = { data, width: info.width, height: info.height };
