@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { hasSharedMedia, NO_MEDIA_REASON, startService, type TestService } from '../helpers/harness.js';
-import { prepareMedia } from '../e2e/media-prep.js';
+import { prepareMedia } from '../helpers/media-prep.js';
 
 /**
  * The web console (/console) in a real browser: Debian's Chromium driven by playwright-core,
