@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, get as httpGet, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
@@ -206,7 +206,7 @@ export interface ProcessOptions {
   env: Record<string, string>;
   /** The API port (a server process only); a free one when not given, the same one for a restart. */
   port?: number;
-  /** How long to wait until ready (default 60 s for a server, 240 s for a worker, which loads the engine first). */
+  /** How long to wait until ready (default 120 s for a server, 240 s for a worker, which loads the engine first). */
   timeoutMs?: number;
 }
 
@@ -265,7 +265,7 @@ export async function startProcess(kind: 'server' | 'worker', opts: ProcessOptio
         proc.kill(signal);
       }),
   };
-  const timeoutMs = opts.timeoutMs ?? (kind === 'server' ? 60_000 : 240_000);
+  const timeoutMs = opts.timeoutMs ?? (kind === 'server' ? 120_000 : 240_000);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (proc.exitCode !== null || proc.signalCode !== null)
@@ -280,12 +280,18 @@ export async function startProcess(kind: 'server' | 'worker', opts: ProcessOptio
   }
 }
 
+/**
+ * Whether the API answers, on a connection of its own that is closed afterwards: a pooled keep-alive
+ * socket left by this probe could be closed by the server (keep-alive timeout) just as the test's
+ * next request picks it up, which fails that request with "other side closed".
+ */
 function answers(baseUrl: string): Promise<boolean> {
-  return fetch(`${baseUrl}/v1/openapi.json`).then(
-    (r) => {
-      void r.body?.cancel();
-      return r.ok;
-    },
-    () => false,
-  );
+  return new Promise((resolveProbe) => {
+    const req = httpGet(`${baseUrl}/v1/openapi.json`, { agent: false, headers: { connection: 'close' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolveProbe(res.statusCode === 200));
+      res.on('error', () => resolveProbe(false));
+    });
+    req.on('error', () => resolveProbe(false));
+  });
 }
