@@ -24,6 +24,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { createEngine, type CharacterAssets, type MotionAssets } from '../src/engine/index.js';
 import { decodeFrames, resolveTools } from '../src/engine/media/ffmpeg.js';
+import { lastExtractionStats } from '../src/engine/motion/extract-motion.js';
 import { PckAccumulator, StrictPckAccumulator, pckFrameStrict } from '../src/engine/render/pose-fidelity.js';
 import { AFFINE, createRetargeter, drivesByImageSide } from '../src/engine/render/retarget.js';
 import { BONE_COUNT, type Point } from '../src/engine/rig/skeleton.js';
@@ -117,12 +118,14 @@ export async function run(argv: string[]): Promise<void> {
       log(`character ${c.file}: ${chars[chars.length - 1].note} in ${fmt(chars[chars.length - 1].seconds)} s`);
     }
 
-    const motions: Array<{ name: string; assets: MotionAssets; fps: number }> = [];
+    const motions: Array<{ name: string; assets: MotionAssets; fps: number; detected: string }> = [];
     for (const v of VIDEOS) {
       const t = performance.now();
       const assets = await engine.extractMotion({ videoFile: join(MEDIA, v), outDir: join(work, `m-${motions.length}`), smoothing: true });
-      motions.push({ name: short(v), assets, fps: assets.track.frameCount / ((performance.now() - t) / 1000) });
-      log(`motion ${v}: ${assets.track.frameCount} frames at ${fmt(motions[motions.length - 1].fps, 1)} fps`);
+      const stats = lastExtractionStats();
+      const detected = stats ? `pose detector on ${stats.detected} of ${stats.frames} frames, ${stats.interpolated} interpolated` : '';
+      motions.push({ name: short(v), assets, fps: assets.track.frameCount / ((performance.now() - t) / 1000), detected });
+      log(`motion ${v}: ${assets.track.frameCount} frames at ${fmt(motions[motions.length - 1].fps, 1)} fps (${detected})`);
     }
 
     const detector = createPoseDetector();
@@ -260,7 +263,7 @@ Characters: ${chars.map((c) => `${c.name} (${c.note}, ${fmt(c.seconds)} s)`).joi
 
 Speed:
 - Character analysis of the 1080x1920 photo (mimicmotion--demo1, analysis + rig, models loaded): **${fmt(photo?.seconds ?? NaN)} s**; loading the models once per process (\`engine.warmUp()\`, done at worker start): ${fmt(warmUpSeconds)} s.
-- Motion extraction: ${motions.map((m) => `${m.name} **${fmt(m.fps, 1)} fps** (${m.assets.track.frameCount} frames)`).join('; ')}.
+- Motion extraction: ${motions.map((m) => `${m.name} **${fmt(m.fps, 1)} fps** (${m.assets.track.frameCount} frames; ${m.detected})`).join('; ')}.
 - Render stage at 512x768 (retarget + deform + rasterize + composite + encode in parallel), tpl_dance, 144 frames:
 ${speed.map((s) => `  - ${s}`).join('\n')}
 

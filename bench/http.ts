@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { machineLine, writeSection } from './_report.js';
+import { freePort } from './_net.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -80,11 +81,11 @@ export async function run(argv: string[]): Promise<void> {
   const pgSchema = `bench_http_${process.pid}`;
   const children: ChildProcess[] = [];
   try {
-    const helloPort = 18_081;
+    const helloPort = await freePort();
     children.push(startChild(['bench/_hello.ts', String(helloPort)], {}));
     await waitFor(`http://127.0.0.1:${helloPort}/`);
 
-    const port = 18_080;
+    const port = await freePort();
     const env: Record<string, string> = {
       MARIONETTE_DATA_DIR: dataDir,
       MARIONETTE_PORT: String(port),
@@ -103,7 +104,8 @@ export async function run(argv: string[]): Promise<void> {
     await waitFor(`${base}/v1/openapi.json`);
     const key = (await readFile(join(dataDir, 'demo-api-key'), 'utf8')).trim();
     const auth = { authorization: `Bearer ${key}` };
-    const created = await fetch(`${base}/v1/renders`, { method: 'POST', headers: auth, body: new FormData() });
+    // No body: the default render (an empty multipart form is refused since request-body hardening).
+    const created = await fetch(`${base}/v1/renders`, { method: 'POST', headers: auth });
     const render = (await created.json()) as { id?: string };
     if (!render.id) throw new Error(`could not create a render: ${JSON.stringify(render)}`);
 

@@ -26,6 +26,7 @@ import { grantCredits } from '../src/domain/accounts/accounts.service.js';
 import { DEMO_ACCOUNT_ID } from '../src/main/bootstrap.js';
 import { resolveTools } from '../src/engine/media/ffmpeg.js';
 import { machineLine, writeSection } from './_report.js';
+import { freePort } from './_net.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const MEDIA = resolve(ROOT, '../shared/media');
@@ -95,7 +96,7 @@ export async function run(argv: string[]): Promise<void> {
   const image = await readFile(join(MEDIA, 'images/mimicmotion--demo1.jpg'));
   const video = await readFile(clip);
 
-  const port = 18_000 + Math.floor(Math.random() * 1000);
+  const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main/server.ts'], {
     cwd: ROOT,

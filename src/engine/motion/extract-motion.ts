@@ -15,6 +15,14 @@ import { isBodyDetection, type PoseDetector, type PoseResult } from '../vision/p
 import { createPosePool, type PosePool } from '../vision/pose-pool.js';
 import { PlateBuilder } from './background-plate.js';
 import { fillGaps, smoothTrack } from './track-filters.js';
+import { DEFAULT_MAX_MOTION, KeyframePoser, type KeyframeStats } from './keyframes.js';
+
+let lastStats: KeyframeStats | null = null;
+
+/** Frames seen, detected and interpolated by the last extraction in this process (for benchmarks). */
+export function lastExtractionStats(): KeyframeStats | null {
+  return lastStats;
+}
 
 export interface ExtractMotionOptions {
   tools: MediaTools;
@@ -28,6 +36,11 @@ export interface ExtractMotionOptions {
   onProgress?: (percent: number) => void;
   /** Injected for tests and benchmarks; defaults to a shared pool of MoveNet Lightning workers. */
   detector?: PoseDetector;
+  /**
+   * Interpolate the frames between key frames where the body barely moved (keyframes.ts); default
+   * true. False runs the detector on every frame.
+   */
+  interpolate?: boolean;
 }
 
 /** Working decode size: enough for a 480 px plate and for MoveNet's 192 px input, cheap to move. */
@@ -85,10 +98,7 @@ export async function extractMotion(opts: ExtractMotionOptions): Promise<MotionA
       segment: segment && ((rgba, w, h) => segment(rgba, w, h, PLATE_SEG_SIDE)),
     });
     const raw: PoseFrame[] = [];
-    const inflight: Array<Promise<PoseResult | null>> = [];
-    const settle = async () => {
-      const found = await inflight.shift()!;
-      const index = raw.length;
+    const record = (index: number, found: PoseResult | null) => {
       const timeMs = (index * 1000) / fps;
       raw.push(
         isBodyDetection(found)
@@ -102,20 +112,21 @@ export async function extractMotion(opts: ExtractMotionOptions): Promise<MotionA
       );
       report((90 * (index + 1)) / Math.max(expectedFrames, index + 1));
     };
+    const poser = new KeyframePoser((frame, hint) => detector.detect(frame, workW, workH, hint), record, {
+      capacity,
+      maxMotion: opts.interpolate === false ? 0 : DEFAULT_MAX_MOTION,
+    });
     let decoded = 0;
     try {
       for await (const frame of decodeFrames(tools, videoFile, { fps, width: workW, height: workH, signal })) {
-        plate.offer(decoded++, frame);
-        const job = detector.detect(frame, workW, workH);
-        // Marked handled now; the rejection still surfaces when this frame is settled in order.
-        job.catch(() => undefined);
-        inflight.push(job);
-        if (inflight.length >= capacity) await settle();
+        plate.offer(decoded, frame);
+        await poser.offer(decoded++, frame);
       }
-      while (inflight.length > 0) await settle();
+      await poser.finish();
     } finally {
       stream?.end();
     }
+    lastStats = poser.stats;
     if (signal?.aborted) throw abortError(signal);
 
     const detectedCount = raw.filter((f) => f.detected).length;

@@ -14,7 +14,12 @@ export interface PoseResult {
 }
 
 export interface PoseDetector {
-  detect(rgba: Buffer, width: number, height: number): Promise<PoseResult | null>;
+  /**
+   * `hint`, when given (even null), makes this a one-off detection that leaves the tracking state
+   * alone: cropped around the hinted body (where the caller expects the performer), or on the whole
+   * frame when it is null or gives no crop.
+   */
+  detect(rgba: Buffer, width: number, height: number, hint?: Keypoint[] | null): Promise<PoseResult | null>;
   /** Forgets tracking state (call at the start of each new video). */
   reset?(): void;
 }
@@ -78,14 +83,16 @@ export function createPoseDetector(opts: PoseDetectorOptions = {}): PoseDetector
     reset() {
       previous = null;
     },
-    async detect(rgba, width, height) {
+    async detect(rgba, width, height, hint) {
       if (rgba.length !== width * height * 4) throw new RangeError('rgba length does not match width*height*4');
-      if (`${width}x${height}` !== lastSize) previous = null;
-      lastSize = `${width}x${height}`;
-      const region = opts.track && previous ? cropAroundBody(previous, width, height) : null;
+      const oneOff = hint !== undefined;
+      if (!oneOff && `${width}x${height}` !== lastSize) previous = null;
+      if (!oneOff) lastSize = `${width}x${height}`;
+      const from = oneOff ? hint : opts.track ? previous : null;
+      const region = from ? cropAroundBody(from, width, height) : null;
       let res = await runMoveNet(model, rgba, width, height, region ?? fullFrameRegion(width, height));
       if (region && res.score < minScore) res = await runMoveNet(model, rgba, width, height, fullFrameRegion(width, height));
-      previous = res.score >= minScore ? res.body : null;
+      if (!oneOff) previous = res.score >= minScore ? res.body : null;
       return res.score < minScore ? null : res;
     },
   };

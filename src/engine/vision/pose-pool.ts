@@ -122,13 +122,15 @@ export function createPosePool(opts: PoseDetectorOptions & { workers?: number } 
       const inProcess = () => (local ??= createPoseDetector(options));
       return {
         capacity: usable() ? count * 2 : 1,
-        async detect(rgba, width, height) {
-          if (!usable()) return inProcess().detect(rgba, width, height);
+        async detect(rgba, width, height, hint) {
+          if (!usable()) return inProcess().detect(rgba, width, height, hint);
           try {
-            return (await submit({ kind: 'pose', stream, width, height }, rgba, frames++)).result ?? null;
+            // A one-off detection (hint given) carries no tracking state: the least busy worker takes it.
+            const job = hint === undefined ? { kind: 'pose', stream, width, height } : { kind: 'pose', stream, width, height, hint };
+            return (await submit(job, rgba, hint === undefined ? frames++ : undefined)).result ?? null;
           } catch {
             // A worker that died (e.g. could not load its modules) hands the frame to an in-process model.
-            return inProcess().detect(rgba, width, height);
+            return inProcess().detect(rgba, width, height, hint);
           }
         },
         async segment(rgba, width, height, maxSide) {

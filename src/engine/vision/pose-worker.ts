@@ -1,11 +1,12 @@
 /**
  * Worker-thread entry for parallel vision work: each worker owns its own tfjs-wasm instance (the WASM
  * backend is single-threaded in Node, so parallelism has to come from separate instances).
- * Protocol, in: {id, kind: 'pose', stream, pixels: ArrayBuffer (RGBA), width, height} |
+ * Protocol, in: {id, kind: 'pose', stream, pixels: ArrayBuffer (RGBA), width, height, hint?} |
  * {id, kind: 'segment', pixels, width, height, maxSide?} | {kind: 'end', stream} (no reply).
  * Out: {id, result} (pose), {id, mask: ArrayBuffer | null} (segment) or {id, error}.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import type { Keypoint } from '../types.js';
 import { createPoseDetector, type PoseDetector, type PoseDetectorOptions } from './pose-detector.js';
 import { segmentPerson } from './segmentation.js';
 
@@ -17,6 +18,8 @@ interface Job {
   width: number;
   height: number;
   maxSide?: number;
+  /** Pose only: a one-off detection around this body (see PoseDetector.detect). */
+  hint?: Keypoint[] | null;
 }
 
 const port = parentPort;
@@ -37,7 +40,7 @@ if (port) {
       port.postMessage({ id: job.id, mask: out }, out ? [out] : []);
       return;
     }
-    port.postMessage({ id: job.id, result: await detectorFor(job.stream).detect(rgba, job.width, job.height) });
+    port.postMessage({ id: job.id, result: await detectorFor(job.stream).detect(rgba, job.width, job.height, job.hint) });
   };
   // A stream's pose jobs run one after another, in arrival order: one started while the previous one
   // awaits would track from an older crop, making the track depend on timing. Segmentation jobs carry

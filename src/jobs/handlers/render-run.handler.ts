@@ -70,14 +70,32 @@ async function renderIn(deps: Deps, row: VideosTable, dir: string, signal: Abort
   const progress = new ProgressReporter<EngineStage>((stage, p) => transitionRender(deps, row.id, { to: 'progress', stage, progress: p }));
   const prepSteps = (needsAnalysis(charSrc) ? 1 : 0) + (needsExtraction(motSrc) ? 1 : 0);
   const prepShare = prepSteps > 0 ? PREP_SHARE : 0;
-  let step = 0;
+  // The two preparations run side by side, each with its share of the bar.
+  const prepDone: number[] = [];
   const prepProgress = () => {
-    const base = (step++ * prepShare) / Math.max(1, prepSteps);
-    return (p: number) => progress.report('analyzing', base + (p * prepShare) / Math.max(1, prepSteps) / 100);
+    const i = prepDone.push(0) - 1;
+    return (p: number) => {
+      prepDone[i] = p;
+      progress.report('analyzing', (prepDone.reduce((a, b) => a + b, 0) * prepShare) / Math.max(1, prepSteps) / 100);
+    };
   };
 
-  const motion = await resolveMotion(deps, row, motSrc, join(dir, 'motion'), signal, prepProgress);
-  const character = await resolveCharacter(deps, charSrc, join(dir, 'character'), signal, prepProgress);
+  // The character's analysis runs while the motion is extracted: the pose workers leave the main
+  // thread mostly idle, and a one-time character and a one-time motion used to wait for each other.
+  // One failing stops the other (and waits for it) before the error goes on.
+  const prepStop = new AbortController();
+  const prepSignal = AbortSignal.any([signal, prepStop.signal]);
+  const motionJob = resolveMotion(deps, row, motSrc, join(dir, 'motion'), prepSignal, prepProgress);
+  const characterJob = resolveCharacter(deps, charSrc, join(dir, 'character'), prepSignal, prepProgress);
+  let motion: MotionAssets;
+  let character: CharacterAssets;
+  try {
+    [motion, character] = await Promise.all([motionJob, characterJob]);
+  } catch (e) {
+    prepStop.abort();
+    await Promise.allSettled([motionJob, characterJob]);
+    throw e;
+  }
 
   const outDir = join(dir, 'out');
   await mkdir(outDir, { recursive: true });
