@@ -39,27 +39,42 @@ export function fullFrameRegion(width: number, height: number): CropRegion {
   return { x: (width - size) / 2, y: (height - size) / 2, size };
 }
 
-/** Samples `region` of an RGBA frame into an n x n int32 RGB array (bilinear, black outside). */
+/**
+ * Samples `region` of an RGBA frame into an n x n int32 RGB array (bilinear, black outside). The
+ * column positions and weights are the same for every row, so they are worked out once per call
+ * (this runs on every frame, beside a model call of ~50 ms, and took ~8 ms when done per pixel).
+ */
 function sampleRegion(rgba: Buffer, width: number, height: number, region: CropRegion, n: number): Int32Array {
   const step = region.size / n;
   const out = new Int32Array(n * n * 3);
+  const col0 = new Int32Array(n);
+  const col1 = new Int32Array(n);
+  const colW = new Float64Array(n);
+  const colIn = new Uint8Array(n);
+  for (let x = 0; x < n; x++) {
+    const fx = region.x + (x + 0.5) * step - 0.5;
+    colIn[x] = fx < -0.5 || fx > width - 0.5 ? 0 : 1;
+    const x0 = Math.max(0, Math.min(width - 1, Math.floor(fx)));
+    col0[x] = x0 * 4;
+    col1[x] = Math.min(width - 1, x0 + 1) * 4;
+    colW[x] = Math.max(0, Math.min(1, fx - x0));
+  }
   for (let y = 0; y < n; y++) {
     const fy = region.y + (y + 0.5) * step - 0.5;
     if (fy < -0.5 || fy > height - 0.5) continue;
     const y0 = Math.max(0, Math.min(height - 1, Math.floor(fy)));
     const y1 = Math.min(height - 1, y0 + 1);
     const ay = Math.max(0, Math.min(1, fy - y0));
-    for (let x = 0; x < n; x++) {
-      const fx = region.x + (x + 0.5) * step - 0.5;
-      if (fx < -0.5 || fx > width - 0.5) continue;
-      const x0 = Math.max(0, Math.min(width - 1, Math.floor(fx)));
-      const x1 = Math.min(width - 1, x0 + 1);
-      const ax = Math.max(0, Math.min(1, fx - x0));
-      const i00 = (y0 * width + x0) * 4,
-        i01 = (y0 * width + x1) * 4;
-      const i10 = (y1 * width + x0) * 4,
-        i11 = (y1 * width + x1) * 4;
-      const o = (y * n + x) * 3;
+    const row0 = y0 * width * 4;
+    const row1 = y1 * width * 4;
+    let o = y * n * 3;
+    for (let x = 0; x < n; x++, o += 3) {
+      if (colIn[x] === 0) continue;
+      const ax = colW[x];
+      const i00 = row0 + col0[x],
+        i01 = row0 + col1[x];
+      const i10 = row1 + col0[x],
+        i11 = row1 + col1[x];
       for (let c = 0; c < 3; c++) {
         const top = rgba[i00 + c] * (1 - ax) + rgba[i01 + c] * ax;
         const bot = rgba[i10 + c] * (1 - ax) + rgba[i11 + c] * ax;
