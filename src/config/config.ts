@@ -72,7 +72,11 @@ export interface Config {
     /** Time budget of the decode check of a video at the door (start, middle, end); 0 turns it off. */
     videoDecodeCheckMs: number;
   };
-  /** API-key cache (#14): TTL of a looked-up key; each use still confirms it is not revoked unless `confirmEachUse` is off. */
+  /**
+   * API-key cache (#14): TTL of a looked-up key. `confirmEachUse`: each use of a cached key reads its
+   * revocation state; the default without Redis pub/sub. With it, revocations are pushed to every
+   * process instead (src/domain/accounts/key-revocations.ts) and the default is off.
+   */
   apiKeyCache: { ttlMs: number; confirmEachUse: boolean };
   rateLimits: { createPerSecond: number; createBurst: number; readPerSecond: number; enabled: boolean };
   /** Hosts/CIDRs an operator allows URL inputs to reach although they are not public. */
@@ -311,7 +315,7 @@ export function loadConfig(env: Env, overrides: Partial<Config> = {}): Config {
     },
     apiKeyCache: {
       ttlMs: r.int('MARIONETTE_API_KEY_CACHE_MS', 30_000, 0, 3_600_000),
-      confirmEachUse: r.bool('MARIONETTE_API_KEY_CONFIRM_EACH_USE', true),
+      confirmEachUse: r.bool('MARIONETTE_API_KEY_CONFIRM_EACH_USE', pubsubDriver !== 'redis'),
     },
     rateLimits: {
       enabled: r.bool('MARIONETTE_RATE_LIMITS', true),

@@ -23,6 +23,7 @@ import { registerRateLimit } from './plugins/rate-limit.js';
 import { partAwareValidatorFactory } from './validation.js';
 import { legacyPlugin } from './legacy/legacy.plugin.js';
 import { MemoryRateLimitStore } from '../infra/ratelimit/memory-rate-limit-store.js';
+import type { MetricsRecorder } from '../domain/ports/metrics.js';
 
 /**
  * Builds the HTTP application from the services and the HTTP settings (src/main/wire.ts builds both). Everything under /v1 sits in one encapsulated scope with bearer
@@ -62,6 +63,7 @@ export async function buildApp(services: Services, settings: HttpSettings, opts:
   registerRequestContext(app);
   registerClosingGuard(app);
   registerErrorHandler(app, settings.config.limits);
+  if (settings.metrics) registerLatencyMetric(app, settings.metrics);
   // A body still arriving when the request deadline passes (trickled, or stalled just under the idle
   // timeout again and again) gets a 408 and its connection is closed; the multipart reader sees the
   // close and removes its temp files.
@@ -130,7 +132,8 @@ export async function buildApp(services: Services, settings: HttpSettings, opts:
   await app.register(
     async (v1) => {
       const { ttlMs, confirmEachUse } = settings.config.apiKeyCache;
-      registerAuth(v1, services.accounts, { cache: new ApiKeyCache({ ttlMs, confirmEachUse }) });
+      const cache = new ApiKeyCache({ ttlMs, confirmEachUse, revocations: settings.keyRevocations });
+      registerAuth(v1, services.accounts, { cache });
       registerRateLimit(v1, settings, rateLimitStore);
       await charactersRoutes(v1, services, settings);
       await motionsRoutes(v1, services, settings);
@@ -150,4 +153,21 @@ export async function buildApp(services: Services, settings: HttpSettings, opts:
   await healthRoutes(app, settings);
   if (settings.console) await consoleRoutes(app, settings.console);
   return app;
+}
+
+/**
+ * `marionette_http_request_duration_seconds{method,route,status}`: each answered request, labelled
+ * by its route pattern (requests that matched no route share one label, so probes of random paths
+ * cannot grow the series). Event streams are left out: their duration is how long a client listened.
+ */
+function registerLatencyMetric(app: FastifyInstance, metrics: MetricsRecorder): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const type = reply.getHeader('content-type') ?? reply.raw.getHeader('content-type');
+    if (typeof type === 'string' && type.startsWith('text/event-stream')) return;
+    metrics.observe(
+      'marionette_http_request_duration_seconds',
+      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+  });
 }

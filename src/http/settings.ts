@@ -18,4 +18,6 @@ export interface HttpSettings {
   probes?: Record<string, () => Promise<boolean>>;
   /** The web console at /console (absent: not served). */
   console?: ConsoleSettings;
+  /** Pushed API-key revocations (Redis pub/sub): while not live, cached keys are confirmed on each use. */
+  keyRevocations?: { live(): boolean };
 }

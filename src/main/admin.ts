@@ -3,12 +3,27 @@ import { loadConfig, ConfigError, type Config } from '../config/config.js';
 import { createAccount, createKey, grantCredits, revokeKey, setProjectDefaults } from '../domain/accounts/accounts.service.js';
 import { migrate, openDb, type Db } from '../infra/db/database.js';
 import { adminCommands } from './admin-commands.js';
+import { RedisPubSub } from '../infra/pubsub/redis-pubsub.js';
 
 /**
  * `npm run admin -- <command>`: operator commands, each printing one JSON document.
  * Exit codes: 0 done, 1 refused or failed (message on stderr as JSON), 2 usage or config error.
  */
 type Handler = (db: Db, flags: Record<string, string | undefined>, config: Config) => Promise<unknown>;
+
+/**
+ * `key revoke`: with Redis pub/sub configured the revocation is announced to every API process,
+ * whose key caches drop the key at once (src/domain/accounts/key-revocations.ts).
+ */
+async function revoke(db: Db, keyId: string, config: Config): Promise<unknown> {
+  if (config.pubsub.driver !== 'redis' || !config.redis.url) return { key_id: keyId, ...(await revokeKey(db, keyId)) };
+  const bus = new RedisPubSub(config.redis.url, config.redis.prefix);
+  try {
+    return { key_id: keyId, ...(await revokeKey(db, keyId, bus)) };
+  } finally {
+    await bus.close();
+  }
+}
 
 function need(flags: Record<string, string | undefined>, name: string): string {
   const v = flags[name];
@@ -29,7 +44,7 @@ const COMMANDS: Record<string, Handler> = {
     const r = await createKey(db, need(f, 'account'));
     return { key_id: r.keyId, api_key: r.apiKey };
   },
-  'key revoke': async (db, f) => ({ key_id: need(f, '_0'), ...(await revokeKey(db, need(f, '_0'))) }),
+  'key revoke': (db, f, config) => revoke(db, need(f, '_0'), config),
   'credits grant': async (db, f) => {
     const amount = Number(need(f, 'amount'));
     if (!Number.isFinite(amount) || amount <= 0) throw new UsageError('--amount must be a positive number');

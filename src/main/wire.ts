@@ -44,6 +44,7 @@ import { sql } from 'kysely';
 import type { JobQueue, PubSub, Storage } from '../domain/ports/index.js';
 import type { RateLimitStore } from '../infra/ratelimit/rate-limiter.js';
 import type { Redis } from 'ioredis';
+import { followKeyRevocations, type KeyRevocationFeed } from '../domain/accounts/key-revocations.js';
 
 /**
  * The composition root: builds every adapter from the config. Entrypoints (server, worker, admin)
@@ -58,6 +59,8 @@ export type Adapters = Ports & {
   metrics: Metrics;
   /** Readiness checks (`/readyz`). */
   probes: Record<string, () => Promise<boolean>>;
+  /** API-key revocations pushed by other processes (Redis pub/sub), followed by the key caches. */
+  keyRevocations?: KeyRevocationFeed;
 };
 
 export interface Wired {
@@ -109,10 +112,12 @@ export async function wire(config: Config, opts: { schema?: string } = {}): Prom
   const redisUrl = config.redis.url;
   const prefix = config.redis.prefix;
   let pubsub: PubSub;
+  let keyRevocations: KeyRevocationFeed | undefined;
   if (config.pubsub.driver === 'redis' && redisUrl) {
     const bus = new RedisPubSub(redisUrl, prefix);
     pubsub = bus;
     probes.redis = () => bus.ping();
+    keyRevocations = await followKeyRevocations(bus);
   } else {
     pubsub = new InProcessPubSub();
   }
@@ -190,12 +195,14 @@ export async function wire(config: Config, opts: { schema?: string } = {}): Prom
     rateLimitStore,
     metrics,
     probes,
+    keyRevocations,
   };
   return {
     deps,
     dbHandle,
     async close() {
       await queue.stop();
+      await keyRevocations?.close();
       await pubsub.close();
       for (const c of closers) await c();
       await dbHandle.close();
@@ -227,6 +234,7 @@ export function buildHttpApp(deps: Adapters, opts: { logger?: boolean } = {}): P
       metrics: deps.metrics,
       probes: deps.probes,
       console: consoleSettings(),
+      keyRevocations: deps.keyRevocations,
     },
     opts,
   );

@@ -6,11 +6,10 @@ import { motionGlbHandler } from '../jobs/handlers/motion-glb.handler.js';
 import { renderRunHandler } from '../jobs/handlers/render-run.handler.js';
 import { videoGenerateHandler } from '../jobs/handlers/video-generate.handler.js';
 import { startMaintenance } from '../jobs/maintenance.js';
-import type { JobHandler, JobType, Ports } from '../domain/ports/index.js';
-import type { Metrics } from '../infra/metrics/metrics.js';
+import type { JobHandler, JobType, MetricsRecorder, Ports } from '../domain/ports/index.js';
 
 /** What this module uses; the composition root (src/main/) passes it. */
-type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'generator' | 'pubsub' | 'queue' | 'storage' | 'tmpDir'> & { metrics?: Metrics };
+type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'generator' | 'metrics' | 'pubsub' | 'queue' | 'storage' | 'tmpDir'>;
 
 /**
  * Starts the job handlers (`character.process`, `character.vsplat`, `motion.extract`, `motion.glb`, `render.run`, `video.generate`) on the queue.
@@ -36,11 +35,11 @@ export async function startWorkers(deps: Deps): Promise<void> {
     'render.run': renderRunHandler(deps),
     'video.generate': videoGenerateHandler(deps),
   };
-  await deps.queue.start(deps.metrics ? timed(handlers, deps.metrics) : handlers, { concurrency: deps.config.workers.concurrency });
+  await deps.queue.start(timed(handlers, deps.metrics), { concurrency: deps.config.workers.concurrency });
 }
 
 /** Records each run's duration by type and outcome (`marionette_job_duration_seconds`). */
-function timed(handlers: Partial<Record<JobType, JobHandler>>, metrics: Metrics): Partial<Record<JobType, JobHandler>> {
+function timed(handlers: Partial<Record<JobType, JobHandler>>, metrics: MetricsRecorder): Partial<Record<JobType, JobHandler>> {
   const out: Partial<Record<JobType, JobHandler>> = {};
   for (const [type, h] of Object.entries(handlers) as [JobType, JobHandler][]) {
     out[type] = {

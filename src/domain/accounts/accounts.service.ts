@@ -7,6 +7,8 @@ import { grant } from '../billing/billing.service.js';
 import { creditsToMilli } from '../billing/prices.js';
 import * as repo from './accounts.repository.js';
 import { invalidateApiKey, type ApiKeyCache } from './key-cache.js';
+import { announceKeyRevoked } from './key-revocations.js';
+import type { PubSub } from '../ports/pubsub.js';
 import { findOwned as findOwnedCharacter } from '../characters/characters.repository.js';
 import { findOwned as findOwnedMotion } from '../motions/motions.repository.js';
 
@@ -71,12 +73,25 @@ export async function createKey(db: Db, accountId: string): Promise<{ apiKey: st
   return issueKey(db, accountId);
 }
 
-export async function revokeKey(db: Db, keyId: string): Promise<{ revoked: boolean }> {
+/**
+ * Revokes a key: written in the database (the record), dropped from this process's caches, and,
+ * given the shared bus, announced to every other process so their caches drop it at once
+ * (key-revocations.ts). `announced: false` means the bus could not be reached: processes that
+ * follow it are then disconnected too and confirm cached keys on each use, so the key is refused
+ * anyway.
+ */
+export async function revokeKey(db: Db, keyId: string, bus?: PubSub): Promise<{ revoked: boolean; announced?: boolean }> {
   const key = await repo.findKey(db, keyId);
   if (!key) throw new Error(`no key ${keyId}`);
   const n = await repo.revokeKey(db, keyId, nowIso());
   invalidateApiKey(keyId);
-  return { revoked: n > 0 || key.revoked_at !== null };
+  const revoked = n > 0 || key.revoked_at !== null;
+  if (!bus) return { revoked };
+  const announced = await announceKeyRevoked(bus, keyId).then(
+    () => true,
+    () => false,
+  );
+  return { revoked, announced };
 }
 
 export async function grantCredits(db: Db, accountId: string, credits: number): Promise<void> {
@@ -127,7 +142,7 @@ export async function authenticate(db: Db, token: string, cache?: ApiKeyCache): 
   const hash = hashKey(token);
   const cached = cache?.get(hash);
   if (cached) {
-    if (!cache!.confirmEachUse) return { accountId: cached.accountId, keyId: cached.keyId };
+    if (!cache!.mustConfirm()) return { accountId: cached.accountId, keyId: cached.keyId };
     // Another process may have revoked it: one primary-key read of revoked_at, compiled once.
     const state = await repo.keyRevocationState(db, cached.keyId);
     if (state !== undefined && state.revoked_at === null) return { accountId: cached.accountId, keyId: cached.keyId };

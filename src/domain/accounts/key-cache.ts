@@ -4,11 +4,12 @@
  *
  * Revocation is instant:
  * - in this process, `revokeKey` calls `invalidateApiKey`, which drops the key from every cache;
- * - across processes, a cached key is confirmed on each use by a primary-key read of its
- *   `revoked_at` (one compiled, prepared statement), unless `confirmEachUse` is off because
- *   something else delivers revocations: the distributed deployment (#15) subscribes to a
- *   revocation channel and calls `invalidateApiKey(keyId)` on each message, and may then turn the
- *   per-use confirmation off.
+ * - across processes, either a cached key is confirmed on each use by a primary-key read of its
+ *   `revoked_at` (one compiled, prepared statement: `confirmEachUse`, the default without Redis),
+ *   or revocations are pushed: with Redis pub/sub every process follows the revocation channel
+ *   (key-revocations.ts), which calls `invalidateApiKey(keyId)` on each message and clears every
+ *   cache after a reconnection. While that feed is not live (Redis away), cached keys are
+ *   confirmed on each use again, so a revocation missed meanwhile is never honoured late.
  */
 export interface CachedPrincipal {
   accountId: string;
@@ -25,6 +26,8 @@ export interface ApiKeyCacheOptions {
   /** Confirm a cached key's revocation state on every use (needed unless revocations are pushed). */
   confirmEachUse: boolean;
   maxEntries?: number;
+  /** Pushed revocations (Redis pub/sub): while not live, cached keys are confirmed on each use. */
+  revocations?: { live(): boolean };
 }
 
 const live = new Set<WeakRef<ApiKeyCache>>();
@@ -34,12 +37,19 @@ export class ApiKeyCache {
   readonly confirmEachUse: boolean;
   private readonly max: number;
   private readonly byHash = new Map<string, Entry>();
+  private readonly revocations: { live(): boolean } | undefined;
 
   constructor(opts: ApiKeyCacheOptions) {
     this.ttlMs = opts.ttlMs;
     this.confirmEachUse = opts.confirmEachUse;
     this.max = opts.maxEntries ?? 10_000;
+    this.revocations = opts.revocations;
     live.add(new WeakRef(this));
+  }
+
+  /** Whether a cached key must be confirmed against the database before it is used now. */
+  mustConfirm(): boolean {
+    return this.confirmEachUse || (this.revocations !== undefined && !this.revocations.live());
   }
 
   get(hash: string, now = Date.now()): CachedPrincipal | undefined {
@@ -70,6 +80,15 @@ export class ApiKeyCache {
 
   get size(): number {
     return this.byHash.size;
+  }
+}
+
+/** Empties every cache in this process (revocation messages may have been lost). */
+export function invalidateAllApiKeys(): void {
+  for (const ref of live) {
+    const c = ref.deref();
+    if (c === undefined) live.delete(ref);
+    else c.clear();
   }
 }
 

@@ -4,6 +4,7 @@ import type { UrlSigner } from '../../infra/storage/signer.js';
 import type { Clock } from './clock.js';
 import type { Engine } from './engine.js';
 import type { JobQueue } from './job-queue.js';
+import type { MetricsRecorder } from './metrics.js';
 import type { PubSub } from './pubsub.js';
 import type { Storage } from './storage.js';
 import type { VideoGenerator } from './video-generator.js';
@@ -12,6 +13,7 @@ export type { Clock } from './clock.js';
 export type { Engine } from './engine.js';
 export type { EnqueueInput, JobContext, JobHandler, JobQueue, JobType } from './job-queue.js';
 export type { PubSub } from './pubsub.js';
+export type { HistogramName, MetricsRecorder } from './metrics.js';
 export type { PutResult, Storage, StoredObject } from './storage.js';
 export type { GenerationRequest, GenerationResult, VideoGenerator } from './video-generator.js';
 
@@ -35,4 +37,6 @@ export interface Ports {
   clock: Clock;
   /** Local scratch space for uploads in flight and worker temp dirs (removed after use). */
   tmpDir: string;
+  /** Measurements served at `/metrics` (job durations, render fps, HTTP latency). */
+  metrics: MetricsRecorder;
 }

@@ -14,4 +14,9 @@ export interface PubSub {
    * away: consumers re-read stored state). Absent on buses that never disconnect.
    */
   onResync?(listener: () => void): () => void;
+  /**
+   * Whether what is published now reaches this process's subscriptions (false while the bus is
+   * disconnected or re-subscribing). Absent on buses that never disconnect.
+   */
+  connected?(): boolean;
 }

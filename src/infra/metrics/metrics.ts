@@ -3,6 +3,8 @@
  * and histograms with fixed buckets. One per process; `/metrics` on the API (and on a worker's
  * health port) renders it. Label values are escaped; metric and label names are fixed in code.
  */
+import type { HistogramName, MetricsRecorder } from '../../domain/ports/metrics.js';
+
 type Labels = Record<string, string>;
 
 interface Histogram {
@@ -15,16 +17,16 @@ export const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 export const JOB_SECONDS_BUCKETS = [0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800];
 export const FPS_BUCKETS = [1, 2, 5, 10, 15, 20, 30, 45, 60, 90, 120];
 
-export class Metrics {
+export class Metrics implements MetricsRecorder {
   private readonly histograms = new Map<string, Histogram>();
   private readonly counters = new Map<string, { help: string; series: Map<string, { labels: Labels; value: number }> }>();
   private readonly gauges = new Map<string, { help: string; read: () => Promise<{ labels: Labels; value: number }[]> }>();
 
-  histogram(name: string, help: string, buckets: number[]): void {
+  histogram(name: HistogramName, help: string, buckets: number[]): void {
     if (!this.histograms.has(name)) this.histograms.set(name, { help, buckets, series: new Map() });
   }
 
-  observe(name: string, labels: Labels, value: number): void {
+  observe(name: HistogramName, labels: Labels, value: number): void {
     const h = this.histograms.get(name);
     if (!h || !Number.isFinite(value)) return;
     const key = labelKey(labels);

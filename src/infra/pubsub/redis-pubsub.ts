@@ -18,7 +18,9 @@ export class RedisPubSub implements PubSub {
   private readonly sub: Redis;
   private readonly handlers = new Map<string, Set<(message: string) => void>>();
   private readonly resyncListeners = new Set<() => void>();
-  private everReady = false;
+  /** True once the subscriptions are active on the current connection (see `connected`). */
+  private live = false;
+  private everLive = false;
 
   constructor(
     url: string,
@@ -30,10 +32,21 @@ export class RedisPubSub implements PubSub {
       const hs = this.handlers.get(channel);
       if (hs) for (const h of [...hs]) h(message);
     });
-    // ioredis re-subscribes by itself after a reconnection; what was missed is re-read by resync.
+    // ioredis re-subscribes by itself after a reconnection, sending SUBSCRIBE right after 'ready';
+    // a PING sent behind it answers once those subscriptions are active. Only then is the bus live
+    // again and the resync listeners run, so what they re-read plus what arrives from then on
+    // leaves no gap.
+    this.sub.on('close', () => (this.live = false));
     this.sub.on('ready', () => {
-      if (this.everReady) for (const l of [...this.resyncListeners]) l();
-      this.everReady = true;
+      this.sub
+        .ping()
+        .then(() => {
+          if (this.sub.status !== 'ready') return;
+          this.live = true;
+          if (this.everLive) for (const l of [...this.resyncListeners]) l();
+          this.everLive = true;
+        })
+        .catch(() => {});
     });
   }
 
@@ -68,6 +81,10 @@ export class RedisPubSub implements PubSub {
   onResync(listener: () => void): () => void {
     this.resyncListeners.add(listener);
     return () => this.resyncListeners.delete(listener);
+  }
+
+  connected(): boolean {
+    return this.live && this.sub.status === 'ready';
   }
 
   /** Whether both connections are up (readiness). */

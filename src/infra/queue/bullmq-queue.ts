@@ -1,14 +1,13 @@
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Db } from '../db/database.js';
-import type { EnqueueInput, JobContext, JobHandler, JobQueue, JobType, PubSub } from '../../domain/ports/index.js';
+import type { EnqueueInput, JobHandler, JobQueue, JobType, PubSub } from '../../domain/ports/index.js';
 import type { QueueWorkerOptions } from '../../domain/ports/job-queue.js';
 import { enqueueInTx } from './outbox.js';
 import { closeRedis, redisConnection } from '../redis/connection.js';
 import { LockKeeper } from './lock-keeper.js';
-import { classifyFailure, exhaustedError } from './job-errors.js';
 import * as jobs from './jobs.repository.js';
-import { JOB_CANCEL_CHANNEL, type AbortReason } from './embedded-queue.js';
+import { delay, JOB_CANCEL_CHANNEL, JobRunner, type AbortReason } from './job-runner.js';
 
 export interface BullMqQueueOptions {
   redisUrl: string;
@@ -33,11 +32,6 @@ export interface BullMqQueueOptions {
   onError?: (message: string, err: unknown) => void;
 }
 
-interface Running {
-  resourceId: string;
-  controller: AbortController;
-}
-
 const QUEUE_NAME = 'jobs';
 /** A relayed row is not relayed again by the same process for this long (unless Redis restarted). */
 const RELAY_AGAIN_MS = 30_000;
@@ -51,9 +45,9 @@ const RELAY_AGAIN_MS = 30_000;
  *   own enqueues and on a timer; after Redis comes back empty (restarted without persistence) the
  *   rows that are still queued, or active with a lapsed lease, are relayed again.
  * - Delivery: a BullMQ worker takes the job under a lock it renews, then claims the row (counting
- *   the attempt) and runs the handler exactly as the embedded queue does: same JobContext, same
- *   failure classification, retries with exponential backoff (BullMQ's delayed set), same
- *   exhausted-attempts rule, the row lease extended while it runs.
+ *   the attempt) and runs the handler with the embedded queue's own job semantics (job-runner.ts:
+ *   same JobContext, failure classification, exhausted-attempts rule, row lease extended while it
+ *   runs); retries wait in BullMQ's delayed set.
  * - Stalls: a dead worker's lock lapses and BullMQ's stalled check hands the job to another worker,
  *   which claims the row as a new attempt.
  * - Cancellation: the row is marked cancelled and the resource ID published on the shared bus; the
@@ -68,7 +62,7 @@ export class BullMqQueue implements JobQueue {
   private workerConnection: Redis | null = null;
   private lockKeeper: LockKeeper | null = null;
   private handlers: Partial<Record<JobType, JobHandler>> = {};
-  private readonly running = new Map<string, Running>();
+  private readonly runner: JobRunner;
   private unsubscribe: (() => Promise<void>) | null = null;
   private relayTimer: NodeJS.Timeout | null = null;
   private relaying: Promise<void> | null = null;
@@ -81,9 +75,10 @@ export class BullMqQueue implements JobQueue {
     private readonly pubsub: PubSub,
     private readonly opts: BullMqQueueOptions,
   ) {
+    this.runner = new JobRunner(db, opts);
     this.connection = redisConnection(opts.redisUrl, { name: `${opts.prefix}:queue` });
     this.queue = new Queue(QUEUE_NAME, { connection: this.connection, prefix: this.bullPrefix() });
-    this.queue.on('error', (e) => this.report('BullMQ queue error', e));
+    this.queue.on('error', (e) => this.runner.report('BullMQ queue error', e));
     // Redis may have restarted empty: forget what was relayed so the next relay sends it again.
     let everReady = false;
     this.connection.on('ready', () => {
@@ -105,9 +100,7 @@ export class BullMqQueue implements JobQueue {
   async start(handlers: Partial<Record<JobType, JobHandler>>, opts: QueueWorkerOptions): Promise<void> {
     if (this.worker) throw new Error('queue already started');
     this.handlers = handlers;
-    this.unsubscribe = await this.pubsub.subscribe(JOB_CANCEL_CHANNEL, (resourceId) => {
-      for (const r of this.running.values()) if (r.resourceId === resourceId) r.controller.abort('cancelled' satisfies AbortReason);
-    });
+    this.unsubscribe = await this.pubsub.subscribe(JOB_CANCEL_CHANNEL, (resourceId) => this.runner.abortResource(resourceId, 'cancelled'));
     this.lockKeeper = new LockKeeper({
       redisUrl: this.opts.redisUrl,
       bullPrefix: this.bullPrefix(),
@@ -123,12 +116,12 @@ export class BullMqQueue implements JobQueue {
       stalledInterval: this.opts.stalledIntervalMs,
       // Stalls are counted as attempts on the row (the handler's `fail` decides), not by BullMQ.
       maxStalledCount: 1000,
-      settings: { backoffStrategy: (attemptsMade: number) => this.retryDelay(attemptsMade) },
+      settings: { backoffStrategy: (attemptsMade: number) => this.runner.retryDelay(attemptsMade) },
       removeOnComplete: { count: 0 },
       removeOnFail: { count: 0 },
       autorun: true,
     });
-    this.worker.on('error', (e) => this.report('BullMQ worker error', e));
+    this.worker.on('error', (e) => this.runner.report('BullMQ worker error', e));
     this.notify();
   }
 
@@ -138,12 +131,12 @@ export class BullMqQueue implements JobQueue {
     if (this.relayTimer) clearInterval(this.relayTimer);
     this.relayTimer = null;
     if (this.worker) {
-      for (const r of this.running.values()) r.controller.abort('shutdown' satisfies AbortReason);
+      this.runner.abortAll('shutdown' satisfies AbortReason);
       const closing = this.worker.close();
       // A handler that ignores its signal must not hold shutdown forever: its BullMQ lock lapses
       // and another worker takes the job over.
       await Promise.race([closing, delay(this.opts.shutdownGraceMs ?? 15_000)]);
-      if (this.running.size > 0) await this.worker.close(true).catch(() => {});
+      if (this.runner.running.size > 0) await this.worker.close(true).catch(() => {});
       this.worker = null;
     }
     await this.lockKeeper?.close();
@@ -187,7 +180,7 @@ export class BullMqQueue implements JobQueue {
           await this.relay();
         } while (this.relayAgain && !this.closed);
       } catch (e) {
-        this.report('relaying jobs to Redis failed', e);
+        this.runner.report('relaying jobs to Redis failed', e);
       } finally {
         this.relaying = null;
       }
@@ -196,7 +189,7 @@ export class BullMqQueue implements JobQueue {
 
   /** Jobs this process is running now. */
   activeCount(): number {
-    return this.running.size;
+    return this.runner.running.size;
   }
 
   /** Waiting, delayed and active jobs in Redis (metrics). */
@@ -253,123 +246,21 @@ export class BullMqQueue implements JobQueue {
     if (!row) return;
     const handler = this.handlers[row.type as JobType];
     if (!handler) throw new Error(`no handler for ${row.type}`);
-    const controller = new AbortController();
-    const ctx: JobContext = {
-      id: row.id,
-      type: row.type as JobType,
-      resourceId: row.resource_id,
-      payload: JSON.parse(row.payload_json) as Record<string, unknown>,
-      attempt: Number(row.attempts),
-      maxAttempts: Number(row.max_attempts),
-      signal: controller.signal,
-    };
-    this.running.set(row.id, { resourceId: row.resource_id, controller });
-    // The lock is renewed off the main thread while the handler runs (see LockKeeper).
+    // The BullMQ lock is renewed off the main thread while the handler runs (see LockKeeper).
     const lockId = String(job.id);
     if (token) this.lockKeeper?.hold(lockId, token);
+    let outcome;
     try {
-      await this.execute(ctx, handler, controller, job, token);
+      outcome = await this.runner.run(row, handler);
     } finally {
       this.lockKeeper?.release(lockId);
-      this.running.delete(row.id);
     }
-  }
-
-  private async execute(
-    ctx: JobContext,
-    handler: JobHandler,
-    controller: AbortController,
-    job: Job,
-    token: string | undefined,
-  ): Promise<void> {
-    const owner = this.opts.workerId;
-    const now = () => new Date().toISOString();
-    if (ctx.attempt > ctx.maxAttempts) {
-      // Stalled (its worker died) on its last attempt: give up without running it again.
-      await handler.fail(ctx, exhaustedError(ctx.maxAttempts, false));
-      await jobs.releaseJob(this.db, ctx.id, owner, { status: 'failed', lastError: 'stalled on its last attempt', now: now() });
-      return;
+    if (outcome.kind === 'handed-back' && token) {
+      // Shutdown: BullMQ's copy goes back to be taken by another worker at once.
+      await job.moveToDelayed(Date.now(), token);
+      throw new DelayedError();
     }
-    const stopHeartbeat = this.heartbeat(ctx.id, controller);
-    try {
-      await handler.run(ctx);
-    } catch (e) {
-      stopHeartbeat();
-      await this.onFailure(ctx, handler, e, job, token);
-      return;
-    }
-    stopHeartbeat();
-    await jobs.releaseJob(this.db, ctx.id, owner, { status: 'completed', now: now() });
+    // BullMQ moves its copy to the delayed set with the backoff strategy's delay.
+    if (outcome.kind === 'retry') throw new Error(outcome.message);
   }
-
-  private async onFailure(ctx: JobContext, handler: JobHandler, e: unknown, job: Job, token: string | undefined): Promise<void> {
-    const owner = this.opts.workerId;
-    const now = new Date().toISOString();
-    if (ctx.signal.aborted) {
-      const reason = ctx.signal.reason as AbortReason;
-      if (reason !== 'shutdown') return; // cancelled (row written by the canceller) or taken over
-      // Hand the attempt back: the row is queued again and BullMQ's copy goes back to be taken at once.
-      await jobs.releaseJob(this.db, ctx.id, owner, { status: 'queued', attemptsDelta: -1, runAt: now, lastError: 'worker stopped', now });
-      if (token) {
-        await job.moveToDelayed(Date.now(), token);
-        throw new DelayedError();
-      }
-      return;
-    }
-    // Only the row's owner decides the job's fate (a run that lost its lease stays silent).
-    if (!(await jobs.extendLease(this.db, ctx.id, owner, new Date(Date.now() + this.opts.leaseMs).toISOString(), now))) return;
-    const c = classifyFailure(e);
-    if (c.kind === 'permanent') {
-      await handler.fail(ctx, c.error);
-      await jobs.releaseJob(this.db, ctx.id, owner, { status: 'failed', lastError: `${c.error.code}: ${c.error.message}`, now });
-      return;
-    }
-    if (ctx.attempt < ctx.maxAttempts) {
-      const runAt = new Date(Date.now() + this.retryDelay(ctx.attempt)).toISOString();
-      await jobs.releaseJob(this.db, ctx.id, owner, { status: 'queued', runAt, lastError: c.message, now });
-      // BullMQ moves its copy to the delayed set with the backoff strategy's delay.
-      throw new Error(c.message);
-    }
-    await handler.fail(ctx, exhaustedError(ctx.attempt, c.busy));
-    await jobs.releaseJob(this.db, ctx.id, owner, { status: 'failed', lastError: c.message, now });
-  }
-
-  /** Exponential backoff with +-20 % jitter, as the embedded queue. */
-  private retryDelay(attempt: number): number {
-    const base = this.opts.retryBaseMs ?? 1000;
-    const max = this.opts.maxRetryDelayMs ?? 60_000;
-    const d = Math.min(max, base * 2 ** (Math.max(1, attempt) - 1));
-    return Math.round(d * (0.8 + Math.random() * 0.4));
-  }
-
-  /** Extends the row lease; a refused extension (cancelled, taken over) aborts the handler. */
-  private heartbeat(jobId: string, controller: AbortController): () => void {
-    let busy = false;
-    const timer = setInterval(() => {
-      if (busy || controller.signal.aborted) return;
-      busy = true;
-      const now = Date.now();
-      jobs
-        .extendLease(this.db, jobId, this.opts.workerId, new Date(now + this.opts.leaseMs).toISOString(), new Date(now).toISOString())
-        .then(async (ok) => {
-          if (ok) return;
-          const row = await jobs.findJob(this.db, jobId);
-          controller.abort((row?.status === 'cancelled' ? 'cancelled' : 'lease-lost') satisfies AbortReason);
-        })
-        .catch((e) => this.report(`heartbeat of job ${jobId} failed`, e))
-        .finally(() => (busy = false));
-    }, this.opts.heartbeatMs);
-    timer.unref();
-    return () => clearInterval(timer);
-  }
-
-  private report(message: string, err: unknown): void {
-    if (this.opts.onError) this.opts.onError(message, err);
-    else
-      process.stderr.write(`${JSON.stringify({ level: 'error', msg: message, err: err instanceof Error ? err.message : String(err) })}\n`);
-  }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms).unref());
 }

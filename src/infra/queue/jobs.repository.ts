@@ -28,35 +28,14 @@ export async function claimNext(
     lease_expires_at: input.leaseUntil,
     updated_at: input.now,
   };
+  const next = (q: Db) => q.selectFrom('jobs').select('id').where('type', 'in', input.types).where(runnable).orderBy('run_at').limit(1);
   if (dialect === 'postgres') {
-    return db
-      .updateTable('jobs')
-      .set(take)
-      .where('id', '=', (eb) =>
-        eb
-          .selectFrom('jobs')
-          .select('id')
-          .where('type', 'in', input.types)
-          .where(runnable)
-          .orderBy('run_at')
-          .limit(1)
-          .forUpdate()
-          .skipLocked(),
-      )
-      .returningAll()
-      .executeTakeFirst();
+    return db.updateTable('jobs').set(take).where('id', '=', next(db).forUpdate().skipLocked()).returningAll().executeTakeFirst();
   }
   return db.transaction().execute(async (tx) => {
-    const next = await tx
-      .selectFrom('jobs')
-      .select('id')
-      .where('type', 'in', input.types)
-      .where(runnable)
-      .orderBy('run_at')
-      .limit(1)
-      .executeTakeFirst();
-    if (!next) return undefined;
-    return tx.updateTable('jobs').set(take).where('id', '=', next.id).returningAll().executeTakeFirst();
+    const row = await next(tx).executeTakeFirst();
+    if (!row) return undefined;
+    return tx.updateTable('jobs').set(take).where('id', '=', row.id).returningAll().executeTakeFirst();
   });
 }
 

@@ -24,7 +24,7 @@ import { discardOutputsUnlessReady } from '../../domain/renders/render-cancel.se
 import type { Ports } from '../../domain/ports/index.js';
 
 /** What this module uses; the composition root (src/main/) passes it. */
-type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'pubsub' | 'storage' | 'tmpDir'>;
+type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'metrics' | 'pubsub' | 'storage' | 'tmpDir'>;
 
 /**
  * `render.run`: resolve the character and the motion (stored assets, or one-time inputs analysed
@@ -111,11 +111,8 @@ async function renderIn(deps: Deps, row: VideosTable, dir: string, signal: Abort
     signal,
     onProgress: (stage, p) => progress.report(stage, prepShare + (p * (100 - prepShare)) / 100),
   });
-  (deps as { metrics?: { observe(n: string, l: Record<string, string>, v: number): void } }).metrics?.observe(
-    'marionette_render_fps',
-    {},
-    result.frameCount / Math.max(0.001, (performance.now() - renderStarted) / 1000),
-  );
+  const renderSeconds = (performance.now() - renderStarted) / 1000;
+  if (result.frameCount > 0 && renderSeconds > 0) deps.metrics.observe('marionette_render_fps', {}, result.frameCount / renderSeconds);
   progress.report('finishing', 99);
   await progress.flush();
 
