@@ -2,11 +2,13 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import { startCluster, type Cluster, type ClusterProcess } from '../../src/main/cluster.js';
 import { openDb, type DbHandle } from '../../src/infra/db/database.js';
-import { createAccount } from '../../src/domain/accounts/accounts.service.js';
+import { createAccount, createKey } from '../../src/domain/accounts/accounts.service.js';
 import { S3Storage } from '../../src/infra/storage/s3-storage.js';
 import { RedisPubSub } from '../../src/infra/pubsub/redis-pubsub.js';
 import { BullMqQueue } from '../../src/infra/queue/bullmq-queue.js';
@@ -97,6 +99,9 @@ describe('distributed cluster: 2 API processes, workers, PostgreSQL + Redis + S3
         MARIONETTE_RATE_CREATE_BURST: '1000',
         MARIONETTE_RATE_CREATE_PER_S: '1000',
         MARIONETTE_JOB_HEARTBEAT_MS: '1000',
+        // Keys stay cached for 10 minutes and are not confirmed on each use (the default with Redis
+        // pub/sub): only a pushed revocation can make a process refuse a cached key at once.
+        MARIONETTE_API_KEY_CACHE_MS: '600000',
       },
     });
     [A, B] = cluster.apis;
@@ -203,6 +208,32 @@ describe('distributed cluster: 2 API processes, workers, PostgreSQL + Redis + S3
     assert.ok(Number(refused.headers.get('retry-after')) >= 1);
   });
 
+  it('a key revoked with the admin command is refused at once by both API processes (revocation pushed over Redis)', async () => {
+    const acct = await createAccount(db.db, { name: 'revoke', credits: 0 });
+    const second = await createKey(db.db, acct.accountId);
+    // Both keys are now cached by both processes.
+    for (const p of [A, B]) {
+      for (const k of [acct.apiKey, second.apiKey]) assert.equal((await call(p, k, '/v1/credits')).status, 200, p.name);
+    }
+    // Control: a revocation written straight to the database (announced to nobody) is not seen by a
+    // process that trusts its cache, so what follows is the pushed revocation's doing.
+    await db.db.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('id', '=', second.keyId).execute();
+    assert.equal((await call(A, second.apiKey, '/v1/credits')).status, 200, 'the cache is trusted without a pushed revocation');
+
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), ...cluster.env };
+    for (const k of Object.keys(env)) if (k.startsWith('MARIONETTE_TEST_')) delete env[k];
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main/admin.ts', 'key', 'revoke', acct.keyId], {
+      env,
+      timeout: 120_000,
+    });
+    assert.deepEqual(JSON.parse(stdout), { key_id: acct.keyId, revoked: true, announced: true });
+    for (const p of [A, B]) {
+      const r = await call(p, acct.apiKey, '/v1/credits');
+      assert.equal(r.status, 401, `${p.name} refused the revoked key on the first request after the command`);
+      assert.equal(((await r.json()) as { error: { code: string } }).error.code, 'INVALID_CREDENTIAL');
+    }
+  });
+
   it('50 concurrent creations across two API processes against a balance for 10: exactly 10 succeed', async () => {
     const probe = await createAccount(db.db, { name: 'probe', credits: 1000 });
     const before = ((await (await call(A, probe.apiKey, '/v1/credits')).json()) as { balance: number }).balance;
@@ -258,6 +289,38 @@ describe('distributed cluster: 2 API processes, workers, PostgreSQL + Redis + S3
       keys.some((k) => k.includes(id)),
       JSON.stringify(keys),
     );
+  });
+
+  it('/metrics: the worker that rendered reports render fps and job durations; the API reports HTTP latency and queue depth', async () => {
+    const scrape = async (p: ClusterProcess) => {
+      const r = await fetch(`${p.baseUrl}/metrics`);
+      assert.equal(r.status, 200, p.name);
+      assert.match(r.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
+      return r.text();
+    };
+    const sample = (text: string, name: string, labels: Record<string, string> = {}) =>
+      text
+        .split('\n')
+        .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
+        .filter((l) => Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)))
+        .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+    const workers = await Promise.all(cluster.workers.map(scrape));
+    // The render of the previous test ran on one of the workers (rendered frames over wall time).
+    assert.ok(workers.reduce((n, t) => n + sample(t, 'marionette_render_fps_count'), 0) >= 1, workers.join('\n'));
+    const fpsSum = workers.reduce((n, t) => n + sample(t, 'marionette_render_fps_sum'), 0);
+    assert.ok(fpsSum > 0 && Number.isFinite(fpsSum), `render fps sum ${fpsSum}`);
+    assert.ok(
+      workers.reduce((n, t) => n + sample(t, 'marionette_job_duration_seconds_count', { type: 'render.run', outcome: 'ok' }), 0) >= 1,
+    );
+    const api = await scrape(A);
+    assert.ok(
+      sample(api, 'marionette_http_request_duration_seconds_count', { method: 'POST', route: '/v1/renders', status: '202' }) >= 1,
+      api,
+    );
+    assert.ok(sample(api, 'marionette_http_request_duration_seconds_count', { route: '/v1/videos/:video_id', status: '200' }) >= 1, api);
+    assert.match(api, /^# TYPE marionette_queue_depth gauge$/m);
+    assert.match(api, /^# TYPE marionette_bullmq_jobs gauge$/m);
+    assert.match(api, /^marionette_bullmq_jobs\{state="waiting"\} \d+$/m);
   });
 
   it('SIGKILL of the worker mid-render: the other worker finishes it within the lease budget, settled once, no orphaned objects', async () => {
