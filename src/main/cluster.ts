@@ -61,6 +61,19 @@ export interface Cluster {
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
+/** The default topology, the same as deploy/compose.yaml's (2 API services, 2 worker replicas). */
+export const CLUSTER_DEFAULTS = { apis: 2, workers: 2 } as const;
+
+/**
+ * The variables that make a process an API process or a worker, on top of the shared ones (the
+ * same split as deploy/compose.yaml's services; test/unit/deploy-topology.test.ts compares them).
+ */
+export function roleEnv(role: 'api' | 'worker', port: number, workerEnv: Record<string, string> = {}): Record<string, string> {
+  return role === 'api'
+    ? { MARIONETTE_PORT: String(port), MARIONETTE_PUBLIC_URL: `http://127.0.0.1:${port}`, MARIONETTE_WORKERS: 'false' }
+    : { MARIONETTE_WORKER_HTTP_PORT: String(port), ...workerEnv };
+}
+
 export function freePort(): Promise<number> {
   return new Promise((ok, fail) => {
     const srv = createServer();
@@ -110,6 +123,22 @@ export async function startS3rver(
   };
 }
 
+/** What every process of the cluster shares: the three services and the signing secret. */
+export function sharedEnv(
+  opts: Pick<ClusterOptions, 'databaseUrl' | 'schema' | 'redisUrl' | 'redisPrefix' | 's3Env' | 'env'>,
+): Record<string, string> {
+  return {
+    MARIONETTE_DATABASE_URL: opts.databaseUrl,
+    ...(opts.schema ? { MARIONETTE_DATABASE_SCHEMA: opts.schema } : {}),
+    MARIONETTE_REDIS_URL: opts.redisUrl,
+    MARIONETTE_REDIS_PREFIX: opts.redisPrefix ?? 'marionette',
+    MARIONETTE_SIGNING_SECRET: randomBytes(24).toString('hex'),
+    MARIONETTE_HOST: '127.0.0.1',
+    ...opts.s3Env,
+    ...opts.env,
+  };
+}
+
 export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   const baseDir = opts.baseDir ?? (await mkdtemp(join(tmpdir(), 'marionette-cluster-')));
   let s3Close: (() => Promise<void>) | null = null;
@@ -119,16 +148,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     s3Env = s3.env;
     s3Close = s3.close;
   }
-  const shared: Record<string, string> = {
-    MARIONETTE_DATABASE_URL: opts.databaseUrl,
-    ...(opts.schema ? { MARIONETTE_DATABASE_SCHEMA: opts.schema } : {}),
-    MARIONETTE_REDIS_URL: opts.redisUrl,
-    MARIONETTE_REDIS_PREFIX: opts.redisPrefix ?? 'marionette',
-    MARIONETTE_SIGNING_SECRET: randomBytes(24).toString('hex'),
-    MARIONETTE_HOST: '127.0.0.1',
-    ...s3Env,
-    ...opts.env,
-  };
+  const shared = sharedEnv({ ...opts, s3Env });
   const procs: ClusterProcess[] = [];
 
   async function launch(role: 'api' | 'worker', index: number): Promise<ClusterProcess> {
@@ -140,9 +160,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       ...(process.env as Record<string, string>),
       ...shared,
       MARIONETTE_DATA_DIR: dataDir,
-      ...(role === 'api'
-        ? { MARIONETTE_PORT: String(port), MARIONETTE_PUBLIC_URL: `http://127.0.0.1:${port}`, MARIONETTE_WORKERS: 'false' }
-        : { MARIONETTE_WORKER_HTTP_PORT: String(port), ...opts.workerEnv }),
+      ...roleEnv(role, port, opts.workerEnv),
     };
     for (const k of Object.keys(env)) if (k.startsWith('MARIONETTE_TEST_')) delete env[k];
     let out = '';
@@ -222,7 +240,12 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { apis: { type: 'string', default: '2' }, workers: { type: 'string', default: '2' } } });
+  const { values } = parseArgs({
+    options: {
+      apis: { type: 'string', default: String(CLUSTER_DEFAULTS.apis) },
+      workers: { type: 'string', default: String(CLUSTER_DEFAULTS.workers) },
+    },
+  });
   const databaseUrl = process.env.MARIONETTE_DATABASE_URL;
   if (!databaseUrl?.startsWith('postgres')) throw new Error('set MARIONETTE_DATABASE_URL to a PostgreSQL URL (the cluster shares it)');
   const s3Env = process.env.MARIONETTE_S3_ENDPOINT
