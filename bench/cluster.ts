@@ -49,6 +49,12 @@ export async function run(argv: string[]): Promise<void> {
   const schema = `b_${randomBytes(5).toString('hex')}`;
   const load0 = loadavg()[0];
   const lines: string[] = [];
+  // Each result is printed as soon as it is measured (a later step failing does not lose it).
+  const say = (line: string) => {
+    const withLoad = `${line} 1-min load average when measured: ${loadavg()[0].toFixed(1)}.`;
+    lines.push(withLoad);
+    process.stdout.write(`${withLoad}\n`);
+  };
   const cluster = await startCluster({
     apis: 2,
     workers: 0,
@@ -76,7 +82,7 @@ export async function run(argv: string[]): Promise<void> {
       const openMs = Date.now() - t0;
       await new Promise((r) => setTimeout(r, 2000));
       const rss1 = [await rssMb(A.child.pid!), await rssMb(B.child.pid!)];
-      lines.push(
+      say(
         `- ${streams.length} idle event streams across two API processes (${half} each), opened in ${(openMs / 1000).toFixed(1)} s; RSS api-0 ${rss0[0].toFixed(0)} -> ${rss1[0].toFixed(0)} MB, api-1 ${rss0[1].toFixed(0)} -> ${rss1[1].toFixed(0)} MB (${(((rss1[0] - rss0[0] + rss1[1] - rss0[1]) * 1024) / streams.length).toFixed(1)} KB per stream).`,
       );
       // The "worker" here is this bench process: it writes the change and announces it on Redis.
@@ -85,7 +91,7 @@ export async function run(argv: string[]): Promise<void> {
       // Spread over both processes' streams.
       const picked = Array.from({ length: changes }, (_, i) => streams[(i * Math.floor(streams.length / changes)) % streams.length]);
       const lat = await measureLatency(handle.db, bus, picked, changes, 10_000);
-      lines.push(
+      say(
         `- Cross-process event latency (change written + announced on Redis pub/sub by another process, received by an SSE client of an API process) with ${streams.length} streams open, ${lat.length} changes over 10 s: p50 **${pct(lat, 50)} ms**, p99 **${pct(lat, 99)} ms**, max ${Math.max(...lat)} ms (target p99 < 50 ms).`,
       );
       await bus.close();
@@ -137,7 +143,7 @@ export async function run(argv: string[]): Promise<void> {
       const m2 = await batch();
       const r1 = nR / m1;
       const r2 = nR / m2;
-      lines.push(
+      say(
         `- Renders of a 1.5 s clip (multipart create through both APIs, rendered by worker processes, outputs to S3): 1 worker **${r1.toFixed(2)}/min**, 2 workers **${r2.toFixed(2)}/min**, scaling factor **${(r2 / r1).toFixed(2)}** (${nR} renders each; 2 cores shared with other work).`,
       );
       await rm(media.dir, { recursive: true, force: true });
@@ -214,7 +220,7 @@ export async function run(argv: string[]): Promise<void> {
       const createS = (Date.now() - t1) / 1000;
       clearInterval(sampler);
       const rss1 = await rssMb(A.child.pid!);
-      lines.push(
+      say(
         `- Presigned upload of a ${(size / 1048576).toFixed(0)} MB video straight to the object store: PUT ${putS.toFixed(1)} s; creating the render from the draft (the API verifies the object: size, sha256, probe, from scratch space) ${createS.toFixed(1)} s, status ${created.status}; API RSS ${rss0.toFixed(0)} MB before, peak ${peak.toFixed(0)} MB, ${rss1.toFixed(0)} MB after.`,
       );
       await rm(img.dir, { recursive: true, force: true });
