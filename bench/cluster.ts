@@ -75,6 +75,19 @@ export async function run(argv: string[]): Promise<void> {
       // 1. Idle streams across both API processes, then latency of changes made by another process.
       const n = Number(values.streams);
       const ids = await insertRenders(handle.db, acct.accountId, n);
+      // The "worker" here is this bench process: it writes the change and announces it on Redis.
+      const bus = new RedisPubSub(redis.url, redis.prefix);
+      const changes = Math.min(Number(values.changes), n);
+      {
+        // Baseline at the same machine load: the same changes with only 100 streams open.
+        const few = await insertRenders(handle.db, acct.accountId, 100);
+        const open = [...(await openMany(A.baseUrl, key, few.slice(0, 50))), ...(await openMany(B.baseUrl, key, few.slice(50)))];
+        const lat = await measureLatency(handle.db, bus, open, open.length, 10_000);
+        say(
+          `- Cross-process event latency with 100 streams open (baseline), ${lat.length} changes over 10 s: p50 **${pct(lat, 50)} ms**, p99 **${pct(lat, 99)} ms**, max ${Math.max(...lat)} ms.`,
+        );
+        for (const s of open) s.req.destroy();
+      }
       const rss0 = [await rssMb(A.child.pid!), await rssMb(B.child.pid!)];
       const t0 = Date.now();
       const half = Math.ceil(n / 2);
@@ -85,9 +98,6 @@ export async function run(argv: string[]): Promise<void> {
       say(
         `- ${streams.length} idle event streams across two API processes (${half} each), opened in ${(openMs / 1000).toFixed(1)} s; RSS api-0 ${rss0[0].toFixed(0)} -> ${rss1[0].toFixed(0)} MB, api-1 ${rss0[1].toFixed(0)} -> ${rss1[1].toFixed(0)} MB (${(((rss1[0] - rss0[0] + rss1[1] - rss0[1]) * 1024) / streams.length).toFixed(1)} KB per stream).`,
       );
-      // The "worker" here is this bench process: it writes the change and announces it on Redis.
-      const bus = new RedisPubSub(redis.url, redis.prefix);
-      const changes = Math.min(Number(values.changes), streams.length);
       // Spread over both processes' streams.
       const picked = Array.from({ length: changes }, (_, i) => streams[(i * Math.floor(streams.length / changes)) % streams.length]);
       const lat = await measureLatency(handle.db, bus, picked, changes, 10_000);
@@ -221,7 +231,7 @@ export async function run(argv: string[]): Promise<void> {
       clearInterval(sampler);
       const rss1 = await rssMb(A.child.pid!);
       say(
-        `- Presigned upload of a ${(size / 1048576).toFixed(0)} MB video straight to the object store: PUT ${putS.toFixed(1)} s; creating the render from the draft (the API verifies the object: size, sha256, probe, from scratch space) ${createS.toFixed(1)} s, status ${created.status}; API RSS ${rss0.toFixed(0)} MB before, peak ${peak.toFixed(0)} MB, ${rss1.toFixed(0)} MB after.`,
+        `- Presigned upload of a ${(size / 1e6).toFixed(0)} MB (${(size / 1048576).toFixed(0)} MiB) video straight to the object store: PUT ${putS.toFixed(1)} s; creating the render from the draft (the API verifies the object: size, sha256, probe, from scratch space) ${createS.toFixed(1)} s, status ${created.status}; API RSS ${rss0.toFixed(0)} MB before, peak ${peak.toFixed(0)} MB, ${rss1.toFixed(0)} MB after.`,
       );
       await rm(img.dir, { recursive: true, force: true });
     }
