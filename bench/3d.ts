@@ -8,7 +8,7 @@
  * - motion quality on the shared dances: PCK@0.2 by reprojection, bone-length variation, planted-foot slide.
  * Add `--sheets <dir>` to keep front/side contact sheets of every character.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -22,6 +22,7 @@ import { motionClips, writeMotion3d } from '../src/engine/three-d/export-motion.
 import { boneLengthVariation, plantedFootSlide, reprojectionPck } from '../src/engine/three-d/motion-quality.js';
 import type { MotionTrack } from '../src/engine/types.js';
 import { lumaOf, ssim } from '../test/helpers/image-metrics.js';
+import { renderSkinnedFrames } from './_skinned-frames.js';
 
 const MEDIA = resolve(import.meta.dirname, '..', '..', 'shared', 'media');
 const IMAGES = [
@@ -117,6 +118,13 @@ export async function run(args: string[]): Promise<void> {
       const clips = motionClips(assets.track, { jointSet: 'body', smoothing: true });
       await writeMotion3d(clips, dir);
       const t2 = performance.now();
+      if (sheets) {
+        // The Mixamo glb on a skinned test mesh, four frames, front and 30 degrees (bench/_skinned-frames.ts).
+        const n = clips.mixamo.frameCount;
+        const keys = [0, 1, 2, 3].map((k) => Math.round((k * (n - 1)) / 3));
+        const png = await renderSkinnedFrames(await readFile(join(dir, 'mixamo.glb')), keys);
+        await writeFile(join(sheets, `mixamo-${v}.png`), png);
+      }
       const n = assets.track.frameCount;
       const pck = [clips.metahuman, clips.mixamo].map((c) => reprojectionPck(c, assets.track).toFixed(3)).join(' / ');
       const bone = Math.max(boneLengthVariation(clips.metahuman), boneLengthVariation(clips.mixamo));

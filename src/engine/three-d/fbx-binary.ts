@@ -30,6 +30,7 @@ export const S = (v: string): FbxProp => ({ t: 'S', v });
 export const C = (v: boolean): FbxProp => ({ t: 'C', v });
 
 export const FBX_VERSION = 7400;
+if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new Error('the FBX encoder needs a little-endian machine');
 const SENTINEL = 13;
 
 function propBytes(p: FbxProp): Buffer {
@@ -69,14 +70,15 @@ function propBytes(p: FbxProp): Buffer {
       head.writeUInt32LE(n, 1);
       head.writeUInt32LE(0, 5);
       head.writeUInt32LE(n * size, 9);
-      const data = Buffer.alloc(n * size);
-      for (let k = 0; k < n; k++) {
-        if (p.t === 'i') data.writeInt32LE((p.v as ArrayLike<number>)[k], k * 4);
-        else if (p.t === 'f') data.writeFloatLE((p.v as ArrayLike<number>)[k], k * 4);
-        else if (p.t === 'd') data.writeDoubleLE((p.v as ArrayLike<number>)[k], k * 8);
-        else data.writeBigInt64LE((p.v as ArrayLike<bigint>)[k], k * 8);
-      }
-      return Buffer.concat([head, data]);
+      // One typed-array copy per property (the machine is little endian, as FBX is; checked below).
+      const out = Buffer.alloc(13 + n * size);
+      head.copy(out, 0);
+      const data = out.subarray(13);
+      const view =
+        p.t === 'i' ? new Int32Array(n) : p.t === 'f' ? new Float32Array(n) : p.t === 'd' ? new Float64Array(n) : new BigInt64Array(n);
+      (view as { set(a: ArrayLike<number | bigint>): void }).set(p.v);
+      Buffer.from(view.buffer, view.byteOffset, view.byteLength).copy(data);
+      return out;
     }
   }
 }

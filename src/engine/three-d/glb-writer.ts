@@ -39,17 +39,26 @@ export async function writeGlb(clip: SkeletalClip, name: string): Promise<Uint8A
   for (let i = 0; i < n; i++) {
     const rot = new Float32Array(frames * 4);
     let moving = false;
-    let prev: number[] | null = null;
     for (let t = 0; t < frames; t++) {
       const o = (t * n + i) * 4;
-      let q = [clip.rotations[o], clip.rotations[o + 1], clip.rotations[o + 2], clip.rotations[o + 3]];
+      const r = clip.rotations;
+      let x = r[o],
+        y = r[o + 1],
+        z = r[o + 2],
+        w = r[o + 3];
       // Keep consecutive keys in one hemisphere so linear interpolation takes the short way.
-      if (prev && q[0] * prev[0] + q[1] * prev[1] + q[2] * prev[2] + q[3] * prev[3] < 0) q = q.map((c) => -c);
-      const len = Math.hypot(q[0], q[1], q[2], q[3]) || 1;
-      q = q.map((c) => c / len);
-      rot.set(q, t * 4);
-      prev = q;
-      if (Math.abs(q[0]) > STATIC_EPS || Math.abs(q[1]) > STATIC_EPS || Math.abs(q[2]) > STATIC_EPS) moving = true;
+      if (t > 0 && x * rot[t * 4 - 4] + y * rot[t * 4 - 3] + z * rot[t * 4 - 2] + w * rot[t * 4 - 1] < 0) {
+        x = -x;
+        y = -y;
+        z = -z;
+        w = -w;
+      }
+      const len = Math.sqrt(x * x + y * y + z * z + w * w) || 1;
+      rot[t * 4] = x / len;
+      rot[t * 4 + 1] = y / len;
+      rot[t * 4 + 2] = z / len;
+      rot[t * 4 + 3] = w / len;
+      if (Math.abs(x / len) > STATIC_EPS || Math.abs(y / len) > STATIC_EPS || Math.abs(z / len) > STATIC_EPS) moving = true;
     }
     if (moving) addChannel('rotation', 'VEC4', rot, i);
     if (i === sk.rootMotionJoint || i === sk.hipsJoint) {
