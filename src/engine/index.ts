@@ -13,6 +13,7 @@ import { probeImage, probeVideo } from './media/probe.js';
 import { checkVideoFrames, type FrameCheck } from './media/video-integrity.js';
 import { extractMotion, warmUpMotionExtraction } from './motion/extract-motion.js';
 import { renderVideo } from './render/render-video.js';
+import { renderContactSheet } from './render/contact-sheet.js';
 import { generateVideo, type GenerateResult } from './generate/generate.js';
 import { renderInScene } from './generate/animate.js';
 import { RigError, buildRig, type Rig } from './rig/build-rig.js';
@@ -155,6 +156,26 @@ async function readCharacterFile(dir: string): Promise<CharacterFile> {
   if (parsed.version !== 1 || !parsed.analysis || !parsed.rig)
     throw new EngineError('INVALID_CHARACTER', `${CHARACTER_FILE} in ${dir} is not a version 1 character`);
   return parsed;
+}
+
+/**
+ * A contact sheet (PNG) of a character on a motion: sampled frames with the posed and the performer's
+ * skeletons drawn over, each captioned with the figure's piece count (a review tool, no encoding).
+ */
+export async function contactSheet(input: {
+  character: CharacterAssets;
+  motion: MotionAssets;
+  background: BackgroundSpec;
+  outFile: string;
+  frames?: number;
+  columns?: number;
+  title?: string;
+}): Promise<{ file: string; frames: Array<{ index: number; pieces: number; lowest: number }> }> {
+  const { character, motion } = input;
+  if (motion.track.frames.length === 0) throw new EngineError('INVALID_MOTION', 'The motion has no frames');
+  const file = await readCharacterFile(character.dir);
+  const r = await renderContactSheet({ ...input, rig: file.rig, textureFile: join(character.dir, character.textureFile) });
+  return { file: r.file, frames: r.frames };
 }
 
 export function createEngine(opts: { tools: MediaTools; tmpDir?: string }): Engine {

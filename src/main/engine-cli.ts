@@ -7,12 +7,15 @@
  *   npm run engine -- render (--image X | --character DIR | --default-character)
  *                            (--video Y | --template tpl_wave | --motion DIR) --out Z.mp4
  *                            [--background original|solid:R,G,B|transparent]
+ *   npm run engine -- sheet (--image X | --character DIR | --default-character)
+ *                           (--video Y | --template tpl_wave | --motion DIR) --out SHEET.png
+ *                           [--frames 12] [--columns 6] [--background original|solid:R,G,B|transparent]
  *   npm run engine -- templates
  */
 import { mkdir, mkdtemp, rename } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createEngine, type BackgroundSpec, type CharacterAssets, type Engine, type MotionAssets } from '../engine/index.js';
+import { contactSheet, createEngine, type BackgroundSpec, type CharacterAssets, type Engine, type MotionAssets } from '../engine/index.js';
 import { resolveTools } from '../engine/media/ffmpeg.js';
 
 function parseBackground(s: string): BackgroundSpec {
@@ -70,6 +73,8 @@ async function main(): Promise<void> {
       background: { type: 'string' },
       fps: { type: 'string' },
       'no-smoothing': { type: 'boolean' },
+      frames: { type: 'string' },
+      columns: { type: 'string' },
     },
   });
   const engine = createEngine({ tools: resolveTools(process.env) });
@@ -110,8 +115,27 @@ async function main(): Promise<void> {
     const alphaOut = r.alphaFile ? outFile.replace(/\.mp4$/i, '') + '.alpha.mp4' : null;
     if (r.alphaFile && alphaOut) await rename(r.alphaFile, alphaOut);
     result = { ...r, videoFile: outFile, alphaFile: alphaOut, workDir: work };
+  } else if (cmd === 'sheet') {
+    if (!v.out) throw new Error('--out SHEET.png is required');
+    const outFile = resolve(v.out);
+    const work = await mkdtemp(join(dirname(outFile), '.engine-'));
+    const c = await character(engine, v, join(work, 'character'));
+    const m = await motion(engine, v, join(work, 'motion'));
+    const name = (s: unknown): string => (typeof s === 'string' ? basename(s) : '');
+    const title = `${name(v.image) || name(v.character) || 'default character'} on ${name(v.video) || name(v.template) || name(v.motion)}`;
+    const r = await contactSheet({
+      character: c,
+      motion: m,
+      background: parseBackground(typeof v.background === 'string' ? v.background : 'original'),
+      outFile,
+      frames: typeof v.frames === 'string' ? Number(v.frames) : undefined,
+      columns: typeof v.columns === 'string' ? Number(v.columns) : undefined,
+      title,
+    });
+    const split = r.frames.filter((f) => f.pieces > 1).length;
+    result = { ...r, framesInPieces: `${split}/${r.frames.length}`, workDir: work };
   } else {
-    throw new Error(`unknown command ${cmd ?? '(none)'}: use character, motion, render or templates`);
+    throw new Error(`unknown command ${cmd ?? '(none)'}: use character, motion, render, sheet or templates`);
   }
   process.stderr.write('\n');
   console.log(JSON.stringify({ ...(result as object), elapsedS: Math.round((performance.now() - t0) / 10) / 100 }, null, 2));

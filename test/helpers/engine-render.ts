@@ -42,7 +42,7 @@ export async function probeFacts(tools: MediaTools, file: string): Promise<Strea
   };
 }
 
-async function writeCharacterDir(dir: string, analysis: CharacterAnalysis, texturePng: Buffer): Promise<CharacterAssets> {
+export async function writeCharacterDir(dir: string, analysis: CharacterAnalysis, texturePng: Buffer): Promise<CharacterAssets> {
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, 'texture.png'), texturePng);
   const rig = await rigFromTexture(analysis, join(dir, 'texture.png'));

@@ -14,7 +14,8 @@ import { backgroundFrame } from './background.js';
 import { deform } from './deform.js';
 import { FrameEncoder } from './encode.js';
 import { TEXTURE_PAD, drawTriangles, makeTexture, type DrawBounds } from './rasterizer.js';
-import { AFFINE, createRetargeter } from './retarget.js';
+import { AFFINE, createRetargeter, type Retargeter } from './retarget.js';
+import type { Point } from '../rig/skeleton.js';
 
 export interface RenderJob {
   ffmpeg: string;
@@ -62,19 +63,33 @@ export function outputSize(w: number, h: number): { width: number; height: numbe
   return { width: even(w), height: even(h) };
 }
 
-export async function renderVideo(job: RenderJob): Promise<RenderResult> {
-  const { rig, motion, background, signal } = job;
-  const track = motion.track;
-  const progress = monotonic(job.onProgress);
-  if (signal?.aborted) throw abortError(signal);
-  progress('analyzing', 0);
-  const t0 = performance.now();
-  let t1 = 0,
-    t2 = 0;
+/** What `createFrameRenderer` prepares once per render: the frame size and a per-frame painter. */
+export interface FrameRenderer {
+  width: number;
+  height: number;
+  frameCount: number;
+  retarget: Retargeter;
+  /** The static background (alpha 0), as drawn under the character when no background hook is set. */
+  background: Uint8Array;
+  /**
+   * Paints frame i into `frame` (RGBA, width x height): background (or the hook's), underlay hook,
+   * the character. Posed joints (RIG_JOINTS order, output px) are written into `joints` when given.
+   */
+  draw(i: number, frame: Uint8Array, joints?: Point[]): void;
+}
 
+/**
+ * Everything a render needs before its first frame: retargeter, texture resampled to the output
+ * scale, UVs, chain labels, background. Shared by the video render and the contact sheet.
+ */
+export async function createFrameRenderer(
+  job: Pick<RenderJob, 'rig' | 'textureFile' | 'motion' | 'background' | 'output' | 'hooks' | 'textureFilter'>,
+): Promise<FrameRenderer> {
+  const { rig, motion, background } = job;
+  const track = motion.track;
   const { width: W, height: H } = job.output ?? outputSize(track.width, track.height);
   const hooks = job.hooks ?? {};
-  const retarget = createRetargeter(rig, track, W);
+  const retarget = createRetargeter(rig, track, W, await bottomInset(rig, job.textureFile));
 
   // Texture resampled to about one texel per output pixel: bilinear taps then never skip texels
   // (no minification shimmer) and the working set stays small.
@@ -94,6 +109,42 @@ export async function renderVideo(job: RenderJob): Promise<RenderResult> {
   const clip = rig.triangleClip ? Uint8Array.from(rig.triangleClip) : null;
   const labels = rig.labels ? labelTexture(rig.labels, tex.width, tex.height, tw, th) : null;
   const bg = await backgroundFrame(background, motion, W, H, retarget.floorY);
+  const aff = new Float64Array(BONE_COUNT * AFFINE);
+  const pos = new Float32Array(nv * 2);
+  const bounds: DrawBounds = { minX: 0, minY: 0, maxX: 0, maxY: 0 };
+  return {
+    width: W,
+    height: H,
+    frameCount: track.frames.length,
+    retarget,
+    background: bg,
+    draw(i, frame, joints) {
+      if (hooks.background) hooks.background(i, frame);
+      else frame.set(bg);
+      retarget.pose(i, aff, joints);
+      deform(rig, aff, pos);
+      hooks.underlay?.(i, frame, pos, retarget.floorY);
+      bounds.minX = W;
+      bounds.minY = H;
+      bounds.maxX = 0;
+      bounds.maxY = 0;
+      drawTriangles(frame, W, H, pos, uv, tris, tex, bounds, clip, labels);
+    },
+  };
+}
+
+export async function renderVideo(job: RenderJob): Promise<RenderResult> {
+  const { motion, background, signal } = job;
+  const track = motion.track;
+  const progress = monotonic(job.onProgress);
+  if (signal?.aborted) throw abortError(signal);
+  progress('analyzing', 0);
+  const t0 = performance.now();
+  let t1 = 0,
+    t2 = 0;
+  const hooks = job.hooks ?? {};
+  const fr = await createFrameRenderer(job);
+  const { width: W, height: H } = fr;
   progress('analyzing', 5);
 
   const transparent = background.mode === 'transparent';
@@ -117,25 +168,13 @@ export async function renderVideo(job: RenderJob): Promise<RenderResult> {
     const frames = Array.from({ length: RING }, () => new Uint8Array(W * H * 4));
     const masks = transparent ? Array.from({ length: RING }, () => new Uint8Array(W * H)) : [];
     const pending: Array<Promise<unknown>> = Array.from({ length: RING }, () => Promise.resolve());
-    const aff = new Float64Array(BONE_COUNT * AFFINE);
-    const pos = new Float32Array(nv * 2);
-    const bounds: DrawBounds = { minX: 0, minY: 0, maxX: 0, maxY: 0 };
     for (let i = 0; i < frameCount; i++) {
       if (signal?.aborted) throw abortError(signal);
       const slot = i % RING;
       await pending[slot];
       if (signal?.aborted) throw abortError(signal);
       const frame = frames[slot];
-      if (hooks.background) hooks.background(i, frame);
-      else frame.set(bg);
-      retarget.pose(i, aff);
-      deform(rig, aff, pos);
-      hooks.underlay?.(i, frame, pos, retarget.floorY);
-      bounds.minX = W;
-      bounds.minY = H;
-      bounds.maxX = 0;
-      bounds.maxY = 0;
-      drawTriangles(frame, W, H, pos, uv, tris, tex, bounds, clip, labels);
+      fr.draw(i, frame);
       hooks.post?.(i, frame);
       const writes = [encoders[0].write(frame)];
       if (transparent) {
@@ -173,6 +212,25 @@ export async function renderVideo(job: RenderJob): Promise<RenderResult> {
     hasAudio: audio !== null,
     timings: { setupMs: Math.round(t1 - t0), framesMs: Math.round(t2 - t1), finishMs: Math.round(performance.now() - t2) },
   };
+}
+
+/** Rest-pose distance from the lowest opaque texel row down to the rig mesh's lowest vertex (texture px). */
+async function bottomInset(rig: Rig, textureFile: string): Promise<number> {
+  const { data, info } = await sharp(textureFile).ensureAlpha().extractChannel(3).raw().toBuffer({ resolveWithObject: true });
+  const sy = info.height / rig.textureHeight;
+  let low = -1;
+  for (let y = info.height - 1; y >= 0 && low < 0; y--) {
+    for (let x = 0, o = y * info.width; x < info.width; x++, o++) {
+      if (data[o] >= 128) {
+        low = (y + 1) / sy;
+        break;
+      }
+    }
+  }
+  if (low < 0) return 0;
+  let meshLow = -Infinity;
+  for (let v = 1; v < rig.vertices.length; v += 2) meshLow = Math.max(meshLow, rig.vertices[v]);
+  return Math.max(0, meshLow - low);
 }
 
 /**

@@ -4,8 +4,9 @@
  * length over the bone's full length in the clip), and the torso narrows as the performer's
  * shoulders do; the torso's root follows the performer's hip centre.
  * The character is scaled so its torso + leg length matches the performer's (a high percentile over
- * the clip, so crouching frames do not shrink it), and shifted vertically once so its feet stand
- * where the performer's feet stand.
+ * the clip, so crouching frames do not shrink it), and shifted vertically per frame so that, while
+ * the performer has a foot down, the character's lowest point stands on the performer's ground line
+ * (see groundOffsets).
  */
 import type { Rig } from '../rig/build-rig.js';
 import { BONES, BONE_COUNT, bodyScale, jointScores, jointsFromKeypoints, type Point } from '../rig/skeleton.js';
@@ -21,7 +22,21 @@ export interface Retargeter {
   pose(i: number, out: Float64Array, joints?: Point[]): void;
   /** Median lowest-foot y in output px (where the floor is). */
   floorY: number;
+  /** The performer's sole below the ankle, output px (ANKLE_HEIGHT of the performer's stature). */
+  soleDrop: number;
 }
+
+/**
+ * Height of the ankle joint above the sole, as a share of stature (Drillis and Contini's segment
+ * proportions: 0.039). A detector's ankle keypoint is this far above the ground when a foot is down.
+ */
+export const ANKLE_HEIGHT = 0.039;
+/** Torso + legs (hip to shoulder, plus hip to ankle) as a share of a standing adult's stature. */
+const TORSO_LEGS = 0.77;
+/** A foot is down when the performer's lowest ankle is within this share of the frame height of the ground line. */
+export const FOOT_DOWN_BAND = 0.02;
+/** Frames either side over which the per-frame ground offset is averaged (detector jitter). */
+const GROUND_SMOOTH = 2;
 
 /** Keypoints below this score do not steer a bone; it keeps its previous angle. */
 const MIN_SCORE = 0.2;
@@ -78,7 +93,12 @@ export function drivesByImageSide(rig: Rig, track: MotionTrack): boolean {
   );
 }
 
-export function createRetargeter(rig: Rig, track: MotionTrack, outW: number): Retargeter {
+/**
+ * @param bottomInset how far the rig mesh's lowest vertex lies below the texture's lowest opaque row
+ * at rest (texture px): the mesh reaches a little past the alpha edge, and the ground is met by what
+ * is drawn, not by the mesh.
+ */
+export function createRetargeter(rig: Rig, track: MotionTrack, outW: number, bottomInset = 0): Retargeter {
   const k = outW / track.width;
   const rest: Point[] = rig.joints.map((j) => ({ x: j.x, y: j.y }));
   const restAngle = BONES.map((b) => Math.atan2(rest[b.to].y - rest[b.from].y, rest[b.to].x - rest[b.from].x));
@@ -102,7 +122,7 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number): Re
     top = Math.min(top, rig.vertices[v]);
     bottom = Math.max(bottom, rig.vertices[v]);
   }
-  const performerHeight = (k * ld) / 0.77;
+  const performerHeight = (k * ld) / TORSO_LEGS;
   if (Number.isFinite(performerHeight) && bottom > top) scale = Math.min(scale, (1.1 * performerHeight) / (bottom - top));
 
   // Per-bone reference length: the performer's bone at its longest (90th percentile over frames
@@ -125,7 +145,7 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number): Re
   const along = new Float64Array(BONE_COUNT).fill(1);
   let across = 1;
   let lastFrame = -2;
-  let offsetY = 0;
+  let offsets: Float64Array = new Float64Array(track.frames.length);
 
   const solve = (i: number, out: Float64Array, joints?: Point[]): void => {
     const d = driving[i];
@@ -158,7 +178,7 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number): Re
       let px: number, py: number;
       if (def.parent < 0) {
         px = root.x * k;
-        py = root.y * k + offsetY;
+        py = root.y * k + offsets[i];
       } else {
         const o = def.parent * AFFINE;
         px = out[o] * piv.x + out[o + 2] * piv.y + out[o + 4];
@@ -204,19 +224,95 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number): Re
     }
   };
 
-  // Vertical alignment: median over frames of (performer's lowest ankle − character's lowest ankle).
+  // Vertical alignment, per frame: see groundOffsets.
   const tmp = new Float64Array(BONE_COUNT * AFFINE);
-  const posed: Point[] = [];
-  const diffs: number[] = [];
-  const floors: number[] = [];
+  const charLow = new Float64Array(track.frames.length);
+  const perfAnkle = new Float64Array(track.frames.length);
   for (let i = 0; i < track.frames.length; i++) {
-    solve(i, tmp, posed);
-    const perf = Math.max(driving[i][11].y, driving[i][14].y) * k;
-    const char = Math.max(posed[11].y, posed[14].y);
-    diffs.push(perf - char);
-    floors.push(perf);
+    solve(i, tmp);
+    charLow[i] = lowestVertex(rig, tmp) - bottomInset * scale;
+    const seen = [11, 14].filter((j) => scores[i][j] >= MIN_SCORE).map((j) => driving[i][j].y * k);
+    perfAnkle[i] = seen.length ? Math.max(...seen) : NaN;
   }
-  offsetY = diffs.length ? percentile(diffs, 0.5) : 0;
+  const soleDrop = Number.isFinite(performerHeight) ? ANKLE_HEIGHT * performerHeight : 0;
+  offsets = groundOffsets(charLow, perfAnkle, soleDrop, track.height * k);
   lastFrame = -2;
-  return { scale, pose: solve, floorY: percentile(floors, 0.5) };
+  const ankles = Array.from(perfAnkle).filter(Number.isFinite);
+  return { scale, pose: solve, floorY: percentile(ankles, 0.5), soleDrop };
+}
+
+/** The lowest point of the rig's mesh posed by `aff` (linear blend skinning, y only). */
+function lowestVertex(rig: Rig, aff: Float64Array): number {
+  const vs = rig.vertices,
+    bi = rig.boneIndices,
+    bw = rig.boneWeights,
+    n = rig.influences;
+  let low = -Infinity;
+  for (let v = 0, nv = vs.length / 2; v < nv; v++) {
+    const x = vs[v * 2],
+      y = vs[v * 2 + 1];
+    let oy = 0;
+    for (let q = 0; q < n; q++) {
+      const w = bw[v * n + q];
+      if (w === 0) continue;
+      const o = bi[v * n + q] * AFFINE;
+      oy += w * (aff[o + 1] * x + aff[o + 3] * y + aff[o + 5]);
+    }
+    if (oy > low) low = oy;
+  }
+  return low;
+}
+
+/**
+ * Per-frame vertical offsets (output px) that put the character's lowest point on the ground while the
+ * performer has a foot down. `charLow` is the posed character's lowest point before any offset,
+ * `perfAnkle` the performer's lowest seen ankle (NaN when neither is seen), `soleDrop` the performer's
+ * sole below the ankle, `H` the frame height.
+ *
+ * The ground line is the 90th percentile of the performer's lowest ankle over the clip; a foot is down
+ * within FOOT_DOWN_BAND × H of it. On those frames the offset brings the character's lowest point to
+ * the performer's ankle plus the sole; in between (a jump, a kick with both feet up, unseen ankles) it
+ * is interpolated from the frames either side, so the character leaves and meets the ground with the
+ * performer's hips; the offsets are then averaged over a few frames against detector jitter. A clip
+ * with no foot down anywhere keeps one offset: the median over its frames.
+ */
+export function groundOffsets(charLow: Float64Array, perfAnkle: Float64Array, soleDrop: number, H: number): Float64Array {
+  const n = charLow.length;
+  const out = new Float64Array(n);
+  const seen = Array.from(perfAnkle).filter(Number.isFinite);
+  if (n === 0 || seen.length === 0) return out;
+  const ground = percentile(seen, 0.9);
+  const raw = new Float64Array(n).fill(NaN);
+  const down: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (!Number.isFinite(perfAnkle[i]) || !Number.isFinite(charLow[i])) continue;
+    raw[i] = perfAnkle[i] + soleDrop - charLow[i];
+    if (perfAnkle[i] >= ground - FOOT_DOWN_BAND * H) down.push(i);
+  }
+  if (down.length === 0) {
+    out.fill(percentile(Array.from(raw).filter(Number.isFinite), 0.5));
+    return out;
+  }
+  const fill = new Float64Array(n);
+  let d = 0;
+  for (let i = 0; i < n; i++) {
+    while (d + 1 < down.length && down[d + 1] <= i) d++;
+    const a = down[d];
+    if (i <= down[0]) fill[i] = raw[down[0]];
+    else if (d === down.length - 1 || a === i) fill[i] = raw[a];
+    else {
+      const b = down[d + 1];
+      fill[i] = raw[a] + ((raw[b] - raw[a]) * (i - a)) / (b - a);
+    }
+  }
+  for (let i = 0; i < n; i++) {
+    let s = 0,
+      c = 0;
+    for (let j = Math.max(0, i - GROUND_SMOOTH); j <= Math.min(n - 1, i + GROUND_SMOOTH); j++) {
+      s += fill[j];
+      c++;
+    }
+    out[i] = s / c;
+  }
+  return out;
 }

@@ -17,15 +17,19 @@ import type { Point } from './skeleton.js';
 /** Rig joint indices used here (RIG_JOINTS order). */
 const L_HIP = 9,
   L_KNEE = 10,
+  L_ANKLE = 11,
   R_HIP = 12,
-  R_KNEE = 13;
+  R_KNEE = 13,
+  R_ANKLE = 14;
 /** Bone indices (BONES order). */
 const TORSO = 0,
   L_THIGH = 6,
-  R_THIGH = 8;
+  L_SHIN = 7,
+  R_THIGH = 8,
+  R_SHIN = 9;
 
 /** Regions (torso, thighs) whose points inside a skirt zone take the skirt's weights; arms keep theirs. */
-export const SKIRT_REGIONS: ReadonlySet<number> = new Set([TORSO, L_THIGH, R_THIGH]);
+export const SKIRT_REGIONS: ReadonlySet<number> = new Set([TORSO, L_THIGH, L_SHIN, R_THIGH, R_SHIN]);
 /** Torso, thighs and shins: the parts skirt cloth may join, so triangles between them are never cut. */
 export const SKIRT_PARTS: ReadonlySet<number> = new Set([TORSO, L_THIGH, L_THIGH + 1, R_THIGH, R_THIGH + 1]);
 
@@ -33,7 +37,13 @@ export const SKIRT_PARTS: ReadonlySet<number> = new Set([TORSO, L_THIGH, L_THIGH
 const MIN_DEPTH = 0.5;
 /** Width of the figure's row at 40% of that depth, in hip-joint spans, from which it flares. */
 const MIN_FLARE = 2.4;
-/** Share of the hem's motion that follows the thighs (the rest stays with the torso). */
+/**
+ * Continuous cloth between the legs, in thigh lengths below the hip line, from which it is a long
+ * garment whatever its flare (a straight robe, a long skirt or coat to the ground): trouser legs part
+ * below the crotch, so cloth that runs on between them past the knees is not trousers.
+ */
+const LONG_DEPTH = 1.4;
+/** Share of a knee-length hem's motion that follows the thighs (the rest stays with the torso). */
 const HEM_FOLLOW = 0.8;
 
 export interface SkirtZone {
@@ -42,8 +52,10 @@ export interface SkirtZone {
   hem: number;
   lHip: Point;
   lKnee: Point;
+  lAnkle: Point;
   rHip: Point;
   rKnee: Point;
+  rAnkle: Point;
   /** Evidence, for logs and tests. */
   depth: number;
   flare: number;
@@ -51,7 +63,8 @@ export interface SkirtZone {
 
 const lerp = (a: Point, b: Point, t: number): Point => ({ x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t });
 
-export function findSkirt(m: Mask, joints: Point[]): SkirtZone | null {
+/** `measure`: return the zone's evidence even when it is not a skirt (diagnostics). */
+export function findSkirt(m: Mask, joints: Point[], measure = false): SkirtZone | null {
   const lHip = joints[L_HIP],
     rHip = joints[R_HIP],
     lKnee = joints[L_KNEE],
@@ -72,15 +85,15 @@ export function findSkirt(m: Mask, joints: Point[]): SkirtZone | null {
   let y = Math.ceil(hipMid.y);
   while (y < m.h && at(midX(y), y)) y++;
   const depth = (y - hipMid.y) / thigh;
-  if (depth < MIN_DEPTH) return null;
+  if (depth < MIN_DEPTH && !measure) return null;
   const probe = Math.round(hipMid.y + 0.4 * (y - hipMid.y));
   let x0 = Math.floor(midX(probe)),
     x1 = x0;
   while (x0 > 0 && at(x0 - 1, probe)) x0--;
   while (x1 < m.w - 1 && at(x1 + 1, probe)) x1++;
   const flare = (x1 - x0 + 1) / span;
-  if (flare < MIN_FLARE) return null;
-  return { top: hipMid.y, hem: y, lHip, lKnee, rHip, rKnee, depth, flare };
+  if (flare < MIN_FLARE && depth < LONG_DEPTH && !measure) return null;
+  return { top: hipMid.y, hem: y, lHip, lKnee, lAnkle: joints[L_ANKLE], rHip, rKnee, rAnkle: joints[R_ANKLE], depth, flare };
 }
 
 const smooth = (t: number): number => {
@@ -103,7 +116,6 @@ export function skirtWeights(
   slots: number,
 ): boolean {
   if (y < z.top || y > z.hem) return false;
-  const t = (y - z.top) / (z.hem - z.top);
   const along = (hip: Point, knee: Point): number =>
     knee.y === hip.y ? hip.x : hip.x + ((knee.x - hip.x) * (y - hip.y)) / (knee.y - hip.y);
   const xl = along(z.lHip, z.lKnee),
@@ -111,18 +123,34 @@ export function skirtWeights(
   // Where the point lies from the right thigh's line (0) to the left one's (1); a figure seen from
   // behind has them the other way round, which the division handles.
   const s = Math.abs(xl - xr) < 1e-6 ? 0.5 : (x - xr) / (xl - xr);
-  const legs = HEM_FOLLOW * smooth(t);
+  // Down to the knees the hem hands over to the thighs (HEM_FOLLOW at the knee line); a longer
+  // garment hands over the rest below the knees, so at the ankles it moves with the legs alone and the
+  // feet under its hem stay under it.
+  const kneeY = (z.lKnee.y + z.rKnee.y) / 2,
+    ankleY = (z.lAnkle.y + z.rAnkle.y) / 2;
+  const above = smooth((y - z.top) / Math.max(1, Math.min(z.hem, kneeY) - z.top));
+  const below = y > kneeY && ankleY > kneeY ? smooth((y - kneeY) / (ankleY - kneeY)) : 0;
+  const legs = HEM_FOLLOW * above + (1 - HEM_FOLLOW) * below;
   const left = legs * smooth(s);
   const right = legs - left;
+  // Each side from thigh to shin around its knee (a quarter of the thigh either side).
+  const shinShare = (hip: Point, knee: Point): number =>
+    smooth((y - knee.y + 0.25 * Math.hypot(knee.x - hip.x, knee.y - hip.y)) / (0.5 * Math.hypot(knee.x - hip.x, knee.y - hip.y) || 1));
+  const ls = shinShare(z.lHip, z.lKnee),
+    rs = shinShare(z.rHip, z.rKnee);
+  const cand: Array<[number, number]> = [
+    [TORSO, 1 - legs],
+    [L_THIGH, left * (1 - ls)],
+    [L_SHIN, left * ls],
+    [R_THIGH, right * (1 - rs)],
+    [R_SHIN, right * rs],
+  ];
+  cand.sort((p, q) => q[1] - p[1]);
+  const used = cand.slice(0, slots);
+  const sum = used.reduce((a, c) => a + c[1], 0) || 1;
   for (let k = 0; k < slots; k++) {
-    outBones[off + k] = 0;
-    outWeights[off + k] = 0;
+    outBones[off + k] = k < used.length ? used[k][0] : 0;
+    outWeights[off + k] = k < used.length ? used[k][1] / sum : 0;
   }
-  outBones[off] = TORSO;
-  outWeights[off] = 1 - legs;
-  outBones[off + 1] = L_THIGH;
-  outWeights[off + 1] = left;
-  outBones[off + 2] = R_THIGH;
-  outWeights[off + 2] = right;
   return true;
 }

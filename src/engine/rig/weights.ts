@@ -148,6 +148,7 @@ export function regionField(m: Mask, dist: Float32Array, joints: Point[]): Regio
   const torsoLen = Math.hypot(J(1).x - J(0).x, J(1).y - J(0).y) || 1;
   const scores: Float64Array[] = [];
   const radius: number[] = [];
+  const seedSets: number[][] = [];
   for (let b = 0; b < BONE_COUNT; b++) {
     const def = BONES[b];
     const a = J(def.from),
@@ -179,8 +180,102 @@ export function regionField(m: Mask, dist: Float32Array, joints: Point[]): Regio
     for (let i = 0; i < d.length; i++) d[i] -= r;
     scores.push(d);
     radius.push(r);
+    seedSets.push(seeds);
   }
+  absorbIslands(m, scores, seedSets);
   return { scores, radius };
+}
+
+/** Chain of each bone: 1 torso and head, 2/3 left/right arm, 4/5 left/right leg (as seams.ts's chainCode). */
+const CHAIN = BONES.map((def, b) => (b <= 1 ? 1 : 2 + ((def.parent === 0 ? b : def.parent) - 2) / 2));
+
+/**
+ * Islands: a patch of pixels won by one chain (an arm, a leg, or torso+head) that does not touch that
+ * chain's own bones, only other chains: the end of a tail that hangs near a hand, the foot of a staff
+ * reaching past a leg, a flap of cape closer to a shoulder than to the back. Skinned to its winning
+ * chain it would move with that chain while held by nothing of it, and come loose as a separate piece
+ * (the seam cutter separates chains). Each island is given to the chain it shares the longest border
+ * with, to that chain's nearest bone, rigidly; repeated, since an island can border another island.
+ */
+function absorbIslands(m: Mask, scores: Float64Array[], seeds: number[][]): void {
+  const { w, h, data } = m;
+  const n = w * h;
+  const win = new Int8Array(n);
+  const comp = new Int32Array(n);
+  const stack = new Int32Array(n);
+  for (let pass = 0; pass < 4; pass++) {
+    for (let p = 0; p < n; p++) {
+      win[p] = -1;
+      if (!data[p]) continue;
+      let best = 0;
+      for (let b = 1; b < BONE_COUNT; b++) if (scores[b][p] < scores[best][p]) best = b;
+      if (Number.isFinite(scores[best][p])) win[p] = best;
+    }
+    // Connected patches of one chain (8-connected), pixels listed in `stack` order per patch.
+    comp.fill(-1);
+    const starts: number[] = [];
+    let top = 0;
+    for (let p = 0; p < n; p++) {
+      if (win[p] < 0 || comp[p] >= 0) continue;
+      const c = starts.length,
+        chain = CHAIN[win[p]];
+      starts.push(top);
+      comp[p] = c;
+      stack[top++] = p;
+      for (let r = starts[c]; r < top; r++) {
+        const q = stack[r],
+          x = q % w,
+          y = (q - x) / w;
+        for (let dy = -1; dy <= 1; dy++) {
+          const ny = y + dy;
+          if (ny < 0 || ny >= h) continue;
+          for (let dx = -1; dx <= 1; dx++) {
+            const nx = x + dx;
+            if (nx < 0 || nx >= w) continue;
+            const o = ny * w + nx;
+            if (comp[o] < 0 && win[o] >= 0 && CHAIN[win[o]] === chain) {
+              comp[o] = c;
+              stack[top++] = o;
+            }
+          }
+        }
+      }
+    }
+    starts.push(top);
+    const seeded = new Uint8Array(starts.length);
+    for (let b = 0; b < BONE_COUNT; b++) for (const s of seeds[b]) if (win[s] >= 0 && CHAIN[win[s]] === CHAIN[b]) seeded[comp[s]] = 1;
+    let changed = false;
+    for (let c = 0; c + 1 < starts.length; c++) {
+      if (seeded[c]) continue;
+      const border = [0, 0, 0, 0, 0, 0];
+      for (let r = starts[c]; r < starts[c + 1]; r++) {
+        const q = stack[r],
+          x = q % w,
+          y = (q - x) / w;
+        for (let dy = -1; dy <= 1; dy++) {
+          for (let dx = -1; dx <= 1; dx++) {
+            const nx = x + dx,
+              ny = y + dy;
+            if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
+            const o = ny * w + nx;
+            if (win[o] >= 0 && comp[o] !== c) border[CHAIN[win[o]]]++;
+          }
+        }
+      }
+      let target = 0;
+      for (let k = 1; k < border.length; k++) if (border[k] > border[target]) target = k;
+      if (!border[target]) continue;
+      for (let r = starts[c]; r < starts[c + 1]; r++) {
+        const q = stack[r];
+        let best = -1;
+        for (let b = 0; b < BONE_COUNT; b++) if (CHAIN[b] === target && (best < 0 || scores[b][q] < scores[best][q])) best = b;
+        if (!Number.isFinite(scores[best][q])) continue;
+        for (let b = 0; b < BONE_COUNT; b++) if (b !== best) scores[b][q] = Infinity;
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
 }
 
 /** Bones a vertex of region `b` may blend with: itself, its parent and its children. */
