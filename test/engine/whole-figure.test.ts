@@ -15,9 +15,9 @@ import { figurePieces, groundContact, lowestRow, type ContactSample } from '../.
 import { groundOffsets } from '../../src/engine/render/retarget.js';
 import { createFrameRenderer } from '../../src/engine/render/render-video.js';
 import type { Point } from '../../src/engine/rig/skeleton.js';
-import { figureCharacter } from './figures.js';
-import { missingMedia } from './fixtures.js';
-import { char1Character } from './render-helpers.js';
+import { figureCharacter } from '../helpers/figures.js';
+import { missingMedia } from '../helpers/engine-fixtures.js';
+import { char1Character } from '../helpers/engine-render.js';
 
 const engine = createEngine({ tools: resolveTools(process.env) });
 const CHAR1 = 'images/animateddrawings--char1-texture.png';

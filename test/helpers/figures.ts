@@ -7,7 +7,7 @@
 import sharp from 'sharp';
 import type { CharacterAssets } from '../../src/engine/index.js';
 import type { CharacterAnalysis, Keypoint } from '../../src/engine/types.js';
-import { writeCharacterDir } from './render-helpers.js';
+import { writeCharacterDir } from './engine-render.js';
 
 export const FIGURE_W = 400,
   FIGURE_H = 640;
