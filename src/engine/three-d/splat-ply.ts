@@ -27,6 +27,7 @@ const FLOAT_PROPS = [
   'rot_3',
 ];
 const STRIDE = FLOAT_PROPS.length * 4 + 4 * 2 + 4 * 4;
+if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new Error('the PLY encoder needs a little-endian machine');
 
 export function encodeSplatPly(c: SplatCloud, jointSet: string): Buffer {
   const lines = [
@@ -42,36 +43,35 @@ export function encodeSplatPly(c: SplatCloud, jointSet: string): Buffer {
     'end_header',
   ];
   const header = Buffer.from(lines.join('\n') + '\n', 'ascii');
-  const body = Buffer.alloc(c.count * STRIDE);
+  // One record is 23 four-byte slots (92 bytes): 17 floats, 4 ushorts in two slots, 4 floats.
+  // Written through typed views of one aligned buffer (little endian, as declared; checked below).
+  const slots = STRIDE / 4;
+  const ab = new ArrayBuffer(c.count * STRIDE);
+  const f32 = new Float32Array(ab);
+  const u16 = new Uint16Array(ab);
   for (let i = 0; i < c.count; i++) {
-    let o = i * STRIDE;
-    const f = (v: number) => {
-      body.writeFloatLE(v, o);
-      o += 4;
-    };
-    f(c.positions[i * 3]);
-    f(c.positions[i * 3 + 1]);
-    f(c.positions[i * 3 + 2]);
-    f(0);
-    f(0);
-    f(0);
-    f(c.dc[i * 3]);
-    f(c.dc[i * 3 + 1]);
-    f(c.dc[i * 3 + 2]);
-    f(c.opacities[i]);
-    f(c.scales[i * 3]);
-    f(c.scales[i * 3 + 1]);
-    f(c.scales[i * 3 + 2]);
-    f(c.rotations[i * 4]);
-    f(c.rotations[i * 4 + 1]);
-    f(c.rotations[i * 4 + 2]);
-    f(c.rotations[i * 4 + 3]);
-    for (let k = 0; k < 4; k++) {
-      body.writeUInt16LE(c.jointIndices[i * 4 + k], o);
-      o += 2;
-    }
-    for (let k = 0; k < 4; k++) f(c.jointWeights[i * 4 + k]);
+    const o = i * slots;
+    f32[o] = c.positions[i * 3];
+    f32[o + 1] = c.positions[i * 3 + 1];
+    f32[o + 2] = c.positions[i * 3 + 2];
+    f32[o + 3] = 0;
+    f32[o + 4] = 0;
+    f32[o + 5] = 0;
+    f32[o + 6] = c.dc[i * 3];
+    f32[o + 7] = c.dc[i * 3 + 1];
+    f32[o + 8] = c.dc[i * 3 + 2];
+    f32[o + 9] = c.opacities[i];
+    f32[o + 10] = c.scales[i * 3];
+    f32[o + 11] = c.scales[i * 3 + 1];
+    f32[o + 12] = c.scales[i * 3 + 2];
+    f32[o + 13] = c.rotations[i * 4];
+    f32[o + 14] = c.rotations[i * 4 + 1];
+    f32[o + 15] = c.rotations[i * 4 + 2];
+    f32[o + 16] = c.rotations[i * 4 + 3];
+    for (let k = 0; k < 4; k++) u16[(o + 17) * 2 + k] = c.jointIndices[i * 4 + k];
+    for (let k = 0; k < 4; k++) f32[o + 19 + k] = c.jointWeights[i * 4 + k];
   }
+  const body = Buffer.from(ab);
   return Buffer.concat([header, body]);
 }
 
