@@ -251,5 +251,7 @@ export async function run(argv: string[]): Promise<void> {
     ...lines,
   ].join('\n');
   process.stdout.write(md + '\n');
-  writeSection('cluster', md);
+  // A partial run (--skip) writes its own section and leaves the full run's in place.
+  const parts = ['streams', 'renders', 'upload'].filter((p) => !skip.has(p));
+  writeSection(parts.length === 3 ? 'cluster' : `cluster-${parts.join('-')}`, md);
 }
