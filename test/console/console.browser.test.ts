@@ -229,6 +229,30 @@ describe('web console in a real browser', { skip }, () => {
     });
   });
 
+  test('a character-animation video from an existing Character and an uploaded driving video plays', async () => {
+    await page.goto(`${svc.baseUrl}/console/#/playground`);
+    await page.getByRole('radio', { name: 'Character animation video' }).check();
+    const sets = page.locator('form fieldset');
+    // Fieldsets: what to make, render character, render motion, background, then this mode's character and driving video.
+    await sets.nth(4).getByRole('radio', { name: 'Existing' }).check();
+    const dancer = sets.nth(4).locator('option', { hasText: 'Dancer' });
+    await dancer.waitFor({ state: 'attached' });
+    await sets
+      .nth(4)
+      .getByRole('combobox')
+      .selectOption((await dancer.getAttribute('value'))!);
+    await sets.nth(5).locator('input[type=file]').setInputFiles(media.video);
+    await page.locator('#pg-price').filter({ hasText: 'Estimated price: 2 credits' }).waitFor();
+    await page.getByRole('button', { name: 'Start' }).click();
+    const video = page.locator('#pg-result video[data-role=result]');
+    await video.waitFor({ state: 'attached', timeout: 600_000 });
+    assert.match(await page.locator('#pg-status').innerText(), /^anim_\w+: ready\.$/);
+    await video.evaluate((v: any) => v.play());
+    await page.waitForFunction(() => (document.querySelector('#pg-result video[data-role=result]')?.currentTime ?? 0) > 0.3, null, {
+      timeout: 20_000,
+    });
+  });
+
   test('videos list, credits and galleries at desktop and phone width (screenshots, no horizontal scroll, axe)', async () => {
     await page.goto(`${svc.baseUrl}/console/#/videos`);
     const play = page.getByRole('button', { name: /^Play render_/ });
