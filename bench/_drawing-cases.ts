@@ -198,25 +198,227 @@ export interface SyntheticCase {
   truth: DrawingTruth;
 }
 
+/** What a synthetic phone photo varies (every option has a default: ruled paper, marker-like ink, 55% size). */
+export interface PaperPhotoOptions {
+  orientation: 1 | 3 | 6 | 8;
+  megapixels: number;
+  seed?: number;
+  /** Keep an existing file of that name (bench reruns). */
+  reuse?: boolean;
+  /** Paper: blue ruled lines with a red margin (default), blue squares, or blank. */
+  paper?: 'ruled' | 'squared' | 'plain';
+  /** The strokes as a light grey pencil (45% of their darkness, no colour) instead of the drawing's own ink. */
+  pencil?: boolean;
+  /** A second, smaller doodle (a sun and a zigzag line) beside the figure. */
+  scribble?: boolean;
+  /** The figure's feet run off the sheet's bottom edge (the drawing was cut there). */
+  edge?: boolean;
+  /** Perspective: the sheet's top edge shrunk by this share (0.15 = 15% narrower) and the sheet turned 3 degrees. */
+  keystone?: number;
+  /** The drawing's size as a share of the photo's short side (default 0.55). */
+  size?: number;
+}
+
 /**
  * A phone photo of the drawing on paper, made from the shared drawing: the drawing's own paper tone is
  * divided out (its ink kept), the ink multiplied onto a synthetic sheet (warm paper, light falling off
- * from one corner, a soft shadow across the sheet, blue ruled lines, a red margin, sensor noise) lying
- * on a darker table at the photo's edge, enlarged so the whole photo is `megapixels`, saved as JPEG
- * (quality 88) with its pixels stored rotated and the EXIF orientation that turns them upright again.
- * The truth is moved into the upright photo's pixels.
+ * from one corner, a soft shadow across the sheet, blue ruled or squared lines, a red margin, sensor
+ * noise) lying on a darker table at the photo's edge, enlarged so the whole photo is `megapixels`,
+ * optionally seen in perspective, saved as JPEG (quality 88) with its pixels stored rotated and the EXIF
+ * orientation that turns them upright again. The truth is moved into the upright photo's pixels.
  */
-export async function makePaperPhoto(
-  truth: DrawingTruth,
-  outFile: string,
-  opts: { orientation: 1 | 3 | 6 | 8; megapixels: number; seed?: number; reuse?: boolean },
-): Promise<SyntheticCase> {
+export async function makePaperPhoto(truth: DrawingTruth, outFile: string, opts: PaperPhotoOptions): Promise<SyntheticCase> {
   const { data: src, info } = await sharp(truth.imageFile).flatten({ background: '#ffffff' }).raw().toBuffer({ resolveWithObject: true });
   const sw = info.width,
     sh = info.height,
     ch = info.channels;
-  // The drawing's own paper tone, locally (its photo has shading too): per block of ~1/10 of the long
-  // side, the 90th percentile per channel, bilinearly interpolated between block centres.
+  const paperKind = opts.paper ?? 'ruled';
+  // Photo 4:3 landscape or portrait like the drawing.
+  const portrait = sh >= sw;
+  const total = opts.megapixels * 1e6;
+  const W = Math.round(Math.sqrt(total * (portrait ? 3 / 4 : 4 / 3)));
+  const H = Math.round(total / W);
+  const size = opts.size ?? 0.55;
+  const scale = Math.min((W * size) / sw, (H * size) / sh);
+  const dw = Math.round(sw * scale),
+    dh = Math.round(sh * scale);
+  // Sheet: covers all but a strip of table on two sides (the photo is never perfectly framed).
+  const sheet = { x0: Math.round(W * 0.04), y0: Math.round(H * 0.03), x1: W - 1, y1: Math.round(H * 0.985) };
+  const dx = Math.round((W - dw) * (opts.scribble ? 0.7 : 0.45));
+  // Cut at the sheet's bottom edge: the lowest 4% of the drawing lies beyond it.
+  const dy = opts.edge ? sheet.y1 + 1 - Math.round(dh * 0.96) : Math.round((H - dh) * 0.5);
+  // Perspective (sheet -> photo): rows keep their height, each row's width shrinks towards the top, then
+  // the whole is turned about the photo's centre. `toSheet` is its inverse.
+  const k = opts.keystone ?? 0;
+  const turn = k ? (3 * Math.PI) / 180 : 0;
+  const cx = W / 2,
+    cy = H / 2;
+  const cos = Math.cos(turn),
+    sin = Math.sin(turn);
+  const rowScale = (v: number): number => 1 - k * (1 - v / H);
+  const toPhoto = (u: number, v: number): [number, number] => {
+    const x = cx + (u - cx) * rowScale(v),
+      y = v;
+    return [cx + (x - cx) * cos - (y - cy) * sin, cy + (x - cx) * sin + (y - cy) * cos];
+  };
+  const toSheet = (x: number, y: number): [number, number] => {
+    const xr = cx + (x - cx) * cos + (y - cy) * sin,
+      yr = cy - (x - cx) * sin + (y - cy) * cos;
+    return [cx + (xr - cx) / rowScale(yr), yr];
+  };
+  let rnd = (opts.seed ?? 7) >>> 0;
+  const rand = (): number => (rnd = (rnd * 1664525 + 1013904223) >>> 0) / 4294967296;
+  const line = Math.max(6, Math.round(H / 32));
+  if (!(opts.reuse && existsSync(outFile))) await renderPaperPhoto();
+  async function renderPaperPhoto(): Promise<void> {
+    const paperAt = paperTone(src, sw, sh, ch);
+    const grow = Math.max(2, Math.round(truth.figureSize * 0.04));
+    const nearFigure = new Uint8Array(sw * sh);
+    for (let y = 0; y < sh; y++) {
+      for (let x = 0; x < sw; x++) {
+        if (!truth.mask[y * sw + x]) continue;
+        for (let yy = Math.max(0, y - grow); yy <= Math.min(sh - 1, y + grow); yy++)
+          nearFigure.fill(1, yy * sw + Math.max(0, x - grow), yy * sw + Math.min(sw, x + grow + 1));
+      }
+    }
+    // Ink as a multiplier per channel of the drawing's pixel on its own paper (1 = no ink), at drawing size.
+    const inkMul = new Float32Array(sw * sh * 3).fill(1);
+    for (let y = 0; y < sh; y++) {
+      for (let x = 0; x < sw; x++) {
+        if (!nearFigure[y * sw + x]) continue;
+        const p = y * sw + x;
+        const m = [0, 1, 2].map((c) => Math.min(1, src[p * ch + c] / paperAt(x, y, c)));
+        if (opts.pencil) {
+          const g = 1 - 0.45 * (1 - Math.min(...m));
+          m[0] = m[1] = m[2] = g;
+        }
+        for (let c = 0; c < 3; c++) inkMul[p * 3 + c] = m[c];
+      }
+    }
+    const stroke = Math.max(2, truth.figureSize * scale * 0.012);
+    const box = { x: Math.round(dx * 0.1), y: Math.round(dy + dh * 0.1), w: Math.round(dx * 0.75), h: Math.round(dh * 0.5) };
+    const doodle = opts.scribble ? scribbleSegments(box.x, box.y, box.w, box.h) : [];
+    const inDoodle = (u: number, v: number): boolean =>
+      doodle.length > 0 && u >= box.x - 2 * stroke && u <= box.x + box.w + 2 * stroke && v >= box.y - 2 * stroke && v <= box.y + box.h + 2 * stroke;
+    const out = Buffer.alloc(W * H * 3);
+    const bilinear = (u: number, v: number, c: number): number => {
+      const fx = Math.max(0, Math.min(sw - 1, u)),
+        fy = Math.max(0, Math.min(sh - 1, v));
+      const x0 = Math.floor(fx),
+        y0 = Math.floor(fy),
+        x1 = Math.min(sw - 1, x0 + 1),
+        y1 = Math.min(sh - 1, y0 + 1);
+      const ax = fx - x0,
+        ay = fy - y0;
+      const g = (xx: number, yy: number): number => inkMul[(yy * sw + xx) * 3 + c];
+      return (g(x0, y0) * (1 - ax) + g(x1, y0) * ax) * (1 - ay) + (g(x0, y1) * (1 - ax) + g(x1, y1) * ax) * ay;
+    };
+    for (let y = 0; y < H; y++) {
+      for (let x = 0; x < W; x++) {
+        const o = (y * W + x) * 3;
+        const [u, v] = toSheet(x, y);
+        const onSheet = u >= sheet.x0 && u <= sheet.x1 && v >= sheet.y0 && v <= sheet.y1;
+        // Light: falls off from the top left, and a soft shadow (a hand or phone) across the lower right.
+        const light = 1.05 - 0.35 * ((x / W) * 0.6 + (y / H) * 0.4);
+        const sd = (x / W + y / H - 1.15) / 0.12;
+        const shadow = 1 - 0.35 / (1 + Math.exp(-sd));
+        let r: number, g: number, b: number;
+        if (onSheet) {
+          [r, g, b] = [238, 232, 218];
+          const lw = Math.max(2, line / 14);
+          if (paperKind === 'ruled') {
+            if ((v - sheet.y0) % line < lw && v > sheet.y0 + line * 2) [r, g, b] = [150, 180, 225];
+            if (Math.abs(u - sheet.x0 - W * 0.08) < Math.max(2, W / 900)) [r, g, b] = [225, 130, 140];
+          } else if (paperKind === 'squared') {
+            const sq = line * 0.6;
+            if ((v - sheet.y0) % sq < lw * 0.7 || (u - sheet.x0) % sq < lw * 0.7) [r, g, b] = [170, 195, 230];
+          }
+          const ix = u - dx,
+            iy = v - dy;
+          if (ix >= 0 && iy >= 0 && ix < dw && iy < dh) {
+            const px = (ix + 0.5) / scale - 0.5,
+              py = (iy + 0.5) / scale - 0.5;
+            // The drawing's photo is a rectangle of its own paper: away from the figure (the artist's
+            // mask grown by 4% of the figure) it is blank sheet, so no edge of that rectangle shows.
+            if (nearFigure[Math.min(sh - 1, Math.max(0, Math.round(py))) * sw + Math.min(sw - 1, Math.max(0, Math.round(px)))]) {
+              r *= bilinear(px, py, 0);
+              g *= bilinear(px, py, 1);
+              b *= bilinear(px, py, 2);
+            }
+          }
+          for (const [ax, ay, bx, by] of inDoodle(u, v) ? doodle : []) {
+            if (segmentDistance(u, v, ax, ay, bx, by) <= stroke) {
+              [r, g, b] = [r * 0.3, g * 0.25, b * 0.35];
+              break;
+            }
+          }
+        } else {
+          [r, g, b] = [96, 78, 62];
+        }
+        const kk = light * shadow;
+        const n = (rand() - 0.5) * 10;
+        out[o] = Math.max(0, Math.min(255, r * kk + n));
+        out[o + 1] = Math.max(0, Math.min(255, g * kk + n));
+        out[o + 2] = Math.max(0, Math.min(255, b * kk + n));
+      }
+    }
+    // Stored pixels are the upright photo turned so that the EXIF orientation turns them back.
+    const storeRotation = { 1: 0, 3: 180, 6: 270, 8: 90 }[opts.orientation];
+    let img = sharp(out, { raw: { width: W, height: H, channels: 3 } });
+    if (storeRotation) img = img.rotate(storeRotation);
+    await img.jpeg({ quality: 88 }).withMetadata({ orientation: opts.orientation }).toFile(outFile);
+  }
+
+  // The truth in the photo's pixels: the artist's mask seen through the same mapping, cut at the sheet.
+  const mask = new Uint8Array(W * H);
+  let x0 = W,
+    y0 = H,
+    x1 = -1,
+    y1 = -1;
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      const [u, v] = toSheet(x + 0.5, y + 0.5);
+      if (u < sheet.x0 || u > sheet.x1 + 1 || v < sheet.y0 || v > sheet.y1 + 1) continue;
+      const sx = Math.floor((u - dx) / scale),
+        sy = Math.floor((v - dy) / scale);
+      if (sx < 0 || sy < 0 || sx >= sw || sy >= sh || !truth.mask[sy * sw + sx]) continue;
+      mask[y * W + x] = 1;
+      x0 = Math.min(x0, x);
+      x1 = Math.max(x1, x);
+      y0 = Math.min(y0, y);
+      y1 = Math.max(y1, y);
+    }
+  }
+  const joints = new Map<number, [number, number]>();
+  for (const [i, [x, y]] of truth.joints) joints.set(i, toPhoto(dx + (x + 0.5) * scale - 0.5, dy + (y + 0.5) * scale - 0.5));
+  const what = [
+    paperKind,
+    opts.pencil ? 'pencil' : '',
+    opts.scribble ? 'scribble beside' : '',
+    opts.edge ? 'cut at the sheet edge' : '',
+    k ? `keystone ${k}` : '',
+    opts.size ? `size ${opts.size}` : '',
+  ].filter(Boolean);
+  return {
+    name: `${truth.name.replace('animateddrawings--', '')} on paper (${what.join(', ')}), ${opts.megapixels} MP, EXIF ${opts.orientation}`,
+    file: outFile,
+    truth: {
+      name: truth.name,
+      imageFile: outFile,
+      width: W,
+      height: H,
+      mask,
+      figureSize: Math.max(x1 - x0 + 1, y1 - y0 + 1),
+      joints,
+    },
+  };
+}
+
+/**
+ * The drawing's own paper tone, locally (its photo has shading too): per block of ~1/10 of the long side,
+ * the 90th percentile per channel, bilinearly interpolated between block centres.
+ */
+function paperTone(src: Buffer, sw: number, sh: number, ch: number): (x: number, y: number, c: number) => number {
   const bs = Math.max(8, Math.round(Math.max(sw, sh) / 10));
   const gx = Math.ceil(sw / bs),
     gy = Math.ceil(sh / bs);
@@ -232,7 +434,7 @@ export async function makePaperPhoto(
       }
     }
   }
-  const paperAt = (x: number, y: number, c: number): number => {
+  return (x, y, c) => {
     const fx = Math.max(0, Math.min(gx - 1, x / bs - 0.5)),
       fy = Math.max(0, Math.min(gy - 1, y / bs - 0.5));
     const x0 = Math.floor(fx),
@@ -244,100 +446,35 @@ export async function makePaperPhoto(
     const g = (xx: number, yy: number): number => grid[(yy * gx + xx) * 3 + c];
     return (g(x0, y0) * (1 - ax) + g(x1, y0) * ax) * (1 - ay) + (g(x0, y1) * (1 - ax) + g(x1, y1) * ax) * ay;
   };
-  // Photo 4:3 landscape or portrait like the drawing; the drawing covers ~45% of the short side... to 60%.
-  const portrait = sh >= sw;
-  const total = opts.megapixels * 1e6;
-  const W = Math.round(Math.sqrt(total * (portrait ? 3 / 4 : 4 / 3)));
-  const H = Math.round(total / W);
-  const scale = Math.min((W * 0.55) / sw, (H * 0.55) / sh);
-  const dw = Math.round(sw * scale),
-    dh = Math.round(sh * scale);
-  const dx = Math.round((W - dw) * 0.45),
-    dy = Math.round((H - dh) * 0.5);
-  // Sheet: covers all but a strip of table on two sides (the photo is never perfectly framed).
-  const sheet = { x0: Math.round(W * 0.04), y0: Math.round(H * 0.03), x1: W - 1, y1: Math.round(H * 0.985) };
-  let rnd = (opts.seed ?? 7) >>> 0;
-  const rand = (): number => (rnd = (rnd * 1664525 + 1013904223) >>> 0) / 4294967296;
-  const line = Math.max(6, Math.round(H / 32));
-  if (!(opts.reuse && existsSync(outFile))) await renderPaperPhoto();
-  async function renderPaperPhoto(): Promise<void> {
-    const grow = Math.max(2, Math.round(truth.figureSize * 0.04));
-    const nearFigure = new Uint8Array(sw * sh);
-    for (let y = 0; y < sh; y++) {
-      for (let x = 0; x < sw; x++) {
-        if (!truth.mask[y * sw + x]) continue;
-        for (let yy = Math.max(0, y - grow); yy <= Math.min(sh - 1, y + grow); yy++)
-          nearFigure.fill(1, yy * sw + Math.max(0, x - grow), yy * sw + Math.min(sw, x + grow + 1));
-      }
-    }
-    const out = Buffer.alloc(W * H * 3);
-    const big = await sharp(src, { raw: { width: sw, height: sh, channels: ch } })
-      .resize(dw, dh, { kernel: 'lanczos3' })
-      .raw()
-      .toBuffer();
-    for (let y = 0; y < H; y++) {
-      for (let x = 0; x < W; x++) {
-        const o = (y * W + x) * 3;
-        const onSheet = x >= sheet.x0 && x <= sheet.x1 && y >= sheet.y0 && y <= sheet.y1;
-        // Light: falls off from the top left, and a soft shadow (a hand or phone) across the lower right.
-        const light = 1.05 - 0.35 * ((x / W) * 0.6 + (y / H) * 0.4);
-        const sd = (x / W + y / H - 1.15) / 0.12;
-        const shadow = 1 - 0.35 / (1 + Math.exp(-sd));
-        let r: number, g: number, b: number;
-        if (onSheet) {
-          [r, g, b] = [238, 232, 218];
-          if ((y - sheet.y0) % line < Math.max(2, line / 14) && y > sheet.y0 + line * 2) [r, g, b] = [150, 180, 225];
-          if (Math.abs(x - sheet.x0 - W * 0.08) < Math.max(2, W / 900)) [r, g, b] = [225, 130, 140];
-          const ix = x - dx,
-            iy = y - dy;
-          // The drawing's photo is a rectangle of its own paper: away from the figure (the artist's mask
-          // grown by 4% of the figure) it is blank sheet, so no edge of that rectangle shows.
-          if (
-            ix >= 0 &&
-            iy >= 0 &&
-            ix < dw &&
-            iy < dh &&
-            nearFigure[Math.min(sh - 1, Math.floor(iy / scale)) * sw + Math.min(sw - 1, Math.floor(ix / scale))]
-          ) {
-            const i = (iy * dw + ix) * ch;
-            const px = ix / scale,
-              py = iy / scale;
-            r *= Math.min(1, big[i] / paperAt(px, py, 0));
-            g *= Math.min(1, big[i + 1] / paperAt(px, py, 1));
-            b *= Math.min(1, big[i + 2] / paperAt(px, py, 2));
-          }
-        } else {
-          [r, g, b] = [96, 78, 62];
-        }
-        const k = light * shadow;
-        const n = (rand() - 0.5) * 10;
-        out[o] = Math.max(0, Math.min(255, r * k + n));
-        out[o + 1] = Math.max(0, Math.min(255, g * k + n));
-        out[o + 2] = Math.max(0, Math.min(255, b * k + n));
-      }
-    }
-    // Stored pixels are the upright photo turned so that the EXIF orientation turns them back.
-    const storeRotation = { 1: 0, 3: 180, 6: 270, 8: 90 }[opts.orientation];
-    let img = sharp(out, { raw: { width: W, height: H, channels: 3 } });
-    if (storeRotation) img = img.rotate(storeRotation);
-    await img.jpeg({ quality: 88 }).withMetadata({ orientation: opts.orientation }).toFile(outFile);
-  }
+}
 
-  const mask = new Uint8Array(W * H);
-  for (let y = 0; y < dh; y++) {
-    for (let x = 0; x < dw; x++) {
-      const sx = Math.min(sw - 1, Math.floor(x / scale)),
-        sy = Math.min(sh - 1, Math.floor(y / scale));
-      if (truth.mask[sy * sw + sx]) mask[(dy + y) * W + dx + x] = 1;
-    }
+/** A sun (circle and rays) above a zigzag line, in the box (x, y, w, h) of the sheet: a second doodle. */
+function scribbleSegments(x: number, y: number, w: number, h: number): Array<[number, number, number, number]> {
+  const segs: Array<[number, number, number, number]> = [];
+  const r = Math.min(w, h) * 0.2;
+  const sx = x + w * 0.5,
+    sy = y + r * 1.6;
+  for (let i = 0; i < 24; i++) {
+    const a0 = (i / 24) * 2 * Math.PI,
+      a1 = ((i + 1) / 24) * 2 * Math.PI;
+    segs.push([sx + r * Math.cos(a0), sy + r * Math.sin(a0), sx + r * Math.cos(a1), sy + r * Math.sin(a1)]);
   }
-  const joints = new Map<number, [number, number]>();
-  for (const [i, [x, y]] of truth.joints) joints.set(i, [dx + x * scale, dy + y * scale]);
-  return {
-    name: `${truth.name} on paper, ${opts.megapixels} MP, EXIF ${opts.orientation}`,
-    file: outFile,
-    truth: { name: truth.name, imageFile: outFile, width: W, height: H, mask, figureSize: truth.figureSize * scale, joints },
-  };
+  for (let i = 0; i < 8; i++) {
+    const a = (i / 8) * 2 * Math.PI;
+    segs.push([sx + 1.3 * r * Math.cos(a), sy + 1.3 * r * Math.sin(a), sx + 1.8 * r * Math.cos(a), sy + 1.8 * r * Math.sin(a)]);
+  }
+  const zy = y + h * 0.8;
+  for (let i = 0; i < 6; i++) {
+    segs.push([x + (i / 6) * w, zy + (i % 2 ? -1 : 1) * h * 0.06, x + ((i + 1) / 6) * w, zy + (i % 2 ? 1 : -1) * h * 0.06]);
+  }
+  return segs;
+}
+
+function segmentDistance(px: number, py: number, ax: number, ay: number, bx: number, by: number): number {
+  const vx = bx - ax,
+    vy = by - ay;
+  const t = Math.max(0, Math.min(1, ((px - ax) * vx + (py - ay) * vy) / (vx * vx + vy * vy || 1)));
+  return Math.hypot(px - ax - t * vx, py - ay - t * vy);
 }
 
 export interface DrawingScore {
@@ -358,3 +495,22 @@ export async function scoreAnalysis(
   const j = jointShare(analysis.body, truth);
   return { iou: iou(await maskFromTexture(dir, analysis, textureFile), truth.mask), joints: j.share, misses: j.misses };
 }
+
+/** The synthetic photos the bench and the tests score (every one on a lit, shadowed sheet on a table). */
+export const PAPER_CASES: Array<{ id: (typeof DRAWINGS)[number]; opts: PaperPhotoOptions }> = [
+  ...DRAWINGS.map((id) => ({ id, opts: { orientation: 6, megapixels: 12 } as PaperPhotoOptions })),
+  ...([1, 3, 8] as const).map((orientation) => ({ id: 'char1' as const, opts: { orientation, megapixels: 12 } })),
+  ...([3, 8] as const).map((orientation) => ({ id: 'char3' as const, opts: { orientation, megapixels: 12 } })),
+  { id: 'char1', opts: { orientation: 1, megapixels: 3, paper: 'squared' } },
+  { id: 'char3', opts: { orientation: 1, megapixels: 3, paper: 'squared' } },
+  { id: 'char2', opts: { orientation: 1, megapixels: 3, pencil: true } },
+  { id: 'char1', opts: { orientation: 1, megapixels: 3, pencil: true, paper: 'squared' } },
+  { id: 'char1', opts: { orientation: 1, megapixels: 3, scribble: true } },
+  { id: 'char6', opts: { orientation: 1, megapixels: 3, scribble: true } },
+  { id: 'char2', opts: { orientation: 1, megapixels: 3, edge: true } },
+  { id: 'char3', opts: { orientation: 1, megapixels: 3, edge: true } },
+  { id: 'char1', opts: { orientation: 1, megapixels: 3, keystone: 0.15 } },
+  { id: 'char6', opts: { orientation: 1, megapixels: 3, keystone: 0.15 } },
+  { id: 'char3', opts: { orientation: 1, megapixels: 3, size: 0.25 } },
+  { id: 'char1', opts: { orientation: 1, megapixels: 3, size: 0.85, paper: 'plain' } },
+];

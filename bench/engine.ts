@@ -14,6 +14,10 @@
  *
  * --quick: the three human photos and the default character on the three videos at --pck-fps 3,
  * no speed or memory runs (a fidelity loop of ~2 minutes); it still writes the section, marked quick.
+ *
+ * --drawings [--sheets DIR] [--cases SUBSTRING] [--cache DIR]: only the drawings part (bench/_engine-drawings.ts), which
+ * the full run also does: shared drawings and synthetic paper photos against the artists' annotations
+ * (--cache keeps the generated photos between runs).
  */
 import { execFile } from 'node:child_process';
 import sharp from 'sharp';
@@ -32,6 +36,8 @@ import type { Rig } from '../src/engine/rig/build-rig.js';
 import { createPoseDetector } from '../src/engine/vision/pose-detector.js';
 import type { Keypoint } from '../src/engine/types.js';
 import { machineLine, writeSection } from './_report.js';
+import { drawingRows, drawingsMarkdown } from './_engine-drawings.js';
+import { cpus, loadavg } from 'node:os';
 
 const MEDIA = resolve(import.meta.dirname, '../../shared/media');
 const exec = promisify(execFile);
@@ -70,7 +76,17 @@ const short = (f: string): string => f.replace(/^(images|videos)\//, '').replace
 const fmt = (x: number, d = 2): string => (Number.isFinite(x) ? x.toFixed(d) : '—');
 
 export async function run(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { 'pck-fps': { type: 'string' }, quick: { type: 'boolean' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      'pck-fps': { type: 'string' },
+      quick: { type: 'boolean' },
+      drawings: { type: 'boolean' },
+      sheets: { type: 'string' },
+      cases: { type: 'string' },
+      cache: { type: 'string' },
+    },
+  });
   const pckFps = Number(values['pck-fps'] ?? (values.quick ? 3 : 6));
   if (!existsSync(MEDIA)) {
     process.stderr.write(`shared media not found at ${MEDIA}; nothing to benchmark\n`);
@@ -88,6 +104,14 @@ export async function run(argv: string[]): Promise<void> {
     const tWarm = performance.now();
     await engine.warmUp();
     const warmUpSeconds = (performance.now() - tWarm) / 1000;
+    const drawings = async (): Promise<void> => {
+      const before = loadavg()[0];
+      const rows = await drawingRows({ engine, work, cache: values.cache, log, sheets: values.sheets, filter: values.cases });
+      const load = `${machineLine()}, ${cpus().length} CPUs, 1-min load average ${before.toFixed(2)} at start and ${loadavg()[0].toFixed(2)} at the end`;
+      if (!values.cases) writeSection('engine-drawings', drawingsMarkdown(rows, load));
+      log(drawingsMarkdown(rows, load));
+    };
+    if (values.drawings) return await drawings();
     const chars: Array<{ name: string; kind: string; assets: CharacterAssets | null; seconds: number; note: string }> = [];
     for (const c of values.quick ? CHARACTERS.filter((c) => c.kind === 'human' || c.kind === 'built-in') : CHARACTERS) {
       const dir = join(work, `c-${chars.length}`);
@@ -272,6 +296,7 @@ ${memory.map((s) => `- ${s}`).join('\n')}
 `;
     writeSection('engine', md);
     log(md);
+    if (!values.quick) await drawings();
   } finally {
     await rm(work, { recursive: true, force: true });
   }

@@ -177,6 +177,7 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
     maskHeight: h,
     maskScale: ws,
     keepSourceAlpha: fg.method === 'alpha',
+    paper: fg.method === 'drawing' ? fg.paper : undefined,
     textureFile: path.join(outDir, textureFile),
     thumbnailFile: thumbnailFile ? path.join(outDir, thumbnailFile) : null,
   });

@@ -24,7 +24,6 @@ import {
   dilate,
   fillHoles,
   keepLargestComponents,
-  maskArea,
   maskBounds,
   open,
   otsuThreshold,
@@ -36,6 +35,8 @@ export interface PaperModel {
   paper: Float32Array;
   /** Ink strength 0..255 per working pixel. */
   strength: Uint8Array;
+  /** Pixels beyond the sheet's edges (the table), when edges were found. */
+  offSheet?: Uint8Array;
   width: number;
   height: number;
 }
@@ -52,6 +53,8 @@ export interface DrawingMaskResult {
     inkShare: number;
     ruledLines: number;
     inkThreshold: number;
+    /** Sheet edges found (sides of the picture where the table shows beyond the paper). */
+    sheetEdges?: number;
   };
 }
 
@@ -209,6 +212,65 @@ function regularBands(bands: number[]): boolean {
   return med >= 4 && regular >= 0.7 * gaps.length;
 }
 
+/**
+ * The angle (degrees, within +-8) by which the ink's long straight lines are turned from the picture's
+ * rows: where projecting the ink across that direction gives the sharpest profile (ruled lines pile
+ * up into narrow peaks). 0 when turning does not sharpen it by at least 10%.
+ */
+function dominantAngle(ink: Uint8Array, w: number, h: number): number {
+  const step = Math.max(1, Math.round(Math.max(w, h) / 384));
+  const xs: number[] = [],
+    ys: number[] = [];
+  for (let y = 0; y < h; y += step) {
+    for (let x = 0; x < w; x += step) {
+      if (!ink[y * w + x]) continue;
+      xs.push(x - w / 2);
+      ys.push(y - h / 2);
+    }
+  }
+  if (xs.length < 50) return 0;
+  const span = Math.ceil(Math.hypot(w, h)) + 2;
+  const hist = new Float64Array(span);
+  const sharpness = (deg: number): number => {
+    const a = (deg * Math.PI) / 180;
+    const c = Math.cos(a),
+      sn = Math.sin(a);
+    hist.fill(0);
+    for (let i = 0; i < xs.length; i++) hist[Math.round(ys[i] * c - xs[i] * sn + span / 2)]++;
+    let s2 = 0;
+    for (let i = 0; i < span; i++) s2 += hist[i] * hist[i];
+    return s2;
+  };
+  const flat = sharpness(0);
+  let best = 0,
+    bestS = flat;
+  for (let d = -8; d <= 8; d += 0.5) {
+    if (d === 0) continue;
+    const v = sharpness(d);
+    if (v > bestS) [best, bestS] = [d, v];
+  }
+  return bestS > 1.1 * flat ? best : 0;
+}
+
+/** The mask turned by -deg about the picture's centre (lines at `deg` become rows), nearest pixel. */
+function rotateMask(mask: Uint8Array, w: number, h: number, deg: number): Uint8Array {
+  const a = (deg * Math.PI) / 180;
+  const c = Math.cos(a),
+    sn = Math.sin(a);
+  const out = new Uint8Array(w * h);
+  const cx = w / 2,
+    cy = h / 2;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      // Output (x, y) in turned coordinates comes from the source point turned by +deg.
+      const u = Math.round(cx + (x - cx) * c - (y - cy) * sn),
+        v = Math.round(cy + (x - cx) * sn + (y - cy) * c);
+      if (u >= 0 && v >= 0 && u < w && v < h) out[y * w + x] = mask[v * w + u];
+    }
+  }
+  return out;
+}
+
 /** How far (any channel of hueAt) a pixel's ink hue may be from the ruled lines' and still be a line. */
 const LINE_TONE_TOLERANCE = 0.3;
 
@@ -316,9 +378,195 @@ function dropSheetEdges(ink: Uint8Array, w: number, h: number): void {
   }
 }
 
+/**
+ * The sheet's own edges, where the photo shows the table (or whatever the sheet lies on) beyond them:
+ * per side of the picture, every row (or column) is scanned inwards over the outer 20% for its sharpest
+ * rise of brightness; when those rises line up along one straight line for much of the side (a RANSAC
+ * fit: the sheet may be turned or seen in perspective) and what lies outside it is clearly darker than
+ * the paper inside, everything beyond the line (and 3 px or 0.5% more, the blurred edge) is off the sheet.
+ * Returns the off-sheet mask (all 0 when the sheet fills the picture) and the number of edges found.
+ */
+export function offSheet(rgba: Buffer, w: number, h: number): { mask: Uint8Array; edges: number } {
+  const lum = new Float32Array(w * h);
+  for (let p = 0; p < w * h; p++) lum[p] = 0.299 * rgba[p * 4] + 0.587 * rgba[p * 4 + 1] + 0.114 * rgba[p * 4 + 2];
+  const mask = new Uint8Array(w * h);
+  let edges = 0;
+  // side: 0 top, 1 bottom, 2 left, 3 right. Position i runs along the side, depth t inwards from it.
+  for (let side = 0; side < 4; side++) {
+    const along = side < 2 ? w : h;
+    const across = side < 2 ? h : w;
+    const at = (i: number, t: number): number => {
+      const x = side < 2 ? i : side === 2 ? t : w - 1 - t;
+      const y = side < 2 ? (side === 0 ? t : h - 1 - t) : i;
+      return y * w + x;
+    };
+    const depth = Math.max(6, Math.round(across * 0.2));
+    const k = 3;
+    const cand = new Float32Array(along).fill(-1);
+    for (let i = 0; i < along; i++) {
+      let best = 12,
+        bestT = -1;
+      for (let t = k; t < depth - k; t++) {
+        let out = 0,
+          inn = 0;
+        for (let j = 1; j <= k; j++) {
+          out += lum[at(i, t - j)];
+          inn += lum[at(i, t + j - 1)];
+        }
+        const step = (inn - out) / k;
+        if (step > best) [best, bestT] = [step, t];
+      }
+      cand[i] = bestT;
+    }
+    const pts: number[] = [];
+    for (let i = 0; i < along; i++) if (cand[i] >= 0) pts.push(i);
+    if (pts.length < along * 0.4) continue;
+    // RANSAC on t = a + b * i, with a fixed pseudo-random sequence (results must not vary run to run).
+    let seed = 12345 + side;
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    let bestA = 0,
+      bestB = 0,
+      bestIn = 0;
+    for (let it = 0; it < 150; it++) {
+      const i1 = pts[rand(pts.length)],
+        i2 = pts[rand(pts.length)];
+      if (Math.abs(i1 - i2) < along * 0.1) continue;
+      const b = (cand[i2] - cand[i1]) / (i2 - i1);
+      if (Math.abs(b) > 0.15) continue;
+      const a0 = cand[i1] - b * i1;
+      let n = 0;
+      for (const i of pts) if (Math.abs(cand[i] - (a0 + b * i)) <= 1.5) n++;
+      if (n > bestIn) [bestA, bestB, bestIn] = [a0, b, n];
+    }
+    if (bestIn < along * 0.4) continue;
+    // Least squares on the inliers.
+    let sn = 0,
+      si = 0,
+      st = 0,
+      sii = 0,
+      sit = 0;
+    for (const i of pts) {
+      if (Math.abs(cand[i] - (bestA + bestB * i)) > 1.5) continue;
+      sn++;
+      si += i;
+      st += cand[i];
+      sii += i * i;
+      sit += i * cand[i];
+    }
+    const den = sn * sii - si * si;
+    if (den > 0) {
+      bestB = (sn * sit - si * st) / den;
+      bestA = (st - bestB * si) / sn;
+    }
+    // What lies beyond must be darker than the paper just inside (a ruled line near the border is not an edge).
+    let outSum = 0,
+      outN = 0,
+      inSum = 0,
+      inN = 0;
+    for (let i = 0; i < along; i++) {
+      const e = bestA + bestB * i;
+      const band = Math.max(3, Math.round(e));
+      for (let t = 0; t < Math.floor(e) - 1; t++) {
+        outSum += lum[at(i, t)];
+        outN++;
+      }
+      for (let t = Math.ceil(e) + 2; t < Math.min(across, Math.ceil(e) + 2 + band); t++) {
+        inSum += lum[at(i, t)];
+        inN++;
+      }
+    }
+    if (!outN || !inN || outSum / outN > 0.85 * (inSum / inN)) continue;
+    edges++;
+    const margin = Math.max(3, Math.round(across * 0.005));
+    for (let i = 0; i < along; i++) {
+      const e = Math.min(across, Math.ceil(bestA + bestB * i + margin));
+      for (let t = 0; t < e; t++) mask[at(i, t)] = 1;
+    }
+  }
+  return { mask, edges };
+}
+
+/**
+ * Single long straight lines: a margin, a fold, the edge of another sheet. An ink component reaching over
+ * 40% of the picture's width or height whose pixels lie within `thin` px (standard deviation) of one
+ * straight line is paper furniture, not a figure's stroke.
+ */
+function dropLongLines(ink: Uint8Array, w: number, h: number, thin: number): void {
+  const labels = new Int32Array(w * h);
+  const stack = new Int32Array(w * h);
+  let id = 0;
+  for (let s0 = 0; s0 < w * h; s0++) {
+    if (!ink[s0] || labels[s0]) continue;
+    id++;
+    const members: number[] = [];
+    let top = 0;
+    labels[s0] = id;
+    stack[top++] = s0;
+    let x0 = w,
+      x1 = -1,
+      y0 = h,
+      y1 = -1,
+      sx = 0,
+      sy = 0;
+    while (top > 0) {
+      const p = stack[--top];
+      members.push(p);
+      const x = p % w,
+        y = (p - x) / w;
+      sx += x;
+      sy += y;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+      for (let dy = -1; dy <= 1; dy++) {
+        for (let dx = -1; dx <= 1; dx++) {
+          const xx = x + dx,
+            yy = y + dy;
+          if (xx < 0 || yy < 0 || xx >= w || yy >= h) continue;
+          const q = yy * w + xx;
+          if (ink[q] && !labels[q]) {
+            labels[q] = id;
+            stack[top++] = q;
+          }
+        }
+      }
+    }
+    if (x1 - x0 + 1 < 0.4 * w && y1 - y0 + 1 < 0.4 * h) continue;
+    // Spread across the component's main axis (smaller eigenvalue of its covariance).
+    const n = members.length;
+    const mx = sx / n,
+      my = sy / n;
+    let cxx = 0,
+      cyy = 0,
+      cxy = 0;
+    for (const p of members) {
+      const x = (p % w) - mx,
+        y = Math.floor(p / w) - my;
+      cxx += x * x;
+      cyy += y * y;
+      cxy += x * y;
+    }
+    cxx /= n;
+    cyy /= n;
+    cxy /= n;
+    const minor = (cxx + cyy) / 2 - Math.sqrt(((cxx - cyy) / 2) ** 2 + cxy * cxy);
+    if (Math.sqrt(Math.max(0, minor)) <= thin) for (const p of members) ink[p] = 0;
+  }
+}
+
 export function drawingMask(rgba: Buffer, w: number, h: number, model = paperModel(rgba, w, h)): DrawingMaskResult {
   const { strength, paper } = model;
   const long = Math.max(w, h);
+  // Beyond the sheet's edges nothing is ink (the table reads as dark "ink" against the paper model).
+  const sheet = offSheet(rgba, w, h);
+  if (sheet.edges) {
+    for (let p = 0; p < w * h; p++) if (sheet.mask[p]) strength[p] = 0;
+    model.offSheet = sheet.mask;
+  }
   // Paper: little ink strength, a light and nearly grey paper colour.
   let paperCount = 0;
   const hist = new Uint32Array(256);
@@ -368,7 +616,11 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
   }
   // Ruled / squared paper. Only pixels of the lines' own colour (relative to the paper) are removed, so
   // a stroke that is long and straight, or that crosses a line, stays.
-  const runs = [straightRuns(ink, w, h, Math.round(0.15 * w), false), straightRuns(ink, w, h, Math.round(0.15 * h), true)];
+  // The sheet may be turned in the photo: lines are looked for along the angle at which the ink lines up best.
+  const angle = dominantAngle(ink, w, h);
+  const level = angle ? rotateMask(ink, w, h, angle) : ink;
+  const runs = [straightRuns(level, w, h, Math.round(0.15 * w), false), straightRuns(level, w, h, Math.round(0.15 * h), true)];
+  if (angle) for (const run of runs) run.marks = rotateMask(run.marks, w, h, -angle);
   let ruledLines = 0;
   const thinLine = Math.max(3, Math.round(long * 0.005));
   for (const [k, run] of runs.entries()) {
@@ -386,31 +638,122 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
   }
   if (ruledLines) ink = close(ink, w, h, 1);
   dropSheetEdges(ink, w, h);
+  dropLongLines(ink, w, h, thinLine);
   let inkCount = 0;
   for (let p = 0; p < w * h; p++) inkCount += ink[p];
   const evidence = { paperShare: paperCount / (w * h), inkShare: inkCount / (w * h), ruledLines, inkThreshold: hi };
   const empty = { mask: new Uint8Array(w * h), ink, model, evidence };
   if (inkCount < w * h * 0.0005) return empty;
 
-  const strokes = keepLargestComponents(ink, w, h, 0.05).mask;
+  const strokes = mainFigureInk(ink, w, h);
   const b = maskBounds(strokes, w, h);
   if (!b) return empty;
-  const boxArea = (b.x1 - b.x0 + 1) * (b.y1 - b.y0 + 1);
-  let fg: Uint8Array = new Uint8Array(w * h);
-  for (const f of CLOSING_STEPS) {
-    fg = fillOutline(ink, w, h, Math.max(2, Math.round(long * f)));
-    if (maskArea(fg) >= boxArea * MIN_FILL_OF_BOX) break;
+  // The closing radius: the one that seals the outline. The enclosed area is measured at each radius; the
+  // step at which it grows the most (by at least SEAL_GROWTH) is where the outline closed. Beyond it a
+  // larger radius only bridges gaps the artist left open (between the legs, under an arm).
+  // Radii follow the figure's size (its strokes' box), not the photo's: a small drawing on a big sheet.
+  const size = Math.max(b.x1 - b.x0 + 1, b.y1 - b.y0 + 1);
+  const radii = CLOSING_STEPS.map((f) => Math.max(2, Math.round(size * f)));
+  const areas = radii.map((r) => enclosedArea(strokes, w, h, r, sheet.edges ? sheet.mask : null));
+  let pick = 0,
+    bestGrowth = SEAL_GROWTH;
+  for (let i = 1; i < radii.length; i++) {
+    const growth = areas[i] / Math.max(1, areas[i - 1]);
+    if (growth > bestGrowth) [pick, bestGrowth] = [i, growth];
   }
-  return { mask: fg, ink, model, evidence };
+  const fg = fillOutline(strokes, w, h, radii[pick], sheet.edges ? sheet.mask : null);
+  return { mask: fg, ink, model, evidence: { ...evidence, sheetEdges: sheet.edges } };
 }
 
-/** Closing radii tried in turn, as fractions of the long side. */
-const CLOSING_STEPS = [0.006, 0.01, 0.016, 0.025, 0.035];
-/** A filled figure covering less than this share of its strokes' bounding box has leaked. */
-const MIN_FILL_OF_BOX = 0.3;
+/** Strokes closer than this share of the long side belong to one drawing (a sketchy, broken outline). */
+const LINK_DISTANCE = 0.012;
 
-function fillOutline(ink: Uint8Array, w: number, h: number, r: number): Uint8Array {
+/**
+ * The main figure's strokes: ink is grouped into drawings (strokes within LINK_DISTANCE of each other),
+ * the group spanning the largest box among those with at least a tenth of the most ink is the figure, and any other group whose box lies mostly within the
+ * figure's box (grown by 10%) is part of it (a tail, a detached hand); a doodle beside it, a name written
+ * under it or a leftover of the paper's lines elsewhere is not.
+ */
+function mainFigureInk(ink: Uint8Array, w: number, h: number): Uint8Array {
+  const r = Math.max(1, Math.round(Math.max(w, h) * LINK_DISTANCE * 0.5));
+  const linked = dilate(ink, w, h, r);
+  const labels = new Int32Array(w * h);
+  const stack = new Int32Array(w * h);
+  const groups: Array<{ ink: number; x0: number; y0: number; x1: number; y1: number }> = [{ ink: 0, x0: 0, y0: 0, x1: 0, y1: 0 }];
+  for (let s = 0; s < w * h; s++) {
+    if (!linked[s] || labels[s]) continue;
+    const g = { ink: 0, x0: w, y0: h, x1: -1, y1: -1 };
+    const id = groups.length;
+    groups.push(g);
+    let top = 0;
+    labels[s] = id;
+    stack[top++] = s;
+    while (top > 0) {
+      const p = stack[--top];
+      const x = p % w,
+        y = (p - x) / w;
+      if (ink[p]) {
+        g.ink++;
+        if (x < g.x0) g.x0 = x;
+        if (x > g.x1) g.x1 = x;
+        if (y < g.y0) g.y0 = y;
+        if (y > g.y1) g.y1 = y;
+      }
+      for (const q of [x > 0 ? p - 1 : -1, x < w - 1 ? p + 1 : -1, y > 0 ? p - w : -1, y < h - 1 ? p + w : -1]) {
+        if (q < 0 || !linked[q] || labels[q]) continue;
+        labels[q] = id;
+        stack[top++] = q;
+      }
+    }
+  }
+  // The figure: the widest drawing among those with at least a tenth of the most ink (a small dense
+  // doodle, a coloured-in sun, can hold more ink than a figure drawn in one thin line).
+  let most = 0;
+  for (let i = 1; i < groups.length; i++) most = Math.max(most, groups[i].ink);
+  let main = 0,
+    mainExtent = 0;
+  for (let i = 1; i < groups.length; i++) {
+    const g = groups[i];
+    const extent = (g.x1 - g.x0 + 1) * (g.y1 - g.y0 + 1);
+    if (g.ink >= 0.1 * most && extent > mainExtent) [main, mainExtent] = [i, extent];
+  }
+  const out = new Uint8Array(w * h);
+  if (!main) return out;
+  const m = groups[main];
+  const gx = 0.1 * (m.x1 - m.x0 + 1),
+    gy = 0.1 * (m.y1 - m.y0 + 1);
+  const keep = groups.map((g, i) => {
+    if (i === main) return true;
+    if (!i || g.ink === 0) return false;
+    const ix = Math.max(0, Math.min(g.x1, m.x1 + gx) - Math.max(g.x0, m.x0 - gx) + 1);
+    const iy = Math.max(0, Math.min(g.y1, m.y1 + gy) - Math.max(g.y0, m.y0 - gy) + 1);
+    return ix * iy >= 0.7 * (g.x1 - g.x0 + 1) * (g.y1 - g.y0 + 1);
+  });
+  for (let p = 0; p < w * h; p++) if (ink[p] && keep[labels[p]]) out[p] = 1;
+  return out;
+}
+
+/** Closing radii tried in turn, as fractions of the figure's long side. */
+const CLOSING_STEPS = [0.006, 0.01, 0.016, 0.025, 0.035];
+/** Growth of the enclosed area from one closing radius to the next that says the outline was sealed there. */
+const SEAL_GROWTH = 1.3;
+
+/** Strokes closed at radius r; the off-sheet band (when known) stays open, so nothing closes against the table. */
+function closedStrokes(ink: Uint8Array, w: number, h: number, r: number, off: Uint8Array | null): Uint8Array {
   const closed = close(ink, w, h, r);
+  if (off) for (let p = 0; p < w * h; p++) if (off[p]) closed[p] = 0;
+  return closed;
+}
+
+function enclosedArea(ink: Uint8Array, w: number, h: number, r: number, off: Uint8Array | null): number {
+  const outside = reachableFromBorder(closedStrokes(ink, w, h, r, off), w, h);
+  let n = 0;
+  for (let p = 0; p < w * h; p++) if (!outside[p]) n++;
+  return n;
+}
+
+function fillOutline(ink: Uint8Array, w: number, h: number, r: number, off: Uint8Array | null): Uint8Array {
+  const closed = closedStrokes(ink, w, h, r, off);
   const outside = reachableFromBorder(closed, w, h);
   let fg: Uint8Array = new Uint8Array(w * h);
   for (let p = 0; p < w * h; p++) fg[p] = outside[p] ? 0 : 1;

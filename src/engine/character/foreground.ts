@@ -36,6 +36,7 @@ export interface ForegroundResult {
     paperShare?: number;
     inkShare?: number;
     ruledLines?: number;
+    sheetEdges?: number;
     paperInsideFigure?: number;
   };
   /** Drawing path only: the paper model, so the texture can follow the ink at full resolution and drop the paper's shading. */
@@ -107,7 +108,11 @@ export async function findForeground(rgba: Buffer, w: number, h: number, hasAlph
     // A drawing on paper: the person model may still answer on a drawn person, but its mask is coarse.
     // A photographed person in front of a light wall leaves little paper inside the figure; a drawing
     // is mostly paper inside its outline, or a figure the model is unsure of.
-    if (onPaper && (!confident || (evidence.paperInsideFigure ?? 0) >= PAPER_INSIDE_DRAWING)) return asDrawing(true);
+    // A sheet photographed on a table (its edges found) or ruled/squared paper says "paper" whatever is
+    // drawn on it: a crayon figure coloured in leaves little bare paper inside, and the person model may
+    // be sure of a drawn person.
+    const sheetSeen = (evidence.sheetEdges ?? 0) > 0 || (evidence.ruledLines ?? 0) > 0;
+    if (onPaper && (!confident || sheetSeen || (evidence.paperInsideFigure ?? 0) >= PAPER_INSIDE_DRAWING)) return asDrawing(true);
     // Only a figure the first pass is sure of is looked at again: zooming into a faint blob on a busy
     // picture would just let the model find a person there.
     if (confident && seg.area >= minArea && (await refocus(rgba, w, h, seg.mask, prob))) {

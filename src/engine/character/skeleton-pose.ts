@@ -2,7 +2,7 @@
  * Joints of a drawn figure from its silhouette's skeleton (medial axis), for drawings that pose models
  * trained on photos do not read.
  *
- *  1. The mask is reduced (max-pooled, so single-line limbs survive) to <= 320 px, thinned to a
+ *  1. The mask's box is reduced (max-pooled, so single-line limbs survive) to <= 320 px, thinned to a
  *     one-pixel skeleton (Zhang-Suen) and given a distance transform (the local half thickness).
  *  2. The root is the thickest skeleton point in the middle of the figure (belly, body); every skeleton
  *     pixel gets its path to the root (breadth-first over the skeleton).
@@ -98,15 +98,30 @@ function distance(mask: Uint8Array, w: number, h: number): Float32Array {
 }
 
 export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPose | null {
-  // Reduce by max-pooling (a limb one pixel wide stays connected), with a one-pixel empty frame.
-  const f = Math.max(1, Math.ceil(Math.max(W, H) / 320));
-  const w = Math.ceil(W / f) + 2,
-    h = Math.ceil(H / f) + 2;
+  // The figure's box, reduced by max-pooling to <= 320 px (a limb one pixel wide stays connected), with a
+  // one-pixel empty frame: a small figure in a large photo keeps its own resolution.
+  let bx0 = W,
+    by0 = H,
+    bx1 = -1,
+    by1 = -1;
+  for (let y = 0; y < H; y++)
+    for (let x = 0; x < W; x++)
+      if (mask[y * W + x]) {
+        if (x < bx0) bx0 = x;
+        if (x > bx1) bx1 = x;
+        if (y < by0) by0 = y;
+        if (y > by1) by1 = y;
+      }
+  if (bx1 < 0) return null;
+  const f = Math.max(1, Math.ceil(Math.max(bx1 - bx0 + 1, by1 - by0 + 1) / 320));
+  const w = Math.ceil((bx1 - bx0 + 1) / f) + 2,
+    h = Math.ceil((by1 - by0 + 1) / f) + 2;
   const m = new Uint8Array(w * h);
-  for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) if (mask[y * W + x]) m[(Math.floor(y / f) + 1) * w + Math.floor(x / f) + 1] = 1;
+  for (let y = by0; y <= by1; y++)
+    for (let x = bx0; x <= bx1; x++) if (mask[y * W + x]) m[(Math.floor((y - by0) / f) + 1) * w + Math.floor((x - bx0) / f) + 1] = 1;
   const dt = distance(m, w, h);
   const sk = thin(m, w, h);
-  const toImage = (p: number): Pt => ({ x: ((p % w) - 1 + 0.5) * f - 0.5, y: (Math.floor(p / w) - 1 + 0.5) * f - 0.5 });
+  const toImage = (p: number): Pt => ({ x: bx0 + ((p % w) - 1 + 0.5) * f - 0.5, y: by0 + (Math.floor(p / w) - 1 + 0.5) * f - 0.5 });
 
   let x0 = w,
     x1 = 0,
