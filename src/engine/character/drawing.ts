@@ -637,6 +637,15 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
     for (const p of drop) ink[p] = 0;
   }
   if (ruledLines) ink = close(ink, w, h, 1);
+  // A single long straight line (a margin, a fold) crossing a doodle is not caught as a component: its
+  // thin pixels on runs over 40% of the picture go, along the rows and columns of the sheet's angle.
+  const levelNow = angle ? rotateMask(ink, w, h, angle) : ink;
+  for (const vertical of [false, true]) {
+    const long = straightRuns(levelNow, w, h, Math.round(0.4 * (vertical ? h : w)), vertical);
+    const marks = angle ? rotateMask(long.marks, w, h, -angle) : long.marks;
+    const across = runLengths(ink, w, h, !vertical);
+    for (let p = 0; p < w * h; p++) if (marks[p] && across[p] <= thinLine) ink[p] = 0;
+  }
   dropSheetEdges(ink, w, h);
   dropLongLines(ink, w, h, thinLine);
   let inkCount = 0;
