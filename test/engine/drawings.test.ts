@@ -1,8 +1,10 @@
 /**
- * Drawings against the artists' own annotations (AnimatedDrawings char1/2/3/6) and a synthetic 12 MP
- * phone photo of a drawing on ruled paper with an EXIF rotation. Thresholds sit below the bench's
- * targets (IoU 0.95, joints 0.90; see docs/benchmarks.md) at what the engine reaches today, so a
- * regression fails here; the bench reports the real numbers.
+ * Drawings against the artists' own annotations (AnimatedDrawings char1/2/3/6) and synthetic phone
+ * photos of them on paper (bench/_drawing-cases.ts: uneven light, a soft shadow, a table at the edges,
+ * JPEG, EXIF orientations, ruled or squared lines, pencil, a doodle beside the figure, the figure cut at
+ * the sheet's edge, perspective). Floors sit at what the engine reaches (see the drawings table in
+ * docs/benchmarks.md), a little below, so a regression fails here; the bench's targets are IoU 0.95 and
+ * joints 0.90.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -11,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { analyzeCharacterImage } from '../../src/engine/character/analyze.js';
 import { resolveTools } from '../../src/engine/media/ffmpeg.js';
-import { loadDrawing, makePaperPhoto, scoreAnalysis } from '../../bench/_drawing-cases.js';
+import { loadDrawing, makePaperPhoto, scoreAnalysis, type PaperPhotoOptions } from '../../bench/_drawing-cases.js';
 import { missingMedia } from '../helpers/engine-fixtures.js';
 
 const tools = resolveTools({});
@@ -23,39 +25,57 @@ after(async () => {
   await rm(tmp, { recursive: true, force: true });
 });
 
-const FLOORS = { char1: [0.95, 0.8], char2: [0.8, 0.8], char3: [0.95, 0.95], char6: [0.95, 0.8] } as const;
+const FLOORS = { char1: [0.97, 1], char2: [0.88, 0.9], char3: [0.95, 1], char6: [0.95, 0.75] } as const;
+const skip = missingMedia('images/animateddrawings--char1-char_cfg.yaml');
+
+async function analysePhoto(id: keyof typeof FLOORS, name: string, opts: PaperPhotoOptions) {
+  const c = await makePaperPhoto(await loadDrawing(id), join(tmp, `${name}.jpg`), opts);
+  const dir = join(tmp, name);
+  const r = await analyzeCharacterImage({ tools, imageFile: c.file, outDir: dir, thumbnail: false });
+  return { r, s: await scoreAnalysis(dir, r.analysis, r.textureFile, c.truth) };
+}
 
 describe('drawings against the artists annotations', () => {
   for (const id of ['char1', 'char2', 'char3', 'char6'] as const) {
-    it(
-      `${id}: figure found, mask and limb joints near the artist's`,
-      { skip: missingMedia('images/animateddrawings--char1-char_cfg.yaml') },
-      async () => {
-        const truth = await loadDrawing(id);
-        const dir = join(tmp, id);
-        const r = await analyzeCharacterImage({ tools, imageFile: truth.imageFile, outDir: dir, thumbnail: false });
-        assert.equal(r.analysis.maskMethod, 'drawing');
-        assert.equal(r.analysis.poseMethod, 'skeleton');
-        const s = await scoreAnalysis(dir, r.analysis, r.textureFile, truth);
-        const [iouFloor, jointFloor] = FLOORS[id];
-        assert.ok(s.iou >= iouFloor, `IoU ${s.iou.toFixed(3)}`);
-        assert.ok(s.joints >= jointFloor, `joints ${s.joints.toFixed(2)} (missed ${s.misses.join(',')})`);
-        if (id === 'char6') assert.equal(r.analysis.figure, 'quadruped');
-      },
-    );
+    it(`${id}: figure found, mask and limb joints near the artist's`, { skip }, async () => {
+      const truth = await loadDrawing(id);
+      const dir = join(tmp, id);
+      const r = await analyzeCharacterImage({ tools, imageFile: truth.imageFile, outDir: dir, thumbnail: false });
+      assert.equal(r.analysis.maskMethod, 'drawing');
+      assert.equal(r.analysis.poseMethod, 'skeleton');
+      const s = await scoreAnalysis(dir, r.analysis, r.textureFile, truth);
+      const [iouFloor, jointFloor] = FLOORS[id];
+      assert.ok(s.iou >= iouFloor, `IoU ${s.iou.toFixed(3)}`);
+      assert.ok(s.joints >= jointFloor, `joints ${s.joints.toFixed(2)} (missed ${s.misses.join(',')})`);
+      if (id === 'char6') assert.equal(r.analysis.figure, 'quadruped');
+    });
   }
 
-  it(
-    'finds the drawing in a 12 MP phone photo of ruled paper turned by EXIF 6',
-    { skip: missingMedia('images/animateddrawings--char2-char_cfg.yaml') },
-    async () => {
-      const c = await makePaperPhoto(await loadDrawing('char2'), join(tmp, 'paper.jpg'), { orientation: 6, megapixels: 12 });
-      const dir = join(tmp, 'paper');
-      const r = await analyzeCharacterImage({ tools, imageFile: c.file, outDir: dir, thumbnail: false });
+  it('a 12 MP phone photo of ruled paper gives the same figure whatever its EXIF orientation', { skip }, async () => {
+    const scores: number[] = [];
+    for (const orientation of [3, 8] as const) {
+      const { r, s } = await analysePhoto('char1', `exif-${orientation}`, { orientation, megapixels: 12 });
       assert.equal(r.analysis.maskMethod, 'drawing');
-      const s = await scoreAnalysis(dir, r.analysis, r.textureFile, c.truth);
-      assert.ok(s.iou >= 0.75, `IoU ${s.iou.toFixed(3)}`);
-      assert.ok(s.joints >= 0.75, `joints ${s.joints.toFixed(2)}`);
-    },
-  );
+      assert.ok(s.iou >= 0.97, `EXIF ${orientation}: IoU ${s.iou.toFixed(3)}`);
+      assert.ok(s.joints >= 0.9, `EXIF ${orientation}: joints ${s.joints.toFixed(2)} (missed ${s.misses.join(',')})`);
+      scores.push(s.iou);
+    }
+    assert.ok(Math.abs(scores[0] - scores[1]) <= 0.01, `IoU ${scores.join(' vs ')}`);
+  });
+
+  const variations: Array<[string, keyof typeof FLOORS, PaperPhotoOptions, number, number]> = [
+    ['four-legged figure beside a doodle crossed by the margin', 'char6', { orientation: 1, megapixels: 3, scribble: true }, 0.95, 0.9],
+    ['figure cut at the sheet edge (table beyond)', 'char2', { orientation: 1, megapixels: 3, edge: true }, 0.88, 0.9],
+    ['sheet in perspective and turned 3 degrees', 'char1', { orientation: 1, megapixels: 3, keystone: 0.15 }, 0.97, 0.9],
+    ['light pencil on squared paper', 'char1', { orientation: 1, megapixels: 3, pencil: true, paper: 'squared' }, 0.96, 0.9],
+  ];
+  for (const [what, id, opts, iouFloor, jointFloor] of variations) {
+    it(`on paper: ${what}`, { skip }, async () => {
+      const { r, s } = await analysePhoto(id, what.replace(/\W+/g, '-'), opts);
+      assert.equal(r.analysis.maskMethod, 'drawing');
+      assert.equal(r.analysis.poseMethod, 'skeleton');
+      assert.ok(s.iou >= iouFloor, `IoU ${s.iou.toFixed(3)}`);
+      assert.ok(s.joints >= jointFloor, `joints ${s.joints.toFixed(2)} (missed ${s.misses.join(',')})`);
+    });
+  }
 });

@@ -105,17 +105,28 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
   let figure: CharacterAnalysis['figure'] = 'biped';
   let jointSources: CharacterAnalysis['jointSources'];
   const drawn = fg.method === 'drawing' || fg.method === 'classical';
-  const skeleton = drawn && fg.confident ? skeletonPose(fg.mask, w, h) : null;
+  // The silhouette's skeleton reads drawings, and any confident figure the photo models refused (a juice
+  // cup with arms and legs, a creature): limbs found as branches move; only without them is the figure
+  // rigged from its proportions alone.
+  const skeleton = fg.confident && (drawn || !modelPose) ? skeletonPose(fg.mask, w, h) : null;
   if (skeleton) {
     // Pose models trained on photos misread drawings (a stick arm, a crayon fill, a four-legged animal):
     // the skeleton's limbs come first; a limb it did not find is taken from the pose model when the model
     // accepted the figure, else from the silhouette proportions.
-    const fallback = modelPose ?? heuristicPose(fg.mask, w, h);
+    const proportions = heuristicPose(fg.mask, w, h);
     // On an upright figure the skeleton puts the hips where the legs leave a fat belly, deep inside it;
-    // the silhouette proportions place them better (char1: 78 px vs within 12% of the figure).
-    const own = (k: Keypoint, i: number): boolean => k.score > 0 && !(skeleton.kind === 'biped' && (i === 11 || i === 12));
-    body = skeleton.body.map((k, i) => (own(k, i) ? k : fallback ? fallback[i] : k));
-    jointSources = skeleton.body.map((k, i) => (own(k, i) ? 'skeleton' : modelPose ? 'model' : 'heuristic'));
+    // the silhouette proportions place them better (char1: 78 px vs within 12% of the figure), and better
+    // than a photo model on a drawing (char3 on paper: the model's hips missed, the proportions' did not).
+    const isHip = (i: number): boolean => skeleton.kind === 'biped' && (i === 11 || i === 12);
+    const own = (k: Keypoint, i: number): boolean => k.score > 0 && !isHip(i);
+    const fallbackAt = (i: number): 'model' | 'heuristic' | null =>
+      isHip(i) && drawn && proportions ? 'heuristic' : modelPose ? 'model' : proportions ? 'heuristic' : null;
+    body = skeleton.body.map((k, i) => {
+      if (own(k, i)) return k;
+      const from = fallbackAt(i);
+      return from === 'model' ? modelPose![i] : from === 'heuristic' ? proportions![i] : k;
+    });
+    jointSources = skeleton.body.map((k, i) => (own(k, i) ? 'skeleton' : (fallbackAt(i) ?? 'skeleton')));
     poseMethod = 'skeleton';
     figure = skeleton.kind;
   } else if (modelPose) {
