@@ -299,7 +299,11 @@ export async function makePaperPhoto(truth: DrawingTruth, outFile: string, opts:
     const box = { x: Math.round(dx * 0.1), y: Math.round(dy + dh * 0.1), w: Math.round(dx * 0.75), h: Math.round(dh * 0.5) };
     const doodle = opts.scribble ? scribbleSegments(box.x, box.y, box.w, box.h) : [];
     const inDoodle = (u: number, v: number): boolean =>
-      doodle.length > 0 && u >= box.x - 2 * stroke && u <= box.x + box.w + 2 * stroke && v >= box.y - 2 * stroke && v <= box.y + box.h + 2 * stroke;
+      doodle.length > 0 &&
+      u >= box.x - 2 * stroke &&
+      u <= box.x + box.w + 2 * stroke &&
+      v >= box.y - 2 * stroke &&
+      v <= box.y + box.h + 2 * stroke;
     const out = Buffer.alloc(W * H * 3);
     const bilinear = (u: number, v: number, c: number): number => {
       const fx = Math.max(0, Math.min(sw - 1, u)),

@@ -11,7 +11,16 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import type { Engine } from '../src/engine/index.js';
 import type { Keypoint } from '../src/engine/types.js';
-import { DRAWINGS, PAPER_CASES, loadDrawing, makePaperPhoto, maskFromTexture, iou, jointShare, type DrawingTruth } from './_drawing-cases.js';
+import {
+  DRAWINGS,
+  PAPER_CASES,
+  loadDrawing,
+  makePaperPhoto,
+  maskFromTexture,
+  iou,
+  jointShare,
+  type DrawingTruth,
+} from './_drawing-cases.js';
 
 export interface DrawingRow {
   name: string;
@@ -91,7 +100,9 @@ export async function drawingRows(opts: {
       };
     }
     rows.push(row);
-    log(`${row.name}: IoU ${fmt(row.iou, 3)} joints ${fmt(row.joints)} ${fmt(row.seconds)} s ${row.note} ${row.misses.length ? `missed ${row.misses.join(',')}` : ''}`);
+    log(
+      `${row.name}: IoU ${fmt(row.iou, 3)} joints ${fmt(row.joints)} ${fmt(row.seconds)} s ${row.note} ${row.misses.length ? `missed ${row.misses.join(',')}` : ''}`,
+    );
     if (opts.sheets) tiles.push(await tile(truth, mask, body, row));
   }
   if (opts.sheets && tiles.length) {
