@@ -28,3 +28,16 @@ export type VideoKind = (typeof VIDEO_KINDS)[number];
 
 export const RENDER_STAGES = ['analyzing', 'rendering', 'finishing'] as const;
 export type RenderStage = (typeof RENDER_STAGES)[number];
+
+/** POST /v1/videos (DECISIONS "Videos"). */
+export const VIDEO_MODES = ['h3', 'animate'] as const;
+export const H3_RESOLUTIONS = ['480p', '768p', '1080p', '2k', '4k'] as const;
+export type H3Resolution = (typeof H3_RESOLUTIONS)[number];
+export const ASPECT_RATIOS = ['16:9', '9:16', '1:1', '4:3', '3:4', '21:9'] as const;
+export type AspectRatio = (typeof ASPECT_RATIOS)[number];
+export const QUALITIES = ['low', 'high'] as const;
+export const ENHANCE_MODES = ['off', 'prompt'] as const;
+
+/** Statuses of the deprecated Legacy surface (/api, docs/legacy.md): assets and render jobs. */
+export const LEGACY_ASSET_STATUSES = ['pending', 'processing', 'ready', 'failed'] as const;
+export const LEGACY_JOB_STATUSES = ['queued', 'processing', 'complete', 'failed', 'cancelled'] as const;

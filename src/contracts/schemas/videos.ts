@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ERROR_CATALOGUE } from '../errors.js';
-import { ASSET_STATUSES } from '../enums.js';
+import { ASPECT_RATIOS, ASSET_STATUSES, ENHANCE_MODES, H3_RESOLUTIONS, QUALITIES, VIDEO_MODES } from '../enums.js';
+import { DURATION, PROMPT_MAX, SEED_MAX, TAGS } from '../limits.js';
 
 /** Page sizes of GET /v1/videos. */
 export const LIST_LIMIT = { min: 1, max: 100, default: 20 } as const;
@@ -74,3 +75,43 @@ export const VideoListQuerySchema = Type.Object(
 );
 
 export const VideoIdParamsSchema = Type.Object({ video_id: Type.String({ minLength: 1, description: 'render_, vid_ or anim_ ID.' }) });
+
+/** The documented form of POST /v1/videos (multipart or JSON; validation itself is domain/videos/video-request.ts). */
+export const VideoFormSchema = {
+  type: 'object',
+  description:
+    'mode h3 (default without a driving video): prompt (+ optional first/last frame, tags). mode animate (default with a driving video): one character source and one driving source.',
+  properties: {
+    mode: { type: 'string', enum: [...VIDEO_MODES] },
+    model: { type: 'string', enum: ['h3'], description: 'Names the H3 mode (integrations send {"model":"h3","prompt":...}).' },
+    prompt: { type: 'string', maxLength: PROMPT_MAX, description: 'Required in h3 mode; optional in animate mode.' },
+    seed: { type: 'integer', minimum: 0, maximum: SEED_MAX, description: 'Same inputs and seed give the same video; random when absent.' },
+    watermark: { type: 'boolean', default: false },
+    quality: { type: 'string', enum: [...QUALITIES], default: 'low', description: 'h3: high spends more time; same price.' },
+    duration_s: { type: 'number', minimum: DURATION.min, maximum: DURATION.max, default: DURATION.default },
+    resolution: {
+      type: 'string',
+      enum: [...H3_RESOLUTIONS],
+      default: '768p',
+      description: 'The short side: 480, 768, 1080, 1440 (2k), 2160 (4k).',
+    },
+    aspect_ratio: { type: 'string', enum: [...ASPECT_RATIOS], default: '16:9' },
+    first_frame_image: { type: 'string', format: 'binary' },
+    first_frame_image_url: { type: 'string', format: 'uri' },
+    last_frame_image: { type: 'string', format: 'binary', description: 'Only together with a first frame.' },
+    last_frame_image_url: { type: 'string', format: 'uri' },
+    enhance_mode: { type: 'string', enum: [...ENHANCE_MODES], default: 'off' },
+    target_tags: {
+      type: 'array',
+      maxItems: TAGS.max,
+      items: { type: 'string', maxLength: TAGS.maxLength },
+      description: 'Ordered; repeat the multipart field.',
+    },
+    character_image: { type: 'string', format: 'binary' },
+    character_image_url: { type: 'string', format: 'uri' },
+    character_id: { type: 'string' },
+    driving_video: { type: 'string', format: 'binary' },
+    driving_video_url: { type: 'string', format: 'uri' },
+    motion_id: { type: 'string' },
+  },
+};

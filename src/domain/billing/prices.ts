@@ -1,4 +1,5 @@
 import type { CharactersTable } from '../../infra/db/schema.js';
+import type { H3Resolution } from '../../contracts/enums.js';
 
 /**
  * The price table: every billable thing, its price and the rule that turns a price into a
@@ -56,6 +57,12 @@ export function characterPrice(type: CharactersTable['type'], enhance: boolean):
   return CHARACTER_PRICES.render + vsplat;
 }
 
+/** The Character prices as the interface documents them: `render 1, vsplat 25 (30 with enhance), all 26 (31 with enhance)`. */
+export function characterPriceList(): string {
+  const both = (t: 'vsplat' | 'all') => `${t} ${characterPrice(t, false)} (${characterPrice(t, true)} with enhance)`;
+  return `render ${characterPrice('render', false)}, ${both('vsplat')}, ${both('all')}`;
+}
+
 export function characterPriceMilli(type: CharactersTable['type'], enhance: boolean): number {
   return creditsToMilli(characterPrice(type, enhance));
 }
@@ -77,9 +84,6 @@ export const MOTION_PRICE_MILLI = 0;
  * H3 generated videos (`vid_`): `ceil(duration_s)` credits per clip at 480p-2k, five times that at
  * 4k; reserved at creation and settled at exactly that amount. `quality` never changes a price.
  */
-export const H3_RESOLUTIONS = ['480p', '768p', '1080p', '2k', '4k'] as const;
-export type H3Resolution = (typeof H3_RESOLUTIONS)[number];
-
 const H3_CREDITS_PER_SECOND: Record<H3Resolution, number> = { '480p': 1, '768p': 1, '1080p': 1, '2k': 1, '4k': 5 };
 
 export function h3PriceMilli(durationS: number, resolution: H3Resolution): number {

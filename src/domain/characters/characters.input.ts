@@ -22,8 +22,7 @@ export const CHARACTER_TEXT_FIELDS = [
 ] as const;
 export { CHARACTER_TYPES, JOINT_SETS } from '../../contracts/enums.js';
 import { CHARACTER_TYPES, JOINT_SETS } from '../../contracts/enums.js';
-export const NAME_MAX = 256;
-export const TASK_ID_MAX = 128;
+import { NAME_MAX, TASK_ID_MAX } from '../../contracts/limits.js';
 
 export function characterFormSpec(limits: Config['limits']) {
   return { files: { image: { maxBytes: limits.imageBytes } }, fields: CHARACTER_TEXT_FIELDS };

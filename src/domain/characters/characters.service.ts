@@ -1,6 +1,7 @@
 import { AppError, invalidRequest } from '../../contracts/errors.js';
 import { storageKeys } from '../storage-keys.js';
 import { isIdOf, newId } from '../../contracts/ids.js';
+import { OFFSET_PAGE } from '../../contracts/limits.js';
 import { isUniqueViolation, nowIso } from '../../infra/db/database.js';
 import type { CharactersTable } from '../../infra/db/schema.js';
 import { charge } from '../billing/billing.service.js';
@@ -49,8 +50,6 @@ export async function listCharacters(deps: Pick<Ports, 'db'>, accountId: string)
   return repo.listActive(deps.db, accountId, CHARACTERS_LIST_MAX);
 }
 
-export const CHARACTERS_PAGE = { min: 1, max: 100, default: 50 } as const;
-
 /**
  * Offset paging over every active Character, newest first: the Legacy `GET /api/characters`
  * (`limit` 1-100, default 50; `offset` >= 0). IDs are ULIDs, so the order is stable while pages are
@@ -61,10 +60,10 @@ export async function listCharactersPage(
   accountId: string,
   q: { limit?: number; offset?: number },
 ): Promise<CharactersTable[]> {
-  const limit = q.limit ?? CHARACTERS_PAGE.default;
+  const limit = q.limit ?? OFFSET_PAGE.default;
   const offset = q.offset ?? 0;
-  if (!Number.isInteger(limit) || limit < CHARACTERS_PAGE.min || limit > CHARACTERS_PAGE.max) {
-    throw invalidRequest(`limit must be an integer from ${CHARACTERS_PAGE.min} to ${CHARACTERS_PAGE.max}.`, {
+  if (!Number.isInteger(limit) || limit < OFFSET_PAGE.min || limit > OFFSET_PAGE.max) {
+    throw invalidRequest(`limit must be an integer from ${OFFSET_PAGE.min} to ${OFFSET_PAGE.max}.`, {
       field: 'limit',
       value: q.limit,
     });

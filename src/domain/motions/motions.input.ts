@@ -1,6 +1,7 @@
 import type { Config } from '../../config/config.js';
 import type { MotionsTable } from '../../infra/db/schema.js';
-import { checkSourceUrl, JOINT_SETS, NAME_MAX, TASK_ID_MAX } from '../characters/characters.input.js';
+import { checkSourceUrl, JOINT_SETS } from '../characters/characters.input.js';
+import { NAME_MAX, TASK_ID_MAX } from '../../contracts/limits.js';
 import {
   boolField,
   enumField,

@@ -1,6 +1,7 @@
 import { AppError, invalidRequest } from '../../contracts/errors.js';
 import { storageKeys } from '../storage-keys.js';
 import { isIdOf, newId } from '../../contracts/ids.js';
+import { MOTIONS_PAGE_DEFAULT, MOTIONS_PAGE_MAX } from '../../contracts/limits.js';
 import { isUniqueViolation, nowIso, type Db } from '../../infra/db/database.js';
 import type { MotionsTable } from '../../infra/db/schema.js';
 import type { RequestCtx } from '../characters/characters.service.js';
@@ -19,8 +20,6 @@ type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'queue' | 'storage'>;
  * Motions: creation from a driving video or a template, reads, a cursor list, soft delete and
  * export. Motions cost nothing (DECISIONS "Credits"). Status changes live in motions.state.ts.
  */
-export const MOTIONS_PAGE_DEFAULT = 20;
-export const MOTIONS_PAGE_MAX = 100;
 /** The 3D exports inside a Motion's assets, written by the (later) glb extraction worker. */
 export const EXPORT_FILES = { metahuman: 'metahuman', mixamo: 'mixamo' } as const;
 

@@ -1,6 +1,15 @@
 import { randomInt } from 'node:crypto';
 import { AppError, invalidRequest } from '../../contracts/errors.js';
-import { H3_RESOLUTIONS, type H3Resolution } from '../billing/prices.js';
+import {
+  ASPECT_RATIOS,
+  ENHANCE_MODES,
+  H3_RESOLUTIONS,
+  QUALITIES,
+  VIDEO_MODES,
+  type AspectRatio,
+  type H3Resolution,
+} from '../../contracts/enums.js';
+import { DURATION, PROMPT_MAX, SEED_MAX, TAGS } from '../../contracts/limits.js';
 import type { CharacterSource, MotionSource } from '../renders/render-input.js';
 
 /**
@@ -8,17 +17,6 @@ import type { CharacterSource, MotionSource } from '../renders/render-input.js';
  * either a multipart form or a JSON body into a typed request. Nothing is stored or charged before
  * this has passed, so a refused request leaves nothing behind.
  */
-
-export const ASPECT_RATIOS = ['16:9', '9:16', '1:1', '4:3', '3:4', '21:9'] as const;
-export type AspectRatio = (typeof ASPECT_RATIOS)[number];
-export const QUALITIES = ['low', 'high'] as const;
-export const ENHANCE_MODES = ['off', 'prompt'] as const;
-export const VIDEO_MODES = ['h3', 'animate'] as const;
-
-export const PROMPT_MAX = 2000;
-export const DURATION = { min: 3, max: 15, default: 5 } as const;
-export const SEED_MAX = 2147483647;
-export const TAGS = { max: 8, maxLength: 64 } as const;
 
 /** Short side per resolution. */
 export const SHORT_SIDE: Record<H3Resolution, number> = { '480p': 480, '768p': 768, '1080p': 1080, '2k': 1440, '4k': 2160 };

@@ -1,8 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServiceSet } from '../../domain/services.js';
 import type { HttpSettings } from '../settings.js';
-import { Type } from '@sinclair/typebox';
-import { CHARACTERS_PAGE } from '../../domain/characters/characters.service.js';
+import {
+  LegacyCharacterIdParams,
+  LegacyCharacterListSchema,
+  LegacyCharacterSchema,
+  LegacyPageQuery,
+  LegacySuccessSchema,
+  legacyPreprocessFormSchema,
+} from '../../contracts/schemas/legacy.js';
+import { characterPrice } from '../../domain/billing/prices.js';
 import { readMediaForm } from '../multipart.js';
 import { idempotent } from '../idempotency.js';
 import { principal } from '../plugins/auth.js';
@@ -12,37 +19,7 @@ import { oneOf, renameForm, spellingUsed } from './form-mapping.js';
 import { inLegacyTerms } from './legacy-errors.js';
 
 const tags = ['legacy'];
-const STATUS = Type.Union(['pending', 'processing', 'ready', 'failed'].map((s) => Type.Literal(s)));
-const Nullable = (t: ReturnType<typeof Type.String>) => Type.Union([t, Type.Null()]);
-
-export const LegacyCharacterSchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  status: STATUS,
-  created_at: Nullable(Type.String({ format: 'date-time' })),
-  completed_at: Nullable(Type.String({ format: 'date-time' })),
-});
-export const SuccessSchema = Type.Object({ success: Type.Literal(true) });
-export const PageQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: CHARACTERS_PAGE.min, maximum: CHARACTERS_PAGE.max, default: CHARACTERS_PAGE.default })),
-  // Bounded: a huge offset (1e308 is an integer to JSON Schema) would reach the database as an invalid OFFSET.
-  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 })),
-});
-const IdParams = Type.Object({ character_id: Type.String({ minLength: 1 }) });
 const IMAGE_SOURCES = ['image', 'ref_image', 'image_url', 'ref_image_url'] as const;
-
-const preprocessForm = {
-  type: 'object',
-  description: 'One of image / ref_image (file) or image_url / ref_image_url. Costs 1 credit, like POST /v1/characters.',
-  properties: {
-    image: { type: 'string', format: 'binary' },
-    ref_image: { type: 'string', format: 'binary' },
-    image_url: { type: 'string', format: 'uri' },
-    ref_image_url: { type: 'string', format: 'uri' },
-    name: { type: 'string', maxLength: 256, default: '' },
-    model: { type: 'string', description: 'Accepted and recorded; no effect.' },
-  },
-};
 
 export async function legacyCharactersRoutes(
   app: FastifyInstance,
@@ -58,7 +35,7 @@ export async function legacyCharactersRoutes(
         openapi: {
           summary: 'Create a Character from one image (Legacy; V1: POST /v1/characters)',
           tags,
-          multipart: preprocessForm,
+          multipart: legacyPreprocessFormSchema(characterPrice('render', false)),
           deprecated: true,
         },
       },
@@ -98,13 +75,8 @@ export async function legacyCharactersRoutes(
     '/characters',
     {
       schema: {
-        querystring: PageQuery,
-        response: {
-          200: Type.Object({
-            characters: Type.Array(LegacyCharacterSchema),
-            total: Type.Integer({ description: 'Number of characters in this page.' }),
-          }),
-        },
+        querystring: LegacyPageQuery,
+        response: { 200: LegacyCharacterListSchema },
       },
       config: {
         legacy: { successor: '/v1/characters' },
@@ -120,7 +92,7 @@ export async function legacyCharactersRoutes(
   app.get<{ Params: { character_id: string } }>(
     '/characters/:character_id',
     {
-      schema: { params: IdParams, response: { 200: LegacyCharacterSchema } },
+      schema: { params: LegacyCharacterIdParams, response: { 200: LegacyCharacterSchema } },
       config: {
         legacy: { successor: '/v1/characters/{character_id}' },
         openapi: { summary: 'One Character (Legacy)', tags, deprecated: true },
@@ -132,7 +104,7 @@ export async function legacyCharactersRoutes(
   app.delete<{ Params: { character_id: string } }>(
     '/characters/:character_id',
     {
-      schema: { params: IdParams, response: { 200: SuccessSchema } },
+      schema: { params: LegacyCharacterIdParams, response: { 200: LegacySuccessSchema } },
       config: {
         legacy: { successor: '/v1/characters/{character_id}' },
         openapi: { summary: 'Soft-delete a Character; renders that used it keep working (Legacy)', tags, deprecated: true },

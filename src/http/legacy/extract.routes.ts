@@ -1,8 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceSet } from '../../domain/services.js';
 import type { HttpSettings } from '../settings.js';
-import { Type } from '@sinclair/typebox';
 import { invalidRequest } from '../../contracts/errors.js';
+import {
+  LegacyDynamicFbxAnswerSchema,
+  LegacyDynamicFbxFormSchema,
+  LegacyStaticBinAnswerSchema,
+  legacyStaticBinFormSchema,
+} from '../../contracts/schemas/legacy.js';
+import { characterPrice } from '../../domain/billing/prices.js';
 import { readMediaForm, type ReceivedForm } from '../multipart.js';
 import { principal } from '../plugins/auth.js';
 import { requestCtx } from '../routes/characters.routes.js';
@@ -18,31 +24,6 @@ import { inLegacyTerms } from './legacy-errors.js';
  * MetaHuman FBX). Whatever V1 answers while 3D is not available, these answer too.
  */
 const tags = ['legacy'];
-const Nullable = (t: ReturnType<typeof Type.String>) => Type.Union([t, Type.Null()]);
-
-const Started = Type.Object({
-  job_id: Type.String({ description: 'The new asset ID; poll poll_url.' }),
-  status: Type.String(),
-  message: Type.String(),
-  poll_url: Type.String(),
-  character_id: Type.Optional(Type.String()),
-  scene_id: Type.Optional(Type.String()),
-});
-const StaticBin = Type.Object({
-  character_id: Type.String(),
-  status: Type.String(),
-  bin_url: Nullable(Type.String({ description: 'The vsplat file (V1 vsplat_url); Legacy stripped_bin_url is gone.' })),
-  vsplat_url: Nullable(Type.String()),
-  thumbnail_url: Nullable(Type.String()),
-});
-const DynamicFbx = Type.Object({
-  scene_id: Type.String(),
-  status: Type.String(),
-  fbx_url: Nullable(Type.String({ description: 'MetaHuman-rig FBX (V1 metahuman_url with download_type=fbx).' })),
-  metahuman_url: Nullable(Type.String()),
-  mixamo_url: Nullable(Type.String()),
-});
-
 const IMAGE_SOURCES = ['image', 'ref_image', 'image_url', 'ref_image_url'] as const;
 const VIDEO_SOURCES = ['driving_video', 'video', 'driving_video_url', 'video_url'] as const;
 
@@ -76,7 +57,7 @@ export async function legacyExtractRoutes(
   app.post(
     '/extract/static-bin',
     {
-      schema: { response: { 200: Type.Union([StaticBin, Started]) } },
+      schema: { response: { 200: LegacyStaticBinAnswerSchema } },
       config: {
         legacy: { successor: '/v1/characters/{character_id}/export' },
         openapi: {
@@ -84,23 +65,7 @@ export async function legacyExtractRoutes(
             'Gaussian-splat extraction of a character (Legacy; V1: POST /v1/characters type=vsplat, then GET /v1/characters/{id}/export?download_type=vsplat)',
           tags,
           deprecated: true,
-          multipart: {
-            type: 'object',
-            description:
-              'character_id of an existing vsplat Character (answers its export), or one image source (creates one: 25 credits, as V1).',
-            properties: {
-              character_id: { type: 'string' },
-              image: { type: 'string', format: 'binary' },
-              ref_image: { type: 'string', format: 'binary' },
-              image_url: { type: 'string', format: 'uri' },
-              ref_image_url: { type: 'string', format: 'uri' },
-              name: { type: 'string' },
-              render_thumbnail: { type: 'string', enum: ['true', 'false'] },
-              task_id: { type: 'string' },
-              model: { type: 'string', description: 'Accepted and recorded; the vsplat model choice is gone in V1.' },
-              fp: { type: 'string', description: 'Accepted and ignored: gone in V1.' },
-            },
-          },
+          multipart: legacyStaticBinFormSchema(characterPrice('vsplat', false)),
         },
       },
     },
@@ -155,7 +120,7 @@ export async function legacyExtractRoutes(
   app.post(
     '/extract/dynamic-fbx',
     {
-      schema: { response: { 200: Type.Union([DynamicFbx, Started]) } },
+      schema: { response: { 200: LegacyDynamicFbxAnswerSchema } },
       config: {
         legacy: { successor: '/v1/motions/{scene_id}/export' },
         openapi: {
@@ -163,21 +128,7 @@ export async function legacyExtractRoutes(
             'Skeletal animation (FBX) from a driving video (Legacy; V1: POST /v1/motions type=glb, then GET /v1/motions/{id}/export?download_type=fbx)',
           tags,
           deprecated: true,
-          multipart: {
-            type: 'object',
-            description: 'scene_id of an existing glb scene (answers its export), or one video source (creates one, free).',
-            properties: {
-              scene_id: { type: 'string' },
-              driving_video: { type: 'string', format: 'binary' },
-              video: { type: 'string', format: 'binary' },
-              driving_video_url: { type: 'string', format: 'uri' },
-              video_url: { type: 'string', format: 'uri' },
-              name: { type: 'string' },
-              enable_smoothing: { type: 'string', enum: ['true', 'false'] },
-              target_fps: { type: 'integer', minimum: 1, maximum: 60 },
-              task_id: { type: 'string' },
-            },
-          },
+          multipart: LegacyDynamicFbxFormSchema,
         },
       },
     },

@@ -1,4 +1,5 @@
 import type { AssetStatus, CharactersTable, MotionsTable, VideosTable } from '../../infra/db/schema.js';
+import type { LEGACY_ASSET_STATUSES, LEGACY_JOB_STATUSES } from '../../contracts/enums.js';
 
 /**
  * The Legacy interface's vocabulary mapped onto V1's, both ways (spec 9.1 and 9.3, DECISIONS "Legacy
@@ -7,9 +8,9 @@ import type { AssetStatus, CharactersTable, MotionsTable, VideosTable } from '..
  */
 
 /** A render's status: spec 9.3 shows `queued` at creation and 9.1 maps `complete` to `ready`. */
-export type LegacyRenderStatus = 'queued' | 'processing' | 'complete' | 'failed' | 'cancelled';
+export type LegacyRenderStatus = (typeof LEGACY_JOB_STATUSES)[number];
 /** Characters and scenes: spec 9.3 lists `pending`, `processing`, `ready`, `failed`. */
-export type LegacyAssetStatus = 'pending' | 'processing' | 'ready' | 'failed';
+export type LegacyAssetStatus = (typeof LEGACY_ASSET_STATUSES)[number];
 
 const RENDER_STATUS: Record<VideosTable['status'], LegacyRenderStatus> = {
   queued: 'queued',

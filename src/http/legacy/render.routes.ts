@@ -1,7 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceSet, VideosService } from '../../domain/services.js';
 import type { HttpSettings } from '../settings.js';
-import { Type } from '@sinclair/typebox';
+import {
+  LegacyJobParams,
+  LegacyRenderCreatedSchema,
+  LegacyRenderFormSchema,
+  LegacyRenderJobSchema,
+} from '../../contracts/schemas/legacy.js';
 import { presentError } from '../../domain/videos/videos.presenter.js';
 import type { VideosTable } from '../../infra/db/schema.js';
 import { readMediaForm } from '../multipart.js';
@@ -23,51 +28,6 @@ const RENDER_TEXT_FIELDS = [
   'bg_color',
 ] as const;
 const V1_NAMES = invert(RENDER_FIELDS);
-
-const JobParams = Type.Object({ job_id: Type.String({ minLength: 1, description: 'The render ID (render_...), as returned in job_id.' }) });
-const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
-
-export const LegacyRenderCreated = Type.Object({
-  job_id: Type.String(),
-  status: Type.String({ description: 'queued at creation' }),
-  mode: Type.String({ description: 'asset (character_id + scene_id), direct (uploads or URLs), mixed' }),
-  enqueued_at: Type.String({ format: 'date-time' }),
-  poll_url: Type.String({ description: '/api/render/{job_id}' }),
-  status_url: Type.String({ description: '/api/render/{job_id}' }),
-});
-
-export const LegacyRenderJob = Type.Object({
-  job_id: Type.String(),
-  status: Type.Union(['queued', 'processing', 'complete', 'failed', 'cancelled'].map((s) => Type.Literal(s))),
-  mode: Type.String(),
-  progress: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()]),
-  enqueued_at: Type.String({ format: 'date-time' }),
-  completed_at: Nullable(Type.String({ format: 'date-time' })),
-  cdn_url: Nullable(Type.String({ description: 'The finished video (signed, expires) once complete.' })),
-  mask_cdn_url: Nullable(Type.String({ description: 'The alpha mask video for transparent output once complete.' })),
-  error_code: Nullable(Type.String()),
-  error: Nullable(Type.String({ description: 'Why the render failed.' })),
-  poll_url: Type.String(),
-  status_url: Type.String(),
-  cancelled: Type.Optional(Type.Boolean({ description: 'DELETE only: whether this call cancelled the render.' })),
-});
-
-const renderForm = {
-  type: 'object',
-  description:
-    'One character source (ref_image | ref_image_url | character_id) and one scene source (driving_video | driving_video_url | scene_id).',
-  properties: {
-    ref_image: { type: 'string', format: 'binary', description: 'Character image (PNG, JPEG or WebP).' },
-    ref_image_url: { type: 'string', format: 'uri' },
-    character_id: { type: 'string', description: 'A ready Character (char_...).' },
-    driving_video: { type: 'string', format: 'binary', description: 'Driving video; at most 10 minutes and 100 MB.' },
-    driving_video_url: { type: 'string', format: 'uri' },
-    scene_id: { type: 'string', description: 'A ready scene (mot_...).' },
-    model: { type: 'string', description: 'Accepted and recorded; no effect.' },
-    background_mode: { type: 'string', enum: ['original', 'solid', 'transparent'], default: 'original' },
-    bg_color: { type: 'string', description: 'R,G,B; only with background_mode=solid.' },
-  },
-};
 
 function jobPath(id: string): string {
   return `/api/render/${id}`;
@@ -106,13 +66,13 @@ export async function legacyRenderRoutes(
   app.post(
     '/render',
     {
-      schema: { response: { 200: LegacyRenderCreated } },
+      schema: { response: { 200: LegacyRenderCreatedSchema } },
       config: {
         legacy: { successor: '/v1/renders' },
         openapi: {
           summary: 'Create a render (Legacy; V1: POST /v1/renders). Cost: 1 credit per second of video.',
           tags,
-          multipart: renderForm,
+          multipart: LegacyRenderFormSchema,
           deprecated: true,
         },
       },
@@ -163,7 +123,7 @@ export async function legacyRenderRoutes(
   app.get<{ Params: { job_id: string } }>(
     '/render/:job_id',
     {
-      schema: { params: JobParams, response: { 200: LegacyRenderJob } },
+      schema: { params: LegacyJobParams, response: { 200: LegacyRenderJobSchema } },
       config: {
         legacy: { successor: '/v1/videos/{job_id}', open: true },
         openapi: {
@@ -184,7 +144,7 @@ export async function legacyRenderRoutes(
   app.delete<{ Params: { job_id: string } }>(
     '/render/:job_id',
     {
-      schema: { params: JobParams, response: { 200: LegacyRenderJob } },
+      schema: { params: LegacyJobParams, response: { 200: LegacyRenderJobSchema } },
       config: {
         legacy: { successor: '/v1/videos/{job_id}' },
         openapi: {

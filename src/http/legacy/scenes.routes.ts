@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServiceSet } from '../../domain/services.js';
 import type { HttpSettings } from '../settings.js';
-import { Type } from '@sinclair/typebox';
 import { invalidRequest } from '../../contracts/errors.js';
 import type { MotionsTable } from '../../infra/db/schema.js';
 import { readMediaForm } from '../multipart.js';
@@ -10,29 +9,18 @@ import { requestCtx } from '../routes/characters.routes.js';
 import { inLegacyTerms, missingParameter } from './legacy-errors.js';
 import { legacyAssetStatus, presentLegacyScene, SCENE_FIELDS } from './legacy-map.js';
 import { oneOf, renameForm, spellingUsed } from './form-mapping.js';
-import { PageQuery, SuccessSchema } from './characters.routes.js';
+import {
+  LegacyPageQuery,
+  LegacySceneFormSchema,
+  LegacySceneIdParams,
+  LegacySceneImportSchema,
+  LegacySceneListSchema,
+  LegacySceneSchema,
+  LegacySceneStartedSchema,
+  LegacySuccessSchema,
+} from '../../contracts/schemas/legacy.js';
 
 const tags = ['legacy'];
-const Nullable = (t: ReturnType<typeof Type.String>) => Type.Union([t, Type.Null()]);
-const STATUS = Type.Union(['pending', 'processing', 'ready', 'failed'].map((s) => Type.Literal(s)));
-
-export const LegacySceneSchema = Type.Object({
-  scene_id: Type.String(),
-  id: Type.String({ description: 'Same as scene_id.' }),
-  name: Type.String(),
-  status: STATUS,
-  created_at: Nullable(Type.String({ format: 'date-time' })),
-  completed_at: Nullable(Type.String({ format: 'date-time' })),
-});
-const SceneStarted = Type.Object({
-  scene_id: Type.String(),
-  job_id: Type.String({ description: 'The scene is its own job: poll GET /api/scenes/{scene_id}.' }),
-  status: STATUS,
-  message: Type.String(),
-  name: Type.String(),
-  created_at: Type.String({ format: 'date-time' }),
-});
-const IdParams = Type.Object({ scene_id: Type.String({ minLength: 1 }) });
 const VIDEO_SOURCES = ['driving_video', 'video', 'driving_video_url', 'video_url'] as const;
 
 function started(row: MotionsTable, message: string) {
@@ -48,23 +36,14 @@ export async function legacyScenesRoutes(
   app.post(
     '/scenes',
     {
-      schema: { response: { 200: SceneStarted } },
+      schema: { response: { 200: LegacySceneStartedSchema } },
       config: {
         legacy: { successor: '/v1/motions' },
         openapi: {
           summary: 'Create a scene from a driving video (Legacy; V1: POST /v1/motions). Direct uploads: at most 10 minutes and 100 MB.',
           tags,
           deprecated: true,
-          multipart: {
-            type: 'object',
-            properties: {
-              driving_video: { type: 'string', format: 'binary' },
-              video: { type: 'string', format: 'binary' },
-              driving_video_url: { type: 'string', format: 'uri' },
-              video_url: { type: 'string', format: 'uri' },
-              name: { type: 'string', maxLength: 256 },
-            },
-          },
+          multipart: LegacySceneFormSchema,
         },
       },
     },
@@ -94,21 +73,14 @@ export async function legacyScenesRoutes(
   app.post<{ Body: unknown }>(
     '/scenes/import',
     {
-      schema: { response: { 200: SceneStarted } },
+      schema: { response: { 200: LegacySceneStartedSchema } },
       config: {
         legacy: { successor: '/v1/motions/import' },
         openapi: {
           summary: 'Import a scene from a template, free (Legacy; V1: POST /v1/motions/import)',
           tags,
           deprecated: true,
-          json: {
-            type: 'object',
-            required: ['template_uuid'],
-            properties: {
-              template_uuid: { type: 'string', description: 'A template ID (GET /v1/motions/templates).' },
-              name: { type: 'string' },
-            },
-          },
+          json: LegacySceneImportSchema,
         },
       },
     },
@@ -134,13 +106,8 @@ export async function legacyScenesRoutes(
     '/scenes',
     {
       schema: {
-        querystring: PageQuery,
-        response: {
-          200: Type.Object({
-            scenes: Type.Array(LegacySceneSchema),
-            total: Type.Integer({ description: 'Number of scenes in this page.' }),
-          }),
-        },
+        querystring: LegacyPageQuery,
+        response: { 200: LegacySceneListSchema },
       },
       config: {
         legacy: { successor: '/v1/motions' },
@@ -156,7 +123,7 @@ export async function legacyScenesRoutes(
   app.get<{ Params: { scene_id: string } }>(
     '/scenes/:scene_id',
     {
-      schema: { params: IdParams, response: { 200: LegacySceneSchema } },
+      schema: { params: LegacySceneIdParams, response: { 200: LegacySceneSchema } },
       config: {
         legacy: { successor: '/v1/motions/{scene_id}' },
         openapi: { summary: 'One scene (Legacy; V1: GET /v1/motions/{motion_id})', tags, deprecated: true },
@@ -168,7 +135,7 @@ export async function legacyScenesRoutes(
   app.delete<{ Params: { scene_id: string } }>(
     '/scenes/:scene_id',
     {
-      schema: { params: IdParams, response: { 200: SuccessSchema } },
+      schema: { params: LegacySceneIdParams, response: { 200: LegacySuccessSchema } },
       config: {
         legacy: { successor: '/v1/motions/{scene_id}' },
         openapi: {

@@ -2,54 +2,26 @@ import { AssetSchema, DeletedSchema } from '../../contracts/schemas/assets.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Services } from '../../domain/services.js';
 import type { HttpSettings } from '../settings.js';
-import { Type } from '@sinclair/typebox';
-import { CHARACTER_TYPES, JOINT_SETS, characterFormSpec } from '../../domain/characters/characters.input.js';
+import { characterFormSpec } from '../../domain/characters/characters.input.js';
+import { characterPriceList } from '../../domain/billing/prices.js';
+import {
+  CharacterExportQuery,
+  CharacterExportSchema,
+  CharacterIdParams,
+  CharacterListQuery,
+  CharacterListSchema,
+  characterFormSchema,
+} from '../../contracts/schemas/characters.js';
 import { presentCharacter } from '../../domain/characters/characters.presenter.js';
 import { type RequestCtx } from '../../domain/characters/characters.service.js';
 import { readMediaForm } from '../multipart.js';
 import { idempotent } from '../idempotency.js';
 import { principal } from '../plugins/auth.js';
 
-export { AssetSchema, DeletedSchema } from '../../contracts/schemas/assets.js';
-
 export function requestCtx(request: FastifyRequest): RequestCtx {
   return { accountId: principal(request).accountId, requestId: request.id, serviceSource: request.serviceSource };
 }
 
-const bool = (description: string) => ({ type: 'string', enum: ['true', 'false', '1', '0'], description });
-
-const characterForm = {
-  type: 'object',
-  description: 'Exactly one of image / image_url.',
-  properties: {
-    image: {
-      type: 'string',
-      format: 'binary',
-      description: 'PNG, JPEG or WebP (by content); at most 20 MB and 4096 px per side by default.',
-    },
-    image_url: { type: 'string', format: 'uri', description: 'Public http(s) URL of the image; must stay reachable during processing.' },
-    name: { type: 'string', maxLength: 256, default: '' },
-    type: {
-      type: 'string',
-      enum: CHARACTER_TYPES,
-      default: 'render',
-      description: 'Price: render 1, vsplat 25 (30 with enhance), all 26 (31 with enhance).',
-    },
-    enhance: { ...bool('Only for vsplat/all.'), default: 'false' },
-    joint_set: { type: 'string', enum: JOINT_SETS, default: 'body' },
-    model_precision: { type: 'number', exclusiveMinimum: 0, maximum: 1 },
-    filter_low_quality: { ...bool('Only for vsplat/all.'), default: 'false' },
-    render_thumbnail: { ...bool('Generate the standard thumbnail.'), default: 'false' },
-    task_id: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 128,
-      description: 'Reusing a task_id of the account answers 409 IDEMPOTENCY_KEY_REUSED.',
-    },
-  },
-};
-
-const IdParams = Type.Object({ character_id: Type.String({ minLength: 1 }) });
 const tags = ['characters'];
 
 export async function charactersRoutes(
@@ -61,7 +33,7 @@ export async function charactersRoutes(
     '/characters',
     {
       schema: { response: { 200: AssetSchema } },
-      config: { openapi: { summary: 'Create a Character from one image', tags, multipart: characterForm } },
+      config: { openapi: { summary: 'Create a Character from one image', tags, multipart: characterFormSchema(characterPriceList()) } },
     },
     async (request, reply) => {
       const form = await readMediaForm(request, characterFormSpec(settings.config.limits), settings.tmpDir);
@@ -84,11 +56,7 @@ export async function charactersRoutes(
   app.get(
     '/characters',
     {
-      // The spec gives this list no parameters; like every list, it refuses ones it does not define.
-      schema: {
-        querystring: Type.Object({}, { additionalProperties: false }),
-        response: { 200: Type.Object({ items: Type.Array(AssetSchema) }) },
-      },
+      schema: { querystring: CharacterListQuery, response: { 200: CharacterListSchema } },
       config: { openapi: { summary: 'The 100 most recent active Characters, newest first', tags } },
     },
     async (request) => ({
@@ -98,14 +66,17 @@ export async function charactersRoutes(
 
   app.get<{ Params: { character_id: string } }>(
     '/characters/:character_id',
-    { schema: { params: IdParams, response: { 200: AssetSchema } }, config: { openapi: { summary: 'One Character', tags } } },
+    { schema: { params: CharacterIdParams, response: { 200: AssetSchema } }, config: { openapi: { summary: 'One Character', tags } } },
     async (request) =>
       presentCharacter(await characters.getCharacter(principal(request).accountId, request.params.character_id), { list: false }),
   );
 
   app.delete<{ Params: { character_id: string } }>(
     '/characters/:character_id',
-    { schema: { params: IdParams, response: { 200: DeletedSchema } }, config: { openapi: { summary: 'Delete a Character', tags } } },
+    {
+      schema: { params: CharacterIdParams, response: { 200: DeletedSchema } },
+      config: { openapi: { summary: 'Delete a Character', tags } },
+    },
     async (request) => characters.deleteCharacter(principal(request).accountId, request.params.character_id),
   );
 
@@ -113,17 +84,9 @@ export async function charactersRoutes(
     '/characters/:character_id/export',
     {
       schema: {
-        params: IdParams,
-        querystring: Type.Object({
-          download_type: Type.Optional(Type.Literal('vsplat', { description: 'The only accepted value; populates vsplat_url.' })),
-        }),
-        response: {
-          200: Type.Object({
-            id: Type.String(),
-            vsplat_url: Type.Union([Type.String(), Type.Null()]),
-            thumbnail_url: Type.Union([Type.String(), Type.Null()]),
-          }),
-        },
+        params: CharacterIdParams,
+        querystring: CharacterExportQuery,
+        response: { 200: CharacterExportSchema },
       },
       config: { openapi: { summary: 'Export URLs of a Character (vsplat, thumbnail)', tags } },
     },
@@ -132,7 +95,7 @@ export async function charactersRoutes(
   app.get<{ Params: { character_id: string } }>(
     '/characters/:character_id/thumbnail',
     {
-      schema: { params: IdParams },
+      schema: { params: CharacterIdParams },
       config: {
         openapi: {
           summary:

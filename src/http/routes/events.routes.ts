@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../domain/services.js';
 import type { HttpSettings } from '../settings.js';
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import { RenderEventsHeaders, RenderIdParams } from '../../contracts/schemas/renders.js';
 import { principal } from '../plugins/auth.js';
 import { HEARTBEAT_FRAME, sseFrame } from '../../domain/events/render-stream.service.js';
-
-const Params = Type.Object({ render_id: Type.String({ minLength: 1, description: 'Full render ID (render_...)' }) });
 
 /**
  * GET /v1/renders/{render_id}/events (spec section 6). Everything that can fail (auth, ownership,
@@ -17,16 +16,16 @@ export async function eventsRoutes(app: FastifyInstance, { streams }: Pick<Servi
   // preClose, not onClose: open streams would keep the server from closing at all.
   app.addHook('preClose', async () => hub.close());
 
-  app.get<{ Params: Static<typeof Params>; Headers: { 'last-event-id'?: string } }>(
+  app.get<{ Params: Static<typeof RenderIdParams>; Headers: { 'last-event-id'?: string } }>(
     '/renders/:render_id/events',
     {
-      schema: { params: Params },
+      schema: { params: RenderIdParams },
       config: {
         openapi: {
           summary:
             'Stream the events of a render (server-sent events): snapshot, queued, processing, progress, ready, failed, cancelled, heartbeat',
           tags: ['renders'],
-          headers: { 'Last-Event-ID': { type: 'string', minLength: 1, description: 'Resume after this event (its event_id)' } },
+          headers: RenderEventsHeaders,
           responses: { '200': 'text/event-stream; charset=utf-8: `id`, `event` and JSON `data` frames; closes after a terminal event' },
         },
       },

@@ -1,47 +1,24 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../domain/services.js';
 import type { HttpSettings } from '../settings.js';
-import { Type } from '@sinclair/typebox';
-import { JOINT_SETS } from '../../domain/characters/characters.input.js';
-import { MOTION_TYPES, motionFormSpec } from '../../domain/motions/motions.input.js';
+import { motionFormSpec } from '../../domain/motions/motions.input.js';
 import { presentMotion } from '../../domain/motions/motions.presenter.js';
-import { MOTIONS_PAGE_DEFAULT, MOTIONS_PAGE_MAX } from '../../domain/motions/motions.service.js';
+import {
+  MotionExportQuery,
+  MotionExportSchema,
+  MotionFormSchema,
+  MotionIdParams,
+  MotionImportBody,
+  MotionListQuery,
+  MotionPageSchema,
+  MotionTemplatesSchema,
+} from '../../contracts/schemas/motions.js';
 import { principal } from '../plugins/auth.js';
-import { AssetSchema, DeletedSchema, requestCtx } from './characters.routes.js';
+import { AssetSchema, DeletedSchema } from '../../contracts/schemas/assets.js';
+import { requestCtx } from './characters.routes.js';
 import { readMediaForm } from '../multipart.js';
 import { fingerprintJson, idempotent } from '../idempotency.js';
 
-const bool = (description: string) => ({ type: 'string', enum: ['true', 'false', '1', '0'], description });
-const videoFile = {
-  type: 'string',
-  format: 'binary',
-  description: 'MP4, MOV or WebM (by content); at most 200 MB, 0.5-300 s, 64-4096 px per side by default.',
-};
-const videoUrl = { type: 'string', format: 'uri', description: 'Public http(s) URL of the driving video; fetched by the worker.' };
-
-const motionForm = {
-  type: 'object',
-  description: 'Exactly one of video / video_url / motion_video / motion_video_url (the last two are aliases).',
-  properties: {
-    video: videoFile,
-    video_url: videoUrl,
-    motion_video: { ...videoFile, description: 'Alias of video.' },
-    motion_video_url: { ...videoUrl, description: 'Alias of video_url.' },
-    name: { type: 'string', maxLength: 256, default: '' },
-    type: { type: 'string', enum: MOTION_TYPES, default: 'render' },
-    enable_smoothing: { ...bool('Temporal smoothing of the extracted track.'), default: 'true' },
-    target_fps: { type: 'integer', minimum: 1, maximum: 60, description: 'Default: the source rate, capped at 30.' },
-    joint_set: { type: 'string', enum: JOINT_SETS, default: 'body', description: 'Only for glb/all.' },
-    task_id: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 128,
-      description: 'Reusing a task_id of the account answers 409 IDEMPOTENCY_KEY_REUSED.',
-    },
-  },
-};
-
-const IdParams = Type.Object({ motion_id: Type.String({ minLength: 1 }) });
 const tags = ['motions'];
 
 export async function motionsRoutes(
@@ -53,7 +30,7 @@ export async function motionsRoutes(
     '/motions',
     {
       schema: { response: { 200: AssetSchema } },
-      config: { openapi: { summary: 'Create a Motion from a driving video', tags, multipart: motionForm } },
+      config: { openapi: { summary: 'Create a Motion from a driving video', tags, multipart: MotionFormSchema } },
     },
     async (request, reply) => {
       const form = await readMediaForm(request, motionFormSpec(settings.config.limits), settings.tmpDir);
@@ -77,13 +54,7 @@ export async function motionsRoutes(
     '/motions/import',
     {
       schema: {
-        body: Type.Object(
-          {
-            template_id: Type.String({ minLength: 1, maxLength: 128 }),
-            name: Type.Optional(Type.String({ maxLength: 256, description: "Default: the template's name." })),
-          },
-          { additionalProperties: false },
-        ),
+        body: MotionImportBody,
         response: { 200: AssetSchema },
       },
       config: { openapi: { summary: 'Import a Motion from a service template', tags } },
@@ -104,11 +75,7 @@ export async function motionsRoutes(
   app.get(
     '/motions/templates',
     {
-      schema: {
-        response: {
-          200: Type.Object({ items: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), duration_s: Type.Number() })) }),
-        },
-      },
+      schema: { response: { 200: MotionTemplatesSchema } },
       config: { openapi: { summary: 'Motion templates that ship with the service', tags } },
     },
     async () => ({ items: motions.listTemplates() }),
@@ -117,22 +84,7 @@ export async function motionsRoutes(
   app.get<{ Querystring: { limit?: number; cursor?: string } }>(
     '/motions',
     {
-      schema: {
-        querystring: Type.Object(
-          {
-            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MOTIONS_PAGE_MAX, default: MOTIONS_PAGE_DEFAULT })),
-            cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page (opaque).' })),
-          },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: Type.Object({
-            items: Type.Array(AssetSchema),
-            next_cursor: Type.Union([Type.String(), Type.Null()]),
-            has_more: Type.Boolean(),
-          }),
-        },
-      },
+      schema: { querystring: MotionListQuery, response: { 200: MotionPageSchema } },
       config: { openapi: { summary: 'Motions of the account, newest first (cursor pages)', tags } },
     },
     async (request) => {
@@ -143,13 +95,13 @@ export async function motionsRoutes(
 
   app.get<{ Params: { motion_id: string } }>(
     '/motions/:motion_id',
-    { schema: { params: IdParams, response: { 200: AssetSchema } }, config: { openapi: { summary: 'One Motion', tags } } },
+    { schema: { params: MotionIdParams, response: { 200: AssetSchema } }, config: { openapi: { summary: 'One Motion', tags } } },
     async (request) => presentMotion(await motions.getMotion(principal(request).accountId, request.params.motion_id), { list: false }),
   );
 
   app.delete<{ Params: { motion_id: string } }>(
     '/motions/:motion_id',
-    { schema: { params: IdParams, response: { 200: DeletedSchema } }, config: { openapi: { summary: 'Delete a Motion', tags } } },
+    { schema: { params: MotionIdParams, response: { 200: DeletedSchema } }, config: { openapi: { summary: 'Delete a Motion', tags } } },
     async (request) => motions.deleteMotion(principal(request).accountId, request.params.motion_id),
   );
 
@@ -157,15 +109,9 @@ export async function motionsRoutes(
     '/motions/:motion_id/export',
     {
       schema: {
-        params: IdParams,
-        querystring: Type.Object({ download_type: Type.Union([Type.Literal('glb'), Type.Literal('fbx')]) }),
-        response: {
-          200: Type.Object({
-            id: Type.String(),
-            metahuman_url: Type.Union([Type.String(), Type.Null()]),
-            mixamo_url: Type.Union([Type.String(), Type.Null()]),
-          }),
-        },
+        params: MotionIdParams,
+        querystring: MotionExportQuery,
+        response: { 200: MotionExportSchema },
       },
       config: { openapi: { summary: 'Export URLs of a Motion (MetaHuman and Mixamo rigs)', tags } },
     },
@@ -174,7 +120,7 @@ export async function motionsRoutes(
   app.get<{ Params: { motion_id: string } }>(
     '/motions/:motion_id/thumbnail',
     {
-      schema: { params: IdParams },
+      schema: { params: MotionIdParams },
       config: {
         openapi: {
           summary: "The Motion's pose track drawn as stick figures, an SVG picture, once ready (an addition to the interface)",

@@ -1,46 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../domain/services.js';
 import type { HttpSettings } from '../settings.js';
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import { AppError, invalidRequest } from '../../contracts/errors.js';
 import { readMediaForm } from '../multipart.js';
 import { principal } from '../plugins/auth.js';
 import type { RenderContext } from '../../domain/renders/renders.service.js';
 import { RenderCreatedSchema } from '../../contracts/schemas/videos.js';
-import { BACKGROUND_MODES } from '../../contracts/enums.js';
+import { RenderDirectFormSchema, RenderDraftFormSchema, RenderIdParams } from '../../contracts/schemas/renders.js';
 import { TEXT_FIELDS } from '../../domain/renders/render-input.js';
 import { fingerprintOf } from '../../domain/idempotency/fingerprint.js';
 import { idempotent } from '../idempotency.js';
-
-const RenderIdParams = Type.Object({ render_id: Type.String({ minLength: 1, description: 'Full Render ID (render_...).' }) });
-
-const directForm = {
-  type: 'object',
-  description:
-    'Exactly one source per family (character: character_id | image | image_url; motion: motion_id | motion_video | motion_video_url), or neither family for the project defaults.',
-  properties: {
-    character_id: { type: 'string', description: 'ID of a ready Character.' },
-    image: { type: 'string', format: 'binary', description: 'Character image (PNG, JPEG or WebP).' },
-    image_url: { type: 'string', format: 'uri', description: 'Public http(s) URL of a character image.' },
-    motion_id: { type: 'string', description: 'ID of a ready Motion.' },
-    motion_video: { type: 'string', format: 'binary', description: 'Driving video (MP4, MOV or WebM).' },
-    motion_video_url: { type: 'string', format: 'uri', description: 'Public http(s) URL of a driving video.' },
-    background_mode: { type: 'string', enum: [...BACKGROUND_MODES], default: 'original' },
-    bg_color: {
-      type: 'string',
-      pattern: '^\\d{1,3},\\d{1,3},\\d{1,3}$',
-      description: 'R,G,B (0-255); required with solid, rejected otherwise.',
-    },
-  },
-};
-
-const draftForm = {
-  type: 'object',
-  required: ['draft_id'],
-  properties: {
-    draft_id: { type: 'string', description: 'From POST /v1/renders/prepare. Send the Idempotency-Key header (1-255 characters).' },
-  },
-};
 
 /** Retired read paths (spec 4.1): 405 naming their replacement. */
 function retired(allow: string, path: string): AppError {
@@ -84,8 +54,8 @@ export async function rendersRoutes(
           summary:
             'Create a render: multipart direct form (200), JSON draft form with Idempotency-Key (202), or no body for the project defaults (200)',
           tags: ['renders'],
-          multipart: directForm,
-          json: draftForm,
+          multipart: RenderDirectFormSchema,
+          json: RenderDraftFormSchema,
           headers: {
             'Idempotency-Key': { type: 'string', minLength: 1, maxLength: 255, description: 'Required with the JSON draft form.' },
           },

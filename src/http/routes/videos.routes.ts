@@ -3,60 +3,17 @@ import type { Services } from '../../domain/services.js';
 import type { HttpSettings } from '../settings.js';
 import type { Static } from '@sinclair/typebox';
 import { principal } from '../plugins/auth.js';
-import { VideoIdParamsSchema, VideoListQuerySchema, VideoPageSchema, VideoSchema } from '../../contracts/schemas/videos.js';
+import {
+  VideoFormSchema,
+  VideoIdParamsSchema,
+  VideoListQuerySchema,
+  VideoPageSchema,
+  VideoSchema,
+} from '../../contracts/schemas/videos.js';
 import { AppError, invalidRequest } from '../../contracts/errors.js';
 import { readMediaForm } from '../multipart.js';
 import { fingerprintJson, idempotent } from '../idempotency.js';
-import {
-  ASPECT_RATIOS,
-  DURATION,
-  PROMPT_MAX,
-  SEED_MAX,
-  TAGS,
-  VIDEO_FILE_FIELDS,
-  VIDEO_TEXT_FIELDS,
-} from '../../domain/videos/video-request.js';
-import { H3_RESOLUTIONS } from '../../domain/billing/prices.js';
-
-/** The documented form of POST /v1/videos (validation itself is domain/videos/video-request.ts). */
-const videoForm = {
-  type: 'object',
-  description:
-    'mode h3 (default without a driving video): prompt (+ optional first/last frame, tags). mode animate (default with a driving video): one character source and one driving source.',
-  properties: {
-    mode: { type: 'string', enum: ['h3', 'animate'] },
-    model: { type: 'string', enum: ['h3'], description: 'Names the H3 mode (integrations send {"model":"h3","prompt":...}).' },
-    prompt: { type: 'string', maxLength: PROMPT_MAX, description: 'Required in h3 mode; optional in animate mode.' },
-    seed: { type: 'integer', minimum: 0, maximum: SEED_MAX, description: 'Same inputs and seed give the same video; random when absent.' },
-    watermark: { type: 'boolean', default: false },
-    quality: { type: 'string', enum: ['low', 'high'], default: 'low', description: 'h3: high spends more time; same price.' },
-    duration_s: { type: 'number', minimum: DURATION.min, maximum: DURATION.max, default: DURATION.default },
-    resolution: {
-      type: 'string',
-      enum: [...H3_RESOLUTIONS],
-      default: '768p',
-      description: 'The short side: 480, 768, 1080, 1440 (2k), 2160 (4k).',
-    },
-    aspect_ratio: { type: 'string', enum: [...ASPECT_RATIOS], default: '16:9' },
-    first_frame_image: { type: 'string', format: 'binary' },
-    first_frame_image_url: { type: 'string', format: 'uri' },
-    last_frame_image: { type: 'string', format: 'binary', description: 'Only together with a first frame.' },
-    last_frame_image_url: { type: 'string', format: 'uri' },
-    enhance_mode: { type: 'string', enum: ['off', 'prompt'], default: 'off' },
-    target_tags: {
-      type: 'array',
-      maxItems: TAGS.max,
-      items: { type: 'string', maxLength: TAGS.maxLength },
-      description: 'Ordered; repeat the multipart field.',
-    },
-    character_image: { type: 'string', format: 'binary' },
-    character_image_url: { type: 'string', format: 'uri' },
-    character_id: { type: 'string' },
-    driving_video: { type: 'string', format: 'binary' },
-    driving_video_url: { type: 'string', format: 'uri' },
-    motion_id: { type: 'string' },
-  },
-};
+import { VIDEO_FILE_FIELDS, VIDEO_TEXT_FIELDS } from '../../domain/videos/video-request.js';
 
 export async function videosRoutes(
   app: FastifyInstance,
@@ -81,8 +38,8 @@ export async function videosRoutes(
           summary:
             'Generate a video: H3 (vid_, native audio) or character animation (anim_, needs a driving video); answers the queued Video',
           tags: ['videos'],
-          multipart: videoForm,
-          json: videoForm,
+          multipart: VideoFormSchema,
+          json: VideoFormSchema,
         },
       },
     },
