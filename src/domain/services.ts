@@ -40,7 +40,7 @@ import { runIdempotent, type IdempotentRequest } from './idempotency/idempotency
 export const accountsService = (db: Ports['db']) => bindDeps(db, { authenticate });
 export const creditsService = (db: Ports['db']) => bindDeps(db, { balanceOf, ledgerOf });
 
-export const charactersService = (deps: Pick<Ports, 'config' | 'db' | 'engine' | 'queue' | 'storage'>) =>
+export const charactersService = (deps: Pick<Ports, 'clock' | 'config' | 'db' | 'engine' | 'queue' | 'storage'>) =>
   bindDeps(deps, {
     createCharacter,
     listCharacters,
@@ -51,7 +51,7 @@ export const charactersService = (deps: Pick<Ports, 'config' | 'db' | 'engine' |
     characterThumbnailUrl,
   });
 
-export const motionsService = (deps: Pick<Ports, 'config' | 'db' | 'engine' | 'queue' | 'storage'>) =>
+export const motionsService = (deps: Pick<Ports, 'clock' | 'config' | 'db' | 'engine' | 'queue' | 'storage'>) =>
   bindDeps(deps, {
     createMotion,
     importMotion,
@@ -64,7 +64,7 @@ export const motionsService = (deps: Pick<Ports, 'config' | 'db' | 'engine' | 'q
     motionThumbnail,
   });
 
-type RenderingPorts = Pick<Ports, 'config' | 'db' | 'engine' | 'pubsub' | 'queue' | 'storage' | 'tmpDir'>;
+type RenderingPorts = Pick<Ports, 'clock' | 'config' | 'db' | 'engine' | 'pubsub' | 'queue' | 'storage' | 'tmpDir'>;
 
 export const rendersService = (deps: RenderingPorts) =>
   bindDeps(deps, { createRenderFromForm, createDefaultRender, renderDownloadUrl, findRenderRow, cancelOwnedRender });
@@ -73,7 +73,7 @@ export const videosService = (deps: RenderingPorts) =>
   bindDeps(deps, { createVideo, getVideo, listVideos, presentVideo, signedOutputUrls });
 
 /** Signed object reads and draft uploads (`/files/...`): the signature is the credential. */
-export const filesService = (deps: Pick<Ports, 'config' | 'db' | 'engine' | 'signer' | 'storage' | 'tmpDir'>) => ({
+export const filesService = (deps: Pick<Ports, 'clock' | 'config' | 'db' | 'engine' | 'signer' | 'storage' | 'tmpDir'>) => ({
   ...bindDeps(deps, { acceptUpload }),
   verify: deps.signer.verify.bind(deps.signer),
   stat: deps.storage.stat.bind(deps.storage),

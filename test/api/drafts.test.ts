@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { sweepAllExpiredDrafts } from '../../src/domain/drafts/drafts.service.js';
+import type { Clock } from '../../src/domain/ports/index.js';
 import { dbTargets, errorOf, hasSharedMedia, mediaFile, NO_MEDIA_REASON, startService, type TestService } from '../helpers/harness.js';
 
 /**
@@ -342,6 +343,45 @@ for (const target of await dbTargets()) {
       const getUrl = await svc.wired.deps.storage.signedGetUrl(key, 60);
       assert.equal((await fetch(getUrl, { method: 'PUT', body: image })).status, 403);
       assert.equal(await svc.wired.deps.storage.stat(key), null);
+    });
+
+    it('time comes from the clock port: a draft lives exactly its TTL from prepare (fixed clock)', async () => {
+      const db = svc.wired.deps.db;
+      // Now, to the whole second (prepare sweeps drafts long expired by the clock's time, so not a far-off date).
+      const t0 = Math.floor(Date.now() / 1000) * 1000 + 123;
+      let nowMs = t0;
+      const fixed: Clock = { now: () => new Date(nowMs), nowIso: () => new Date(nowMs).toISOString() };
+      const real = svc.wired.deps.clock;
+      svc.wired.deps.clock = fixed;
+      try {
+        const ttlMs = svc.config.draftTtlSeconds * 1000;
+        const ontime = await prepare(declareBoth());
+        const late = await prepare(declareBoth());
+        assert.equal(ontime.expires_at, new Date(t0 + ttlMs).toISOString(), 'prepare time + TTL, to the millisecond');
+        const row = await db.selectFrom('drafts').select('created_at').where('id', '=', ontime.draft_id).executeTakeFirstOrThrow();
+        assert.equal(row.created_at, new Date(t0).toISOString());
+        for (const plan of [ontime, late]) {
+          assert.equal((await put(plan, 'image', image)).status, 200);
+          assert.equal((await put(plan, 'motion_video', video)).status, 200);
+        }
+
+        // One millisecond before the expiry the draft is good; the render is stamped with the clock's time.
+        nowMs = t0 + ttlMs - 1;
+        const res = await createFromDraft(ontime.draft_id, `clock-${ontime.draft_id}`);
+        assert.equal(res.status, 202, await res.clone().text());
+        const render = (await res.json()) as { id: string };
+        const stamped = await db.selectFrom('videos').select('created_at').where('id', '=', render.id).executeTakeFirstOrThrow();
+        assert.equal(stamped.created_at, new Date(t0 + ttlMs - 1).toISOString());
+
+        // At the expiry instant it is expired: for a render and for a PUT alike.
+        nowMs = t0 + ttlMs;
+        const expired = await errorOf(await createFromDraft(late.draft_id, `clock-${late.draft_id}`));
+        assert.deepEqual([expired.status, expired.code], [409, 'UPLOAD_EXPIRED']);
+        assert.equal(expired.body.error.details.expired_at, late.expires_at);
+        assert.equal((await errorOf(await put(late, 'image', image))).code, 'UPLOAD_EXPIRED');
+      } finally {
+        svc.wired.deps.clock = real;
+      }
     });
 
     it('an expired draft, or an upload whose URL expired unused, is 409 UPLOAD_EXPIRED at render time', async () => {

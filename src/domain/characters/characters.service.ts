@@ -2,7 +2,7 @@ import { AppError, invalidRequest } from '../../contracts/errors.js';
 import { storageKeys } from '../storage-keys.js';
 import { isIdOf, newId } from '../../contracts/ids.js';
 import { OFFSET_PAGE } from '../../contracts/limits.js';
-import { isUniqueViolation, nowIso } from '../../infra/db/database.js';
+import { isUniqueViolation } from '../../infra/db/database.js';
 import type { CharactersTable } from '../../infra/db/schema.js';
 import { charge } from '../billing/billing.service.js';
 import { characterPriceMilli } from '../billing/prices.js';
@@ -15,7 +15,7 @@ import { isTaskConflict, replayOrConflict, taskFingerprint } from '../assets/tas
 import type { Ports } from '../ports/index.js';
 
 /** What this module uses; the composition root (src/main/) passes it. */
-type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'queue' | 'storage'>;
+type Deps = Pick<Ports, 'clock' | 'config' | 'db' | 'engine' | 'queue' | 'storage'>;
 
 /**
  * Characters: creation (validate, check media, store the source, charge and enqueue in one
@@ -115,7 +115,7 @@ export async function createCharacter(
     row = await deps.db.transaction().execute(async (tx) => {
       if (input.taskId !== null && (await repo.findByTaskId(tx, ctx.accountId, input.taskId))) throw taskIdConflict(input.taskId);
       const row = {
-        ...newRow(id, ctx, input, sourceKey),
+        ...newRow(id, ctx, input, sourceKey, deps.clock.nowIso()),
         ...(opts.legacyModel ? { legacy_model: opts.legacyModel } : {}),
         ...(fingerprint !== null ? { task_fingerprint: fingerprint } : {}),
       };
@@ -144,8 +144,7 @@ export async function createCharacter(
   return row;
 }
 
-function newRow(id: string, ctx: RequestCtx, input: CharacterInput, sourceKey: string): CharactersTable {
-  const now = nowIso();
+function newRow(id: string, ctx: RequestCtx, input: CharacterInput, sourceKey: string, now: string): CharactersTable {
   return {
     id,
     account_id: ctx.accountId,
@@ -181,12 +180,12 @@ function newRow(id: string, ctx: RequestCtx, input: CharacterInput, sourceKey: s
  * asked to stop; its transitions become no-ops. The charge is not refunded: the caller chose to stop.
  */
 export async function deleteCharacter(
-  deps: Pick<Ports, 'db' | 'queue'>,
+  deps: Pick<Ports, 'clock' | 'db' | 'queue'>,
   accountId: string,
   id: string,
 ): Promise<{ id: string; status: 'deleted' }> {
   if (!isIdOf('character', id)) throw characterNotFound(id);
-  const n = await repo.softDelete(deps.db, accountId, id, nowIso());
+  const n = await repo.softDelete(deps.db, accountId, id, deps.clock.nowIso());
   if (n === 0) throw characterNotFound(id);
   await deps.queue.cancel(id);
   return { id, status: 'deleted' };

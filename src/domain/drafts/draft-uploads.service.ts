@@ -6,7 +6,7 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError, isAppError } from '../../contracts/errors.js';
 import { ulid } from '../../contracts/ids.js';
-import { nowIso, type Db } from '../../infra/db/database.js';
+import type { Db } from '../../infra/db/database.js';
 import type { UploadsTable } from '../../infra/db/schema.js';
 import { checkImageFile, checkVideoFile } from '../media/media-check.js';
 import { contentMatchesDeclaration } from './draft-spec.js';
@@ -14,7 +14,7 @@ import { findDraftById, findUploadByKey, lockOpenDraft, setUploadStatus } from '
 import type { Ports } from '../ports/index.js';
 
 /** What this module uses; the composition root (src/main/) passes it. */
-type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'storage' | 'tmpDir'>;
+type Deps = Pick<Ports, 'clock' | 'config' | 'db' | 'engine' | 'storage' | 'tmpDir'>;
 
 /**
  * Receives the bytes of a draft upload (the signed PUT URL served by the API for disk storage).
@@ -50,10 +50,10 @@ function draftStateError(draft: { id: string; status: string; render_id: string 
 }
 
 /** Who the signed URL is for; checked before a single byte is read. */
-async function uploadTarget(deps: Pick<Ports, 'db'>, key: string): Promise<UploadsTable> {
+async function uploadTarget(deps: Pick<Ports, 'clock' | 'db'>, key: string): Promise<UploadsTable> {
   const upload = await findUploadByKey(deps.db, key);
   const draft = upload ? await findDraftById(deps.db, upload.draft_id) : undefined;
-  if (!upload || !draft || draft.status !== 'open' || draft.expires_at <= nowIso()) throw draftStateError(draft);
+  if (!upload || !draft || draft.status !== 'open' || draft.expires_at <= deps.clock.nowIso()) throw draftStateError(draft);
   return upload;
 }
 
@@ -64,9 +64,9 @@ async function uploadTarget(deps: Pick<Ports, 'db'>, key: string): Promise<Uploa
  * from the new, verified bytes) or the draft is consumed first (and the PUT is refused untouched).
  * On SQLite the transactions run one after the other, which gives the same order.
  */
-async function whileDraftOpen(deps: Pick<Ports, 'db'>, upload: UploadsTable, fn: (tx: Db) => Promise<void>): Promise<void> {
+async function whileDraftOpen(deps: Pick<Ports, 'clock' | 'db'>, upload: UploadsTable, fn: (tx: Db) => Promise<void>): Promise<void> {
   await deps.db.transaction().execute(async (tx) => {
-    if (!(await lockOpenDraft(tx, upload.draft_id, nowIso()))) throw draftStateError(await findDraftById(tx, upload.draft_id));
+    if (!(await lockOpenDraft(tx, upload.draft_id, deps.clock.nowIso()))) throw draftStateError(await findDraftById(tx, upload.draft_id));
     await fn(tx);
   });
 }
@@ -143,7 +143,7 @@ async function receiveUpload(deps: Deps, upload: UploadsTable, body: Readable, c
     await checkContent(deps, upload, local);
     await whileDraftOpen(deps, upload, async (tx) => {
       await deps.storage.putFile(upload.storage_key, local);
-      await setUploadStatus(tx, upload.id, 'uploaded', nowIso());
+      await setUploadStatus(tx, upload.id, 'uploaded', deps.clock.nowIso());
     });
     return {
       draft_id: upload.draft_id,
@@ -219,7 +219,7 @@ export async function verifyDirectUpload(deps: Deps, upload: UploadsTable): Prom
     }
     await checkContent(deps, upload, local);
     await whileDraftOpen(deps, upload, async (tx) => {
-      await setUploadStatus(tx, upload.id, 'uploaded', nowIso());
+      await setUploadStatus(tx, upload.id, 'uploaded', deps.clock.nowIso());
     });
   } catch (e) {
     if (isAppError(e) && (e.code === 'UPLOAD_MISMATCH' || e.code === 'UNSUPPORTED_MEDIA')) await discard(deps, upload);

@@ -2,7 +2,7 @@ import { AppError, invalidRequest } from '../../contracts/errors.js';
 import { backgroundOfFields } from '../renders/background.js';
 import { storageKeys } from '../storage-keys.js';
 import { isIdOf, newId } from '../../contracts/ids.js';
-import { isUniqueViolation, nowIso } from '../../infra/db/database.js';
+import { isUniqueViolation } from '../../infra/db/database.js';
 import type { DraftsTable, UploadsTable, VideosTable } from '../../infra/db/schema.js';
 import type { CharacterSource, MotionSource, RenderInput } from '../renders/render-input.js';
 import { createRender } from '../renders/renders.service.js';
@@ -23,7 +23,7 @@ import { IDEMPOTENCY_TTL_MS, parseIdempotencyKey, replayIdempotent, requestHash 
 import type { Ports } from '../ports/index.js';
 
 /** What this module uses; the composition root (src/main/) passes it. */
-type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'pubsub' | 'queue' | 'storage' | 'tmpDir'>;
+type Deps = Pick<Ports, 'clock' | 'config' | 'db' | 'engine' | 'pubsub' | 'queue' | 'storage' | 'tmpDir'>;
 
 /**
  * Drafts: a render declared first (`POST /v1/renders/prepare`), its media PUT straight to storage,
@@ -99,7 +99,7 @@ async function checkNamedAssets(deps: Deps, accountId: string, spec: DraftSpec):
 export async function prepareDraft(deps: Deps, ctx: Pick<RequestCtx, 'accountId'>, body: unknown): Promise<PreparedDraft> {
   const { spec, declarations } = parsePrepareBody(body, deps.config);
   await checkNamedAssets(deps, ctx.accountId, spec);
-  const nowMs = Date.now();
+  const nowMs = deps.clock.now().getTime();
   const draftId = newId('draft');
   const draftExpires = new Date(nowMs + deps.config.draftTtlSeconds * 1000).toISOString();
   // An upload URL never outlives its draft.
@@ -244,7 +244,7 @@ export async function createRenderFromDraft(
   const key = parseIdempotencyKey(idempotencyKey);
   const { draftId } = parseDraftBody(body);
   const hash = requestHash(body);
-  const now = nowIso();
+  const now = deps.clock.nowIso();
   const replayed = await replayIdempotent(deps.db, ctx.accountId, key, hash, now);
   if (replayed) return replayed;
 
@@ -302,7 +302,7 @@ export async function createRenderFromDraft(
   } catch (e) {
     // Whatever stopped this attempt (key conflict, draft taken, credits taken by the twin request),
     // a twin that committed with the same key decides the answer.
-    const twin = await replayIdempotent(deps.db, ctx.accountId, key, hash, nowIso());
+    const twin = await replayIdempotent(deps.db, ctx.accountId, key, hash, deps.clock.nowIso());
     if (twin) return twin;
     if (isUniqueViolation(e))
       throw new AppError('DRAFT_ALREADY_CONSUMED', 'This draft was already used to create a render.', { details: { draft_id: draftId } });

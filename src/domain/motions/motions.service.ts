@@ -2,7 +2,7 @@ import { AppError, invalidRequest } from '../../contracts/errors.js';
 import { storageKeys } from '../storage-keys.js';
 import { isIdOf, newId } from '../../contracts/ids.js';
 import { MOTIONS_PAGE_DEFAULT, MOTIONS_PAGE_MAX } from '../../contracts/limits.js';
-import { isUniqueViolation, nowIso, type Db } from '../../infra/db/database.js';
+import { isUniqueViolation, type Db } from '../../infra/db/database.js';
 import type { MotionsTable } from '../../infra/db/schema.js';
 import type { RequestCtx } from '../characters/characters.service.js';
 import { withoutEmpty, type Fields, type FormFile } from '../characters/form-fields.js';
@@ -14,7 +14,7 @@ import type { Ports } from '../ports/index.js';
 import { isTaskConflict, replayOrConflict, taskFingerprint } from '../assets/task-fingerprint.js';
 
 /** What this module uses; the composition root (src/main/) passes it. */
-type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'queue' | 'storage'>;
+type Deps = Pick<Ports, 'clock' | 'config' | 'db' | 'engine' | 'queue' | 'storage'>;
 
 /**
  * Motions: creation from a driving video or a template, reads, a cursor list, soft delete and
@@ -105,7 +105,10 @@ export async function createMotion(
   const fingerprint = input.taskId !== null ? await taskFingerprint(input) : null;
   if (input.source.kind === 'file') await deps.storage.putFile(sourceKey, input.source.path);
   try {
-    const row = await insertWithJob(deps, { ...newRow(id, ctx, input, { sourceKey, durationMs }), task_fingerprint: fingerprint });
+    const row = await insertWithJob(deps, {
+      ...newRow(id, ctx, input, { sourceKey, durationMs }, deps.clock.nowIso()),
+      task_fingerprint: fingerprint,
+    });
     // A task_id replay answered the earlier Motion: this request's copy of the source is not needed.
     if (row.id !== id && input.source.kind === 'file') await deps.storage.deletePrefix(storageKeys.motionPrefix(id));
     return row;
@@ -127,7 +130,7 @@ export async function importMotion(deps: Deps, ctx: RequestCtx, body: { template
       },
     );
   }
-  const now = nowIso();
+  const now = deps.clock.nowIso();
   return insertWithJob(deps, {
     ...baseRow(newId('motion'), ctx, now),
     name: body.name ?? template.name,
@@ -166,9 +169,15 @@ function baseRow(id: string, ctx: RequestCtx, now: string): MotionsTable {
   };
 }
 
-function newRow(id: string, ctx: RequestCtx, input: MotionInput, src: { sourceKey: string; durationMs: number | null }): MotionsTable {
+function newRow(
+  id: string,
+  ctx: RequestCtx,
+  input: MotionInput,
+  src: { sourceKey: string; durationMs: number | null },
+  now: string,
+): MotionsTable {
   return {
-    ...baseRow(id, ctx, nowIso()),
+    ...baseRow(id, ctx, now),
     name: input.name,
     type: input.type,
     enable_smoothing: input.enableSmoothing ? 1 : 0,
@@ -238,12 +247,12 @@ export async function listMotionsByOffset(
 
 /** Soft delete; stored assets stay so renders that used the Motion keep working (DECISIONS "Motions"). */
 export async function deleteMotion(
-  deps: Pick<Ports, 'db' | 'queue'>,
+  deps: Pick<Ports, 'clock' | 'db' | 'queue'>,
   accountId: string,
   id: string,
 ): Promise<{ id: string; status: 'deleted' }> {
   if (!isIdOf('motion', id)) throw motionNotFound(id);
-  const n = await repo.softDelete(deps.db, accountId, id, nowIso());
+  const n = await repo.softDelete(deps.db, accountId, id, deps.clock.nowIso());
   if (n === 0) throw motionNotFound(id);
   await deps.queue.cancel(id);
   return { id, status: 'deleted' };

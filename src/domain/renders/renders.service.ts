@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { storageKeys } from '../storage-keys.js';
 import { AppError } from '../../contracts/errors.js';
 import { isIdOf, newId } from '../../contracts/ids.js';
-import { nowIso, type Db } from '../../infra/db/database.js';
+import type { Db } from '../../infra/db/database.js';
 import type { VideosTable } from '../../infra/db/schema.js';
 import { reserve } from '../billing/billing.service.js';
 import { animationPriceMilli, renderReservationMilli } from '../billing/prices.js';
@@ -23,7 +23,7 @@ import { findRenderById } from './render-state.repository.js';
 import type { Ports } from '../ports/index.js';
 
 /** What this module uses; the composition root (src/main/) passes it. */
-type Deps = Pick<Ports, 'config' | 'db' | 'engine' | 'pubsub' | 'queue' | 'storage' | 'tmpDir'>;
+type Deps = Pick<Ports, 'clock' | 'config' | 'db' | 'engine' | 'pubsub' | 'queue' | 'storage' | 'tmpDir'>;
 
 export type { RenderInput, CharacterSource, MotionSource } from './render-input.js';
 
@@ -87,7 +87,7 @@ export async function createRender(
       resolved.motion = { kind: 'stored', key: storageKeys.renderInput(renderId, 'video') };
     }
 
-    const now = nowIso();
+    const now = deps.clock.nowIso();
     const reservedMilli =
       resolved.estimatedMs === null
         ? 0

@@ -4,7 +4,6 @@ import { storageKeys } from '../storage-keys.js';
 import { AppError } from '../../contracts/errors.js';
 import { newId } from '../../contracts/ids.js';
 import { checkUrlAtDoor } from '../../infra/net/safe-fetch.js';
-import { nowIso } from '../../infra/db/database.js';
 import type { VideosTable } from '../../infra/db/schema.js';
 import { reserve } from '../billing/billing.service.js';
 import { h3PriceMilli } from '../billing/prices.js';
@@ -21,7 +20,7 @@ import type { Ports } from '../ports/index.js';
  * H3 (`vid_`) reserves its price, records the validated request and enqueues `video.generate`.
  * Uploaded files are owned by this call and removed whatever the outcome.
  */
-type Deps = Pick<Ports, 'db' | 'storage' | 'config' | 'engine' | 'pubsub' | 'queue' | 'tmpDir'>;
+type Deps = Pick<Ports, 'clock' | 'db' | 'storage' | 'config' | 'engine' | 'pubsub' | 'queue' | 'tmpDir'>;
 
 /** Where an H3 video's input frames are kept (beside a render's inputs, same layout). */
 
@@ -110,7 +109,7 @@ async function createH3(deps: Deps, ctx: RenderContext, req: H3Request): Promise
       last_frame: await stored(req.lastFrame, 'last_frame'),
     };
     const price = h3PriceMilli(req.durationS, req.resolution);
-    const now = nowIso();
+    const now = deps.clock.nowIso();
     const row: VideosTable = {
       id,
       account_id: ctx.accountId,
