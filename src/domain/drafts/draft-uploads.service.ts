@@ -71,6 +71,26 @@ async function whileDraftOpen(deps: Pick<Ports, 'clock' | 'db'>, upload: Uploads
   });
 }
 
+/**
+ * The last steps shared by both ways bytes arrive (through the API, or by a direct PUT to the object
+ * store): the declared sha256, the content check, then, under the draft's lock, the object stored
+ * (when it came through the API) and the upload marked done.
+ */
+async function finishUpload(deps: Deps, upload: UploadsTable, local: string, sha256: string, store: boolean): Promise<void> {
+  if (upload.sha256 && upload.sha256 !== sha256) {
+    throw mismatch(upload, 'The upload does not match the declared sha256.', {
+      reason: 'sha256',
+      declared_sha256: upload.sha256,
+      actual_sha256: sha256,
+    });
+  }
+  await checkContent(deps, upload, local);
+  await whileDraftOpen(deps, upload, async (tx) => {
+    if (store) await deps.storage.putFile(upload.storage_key, local);
+    await setUploadStatus(tx, upload.id, 'uploaded', deps.clock.nowIso());
+  });
+}
+
 /** A verdict on the bytes (mismatch, media limit): the object is deleted and the upload pending again. */
 async function discard(deps: Deps, upload: UploadsTable): Promise<void> {
   await whileDraftOpen(deps, upload, async (tx) => {
@@ -133,18 +153,7 @@ async function receiveUpload(deps: Deps, upload: UploadsTable, body: Readable, c
       });
     }
     const sha256 = hash.digest('hex');
-    if (upload.sha256 && upload.sha256 !== sha256) {
-      throw mismatch(upload, 'The upload does not match the declared sha256.', {
-        reason: 'sha256',
-        declared_sha256: upload.sha256,
-        actual_sha256: sha256,
-      });
-    }
-    await checkContent(deps, upload, local);
-    await whileDraftOpen(deps, upload, async (tx) => {
-      await deps.storage.putFile(upload.storage_key, local);
-      await setUploadStatus(tx, upload.id, 'uploaded', deps.clock.nowIso());
-    });
+    await finishUpload(deps, upload, local, sha256, true);
     return {
       draft_id: upload.draft_id,
       field: upload.field,
@@ -209,18 +218,7 @@ export async function verifyDirectUpload(deps: Deps, upload: UploadsTable): Prom
     await pipeline(createReadStream(local), async function* (src) {
       for await (const c of src) hash.update(c as Buffer);
     });
-    const sha256 = hash.digest('hex');
-    if (upload.sha256 && upload.sha256 !== sha256) {
-      throw mismatch(upload, 'The upload does not match the declared sha256.', {
-        reason: 'sha256',
-        declared_sha256: upload.sha256,
-        actual_sha256: sha256,
-      });
-    }
-    await checkContent(deps, upload, local);
-    await whileDraftOpen(deps, upload, async (tx) => {
-      await setUploadStatus(tx, upload.id, 'uploaded', deps.clock.nowIso());
-    });
+    await finishUpload(deps, upload, local, hash.digest('hex'), false);
   } catch (e) {
     if (isAppError(e) && (e.code === 'UPLOAD_MISMATCH' || e.code === 'UNSUPPORTED_MEDIA')) await discard(deps, upload);
     throw e;

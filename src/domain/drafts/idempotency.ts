@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { AppError, invalidRequest } from '../../contracts/errors.js';
 import type { Db } from '../../infra/db/database.js';
 import type { VideosTable } from '../../infra/db/schema.js';
+import { canonical } from '../idempotency/fingerprint.js';
 import { deleteExpiredIdempotencyKey, findIdempotencyKey, findVideo } from './drafts.repository.js';
 
 /**
@@ -30,18 +31,6 @@ export function parseIdempotencyKey(raw: string | string[] | undefined): string 
 }
 
 /** Key order and whitespace do not make two requests different; values do. */
-function canonical(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(canonical);
-  if (v !== null && typeof v === 'object') {
-    return Object.fromEntries(
-      Object.keys(v as object)
-        .sort()
-        .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
-    );
-  }
-  return v;
-}
-
 export function requestHash(body: unknown): string {
   return createHash('sha256')
     .update(JSON.stringify(canonical(body)))

@@ -24,7 +24,7 @@ export function fingerprintOf(parts: FingerprintPart[]): Fingerprint {
 }
 
 /** Key order and whitespace do not make two JSON bodies different; values do. */
-function canonical(v: unknown): unknown {
+export function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
   if (v !== null && typeof v === 'object') {
     return Object.fromEntries(

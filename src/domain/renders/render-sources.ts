@@ -94,7 +94,8 @@ export function builtinTemplate(deps: Pick<Ports, 'engine'>): { kind: 'template'
   return { kind: 'template', id: pick.id, durationMs: Math.round(pick.durationS * 1000) };
 }
 
-function checkUrl(deps: Deps, url: string, field: string): string {
+/** The door check of a URL input (safe-fetch), the refusal naming the form field that carried it. */
+export function checkInputUrl(deps: Pick<Ports, 'config'>, url: string, field: string): string {
   try {
     return checkUrlAtDoor(url, deps.config.urlAllowList);
   } catch (e) {
@@ -122,7 +123,7 @@ export async function cheapCharacter(deps: Deps, accountId: string, src: Charact
     case 'character':
       return checkCharacterId(deps, accountId, src.id);
     case 'url':
-      return { kind: 'url', url: checkUrl(deps, src.url, 'image_url') };
+      return { kind: 'url', url: checkInputUrl(deps, src.url, 'image_url') };
     default:
       return src;
   }
@@ -133,7 +134,7 @@ export async function cheapMotion(deps: Deps, accountId: string, src: MotionSour
     case 'motion':
       return checkMotionId(deps, accountId, src.id);
     case 'url':
-      return { kind: 'url', url: checkUrl(deps, src.url, 'motion_video_url') };
+      return { kind: 'url', url: checkInputUrl(deps, src.url, 'motion_video_url') };
     default:
       return src;
   }

@@ -1,15 +1,14 @@
 import { rm } from 'node:fs/promises';
 import { ORIGINAL_BACKGROUND, backgroundColumns } from '../renders/background.js';
 import { storageKeys } from '../storage-keys.js';
-import { AppError } from '../../contracts/errors.js';
 import { newId } from '../../contracts/ids.js';
-import { checkUrlAtDoor } from '../../infra/net/safe-fetch.js';
 import type { VideosTable } from '../../infra/db/schema.js';
 import { reserve } from '../billing/billing.service.js';
 import { h3PriceMilli } from '../billing/prices.js';
 import { announceRenderEvent, appendRenderEvent } from '../events/render-events.js';
 import { checkImageFile } from '../media/media-check.js';
 import { createRender, type RenderContext } from '../renders/renders.service.js';
+import { checkInputUrl } from '../renders/render-sources.js';
 import * as repo from '../renders/renders.repository.js';
 import { parseVideoRequest, type H3Request, type ImageSource, type RawVideoRequest } from './video-request.js';
 import type { Ports } from '../ports/index.js';
@@ -65,23 +64,13 @@ export async function createVideo(deps: Deps, ctx: RenderContext, raw: RawVideoR
   }
 }
 
-function checkFrameUrl(deps: Deps, url: string, field: string): string {
-  try {
-    return checkUrlAtDoor(url, deps.config.urlAllowList);
-  } catch (e) {
-    if (e instanceof AppError && e.code === 'INVALID_REQUEST')
-      throw new AppError('INVALID_REQUEST', e.message, { details: { ...e.details, field } });
-    throw e;
-  }
-}
-
 async function createH3(deps: Deps, ctx: RenderContext, req: H3Request): Promise<VideosTable> {
   // Cheap checks first, then the media probes; nothing is stored before both pass.
   const frames: Array<[ImageSource | null, 'first_frame' | 'last_frame']> = [
     [req.firstFrame, 'first_frame'],
     [req.lastFrame, 'last_frame'],
   ];
-  for (const [src, which] of frames) if (src?.kind === 'url') checkFrameUrl(deps, src.url, `${which}_image_url`);
+  for (const [src, which] of frames) if (src?.kind === 'url') checkInputUrl(deps, src.url, `${which}_image_url`);
   for (const [src] of frames) if (src?.kind === 'file') await checkImageFile(deps, src.path);
 
   const id = newId('h3Video');
