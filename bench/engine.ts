@@ -38,6 +38,8 @@ import type { Keypoint } from '../src/engine/types.js';
 import { machineLine, writeSection } from './_report.js';
 import { drawingRows, drawingsMarkdown } from './_engine-drawings.js';
 import { cpus, loadavg } from 'node:os';
+import { figurePieces, groundContact, lowestRow, type ContactSample } from '../src/engine/render/figure-metrics.js';
+import { FIGURE_KINDS, figureCharacter } from '../test/helpers/figures.js';
 
 const MEDIA = resolve(import.meta.dirname, '../../shared/media');
 const exec = promisify(execFile);
@@ -47,6 +49,8 @@ const CHARACTERS: Array<{ file: string; kind: 'human' | 'drawing' | 'non-human' 
   { file: 'images/4d-humans--pexels-anete-lusina-4793258.jpg', kind: 'human' },
   { file: 'images/musepose--ref.png', kind: 'human' },
   { file: 'images/animateddrawings--char1-texture.png', kind: 'drawing' },
+  { file: 'images/animateddrawings--char2-texture.png', kind: 'drawing' },
+  { file: 'images/animateddrawings--char3-texture.png', kind: 'drawing' },
   { file: 'images/animateddrawings--char6-image.png', kind: 'non-human' },
   { file: 'images/animate-x--4.png', kind: 'non-human' },
   { file: '(default character)', kind: 'built-in' },
@@ -227,6 +231,52 @@ export async function run(argv: string[]): Promise<void> {
       }
     }
 
+    // Whole figures and ground contact: transparent renders, the mask video decoded frame-exact and
+    // sampled at 6 frames/s; the shared characters plus synthetic long-garment and appendage figures.
+    const wholeRows: string[] = [];
+    const whole = [
+      ...chars.filter((c) => c.assets).map((c) => ({ name: c.name, assets: c.assets! })),
+      ...(values.quick
+        ? []
+        : await Promise.all(
+            FIGURE_KINDS.map(async (kind) => ({
+              name: `(synthetic ${kind})`,
+              assets: await figureCharacter(kind, join(work, `fig-${kind}`)),
+            })),
+          )),
+    ];
+    for (const c of whole) {
+      const cells: string[] = [];
+      for (const m of motions) {
+        const out = join(work, `w-${wholeRows.length}-${cells.length}`);
+        const r = await engine.render({ character: c.assets, motion: m.assets, background: { mode: 'transparent' }, outDir: out });
+        const rig = (JSON.parse(await readFile(join(c.assets.dir, c.assets.characterFile), 'utf8')) as { rig: Rig }).rig;
+        const soleDrop = createRetargeter(rig, m.assets.track, r.width).soleDrop;
+        const k = r.width / m.assets.track.width;
+        const step = Math.max(1, Math.round(m.assets.track.fps / 6));
+        let j = -1,
+          split = 0,
+          n = 0;
+        const samples: ContactSample[] = [];
+        for await (const frame of decodeFrames(tools, r.alphaFile!, { fps: m.assets.track.fps, width: r.width, height: r.height })) {
+          if (++j % step !== 0 || j >= m.assets.track.frames.length) continue;
+          n++;
+          if (figurePieces(frame, r.width, r.height, { stride: 4, offset: 0 }).pieces > 1) split++;
+          const b = m.assets.track.frames[j].body;
+          const ankles = [15, 16].filter((q) => b[q].score >= 0.3).map((q) => b[q].y * k);
+          samples.push({
+            lowest: lowestRow(frame, r.width, r.height, { stride: 4, offset: 0 }),
+            ankle: ankles.length ? Math.max(...ankles) : null,
+          });
+        }
+        const g = groundContact(samples, r.height, soleDrop);
+        cells.push(`${fmt((100 * split) / Math.max(1, n), 0)}% | ${fmt(100 * g.within, 0)}% (${g.frames}, ${fmt(100 * g.offset, 1)}%)`);
+        await rm(out, { recursive: true, force: true });
+      }
+      wholeRows.push(`| ${c.name} | ${cells.join(' | ')} |`);
+      log(wholeRows[wholeRows.length - 1]);
+    }
+
     // Render-stage speed at 512x768 (template canvas), solid background, and peak memory by length.
     const speed: string[] = [];
     for (const c of values.quick ? [] : chars.filter((x) => x.assets && (x.kind === 'human' || x.kind === 'built-in')).slice(0, 2)) {
@@ -282,6 +332,16 @@ right labels exchanged: a back view's left arm is on the image's left, where a c
 | character | kind | motion | PCK@0.2 | skeleton | still | by side | track/mirror | weakest | frames scored | output | render fps |
 |---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
+
+**Whole figures and ground contact** (transparent renders; the mask video decoded frame-exact, sampled every 1/6 s). *in pieces*: share of sampled
+frames in which the figure is in two or more pieces (8-connected, alpha >= 128, pieces of at least 0.5% of its area; target <= 5%). *ground*: over the
+sampled frames where the performer has a foot down (lowest ankle within 2% of the frame height of the clip's ground line, its 90th percentile), the share
+where the figure's lowest drawn row is within 3% of the frame height of the performer's sole (lowest ankle + 3.9% of the performer's estimated stature);
+in brackets the number of such frames and the median error (+ sinks, − floats). Synthetic figures: test/helpers/figures.ts.
+
+| character | ${motions.map((m) => `${m.name} in pieces | ${m.name} ground`).join(' | ')} |
+|---|${motions.map(() => '---|---|').join('')}
+${wholeRows.join('\n')}
 
 Characters: ${chars.map((c) => `${c.name} (${c.note}, ${fmt(c.seconds)} s)`).join('; ')}.
 
