@@ -1,4 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import multipart from '@fastify/multipart';
 import type { Services } from '../domain/services.js';
 import type { HttpSettings } from './settings.js';
@@ -62,6 +64,7 @@ export async function buildApp(services: Services, settings: HttpSettings, opts:
   });
   registerRequestContext(app);
   registerClosingGuard(app);
+  keepWorkingRequestsOpen(app, settings.config.http);
   registerErrorHandler(app, settings.config.limits);
   if (settings.metrics) registerLatencyMetric(app, settings.metrics);
   // A body still arriving when the request deadline passes (trickled, or stalled just under the idle
@@ -160,6 +163,32 @@ export async function buildApp(services: Services, settings: HttpSettings, opts:
  * by its route pattern (requests that matched no route share one label, so probes of random paths
  * cannot grow the series). Event streams are left out: their duration is how long a client listened.
  */
+/**
+ * The idle timeout cuts a connection on which the CLIENT is silent: between requests, or while its body
+ * trickles or stalls. Node's socket timeout also fires while the service itself is working on a request
+ * whose body has fully arrived (a creation that probes and decodes its media, slow under load): cutting
+ * that connection lost answers to requests that were being served ("other side closed", a created render
+ * the client never heard of). So a timed-out socket whose current request is complete and not yet
+ * answered is kept, and its timer re-armed, until the request deadline; anything else is closed, as before.
+ */
+function keepWorkingRequestsOpen(app: FastifyInstance, http: { requestTimeoutMs: number; idleTimeoutMs: number }): void {
+  const started = new WeakMap<IncomingMessage, number>();
+  app.addHook('onRequest', async (request) => {
+    started.set(request.raw, Date.now());
+  });
+  app.server.on('timeout', (socket: Socket) => {
+    // Node's own record of the response a socket is serving (null between requests).
+    const res = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    const req = res?.req;
+    const since = req ? started.get(req) : undefined;
+    if (res && req && !res.writableEnded && req.complete && since !== undefined && Date.now() - since < http.requestTimeoutMs) {
+      socket.setTimeout(http.idleTimeoutMs);
+      return;
+    }
+    socket.destroy();
+  });
+}
+
 function registerLatencyMetric(app: FastifyInstance, metrics: MetricsRecorder): void {
   app.addHook('onResponse', async (request, reply) => {
     const type = reply.getHeader('content-type') ?? reply.raw.getHeader('content-type');

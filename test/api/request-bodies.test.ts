@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { dbTargets, startService, type TestService } from '../helpers/harness.js';
 import { sweepStaleUploads } from '../../src/infra/tmp-sweep.js';
 
@@ -155,6 +156,29 @@ for (const t of await dbTargets()) {
       assert.equal(r.closed, false, 'we hung up first');
       await nothingLeft();
       assert.equal(await created(), 0);
+    });
+
+    it('a request whose body has arrived is answered however long the service works on it (longer than the idle timeout)', async () => {
+      // The service, not the client, is slow here: storing the upload takes longer than the idle cut.
+      const storage = svc.wired.deps.storage;
+      const putFile = storage.putFile;
+      storage.putFile = async (key, file) => {
+        await new Promise((r) => setTimeout(r, IDLE_MS + 1500));
+        return putFile.call(storage, key, file);
+      };
+      try {
+        const png = await sharp({ create: { width: 64, height: 96, channels: 3, background: { r: 200, g: 80, b: 40 } } })
+          .png()
+          .toBuffer();
+        const form = new FormData();
+        form.append('image', new Blob([png], { type: 'image/png' }), 'figure.png');
+        const t0 = Date.now();
+        const res = await svc.request('/v1/characters', { method: 'POST', body: form });
+        assert.equal(res.status, 200, await res.clone().text());
+        assert.ok(Date.now() - t0 > IDLE_MS, 'the answer came after the idle timeout had passed');
+      } finally {
+        storage.putFile = putFile;
+      }
     });
 
     it('only no body at all, or an empty JSON object, is the default render', async () => {
