@@ -80,13 +80,21 @@ async function renderIn(deps: Deps, row: VideosTable, dir: string, signal: Abort
     };
   };
 
-  // The character's analysis runs while the motion is extracted: the pose workers leave the main
-  // thread mostly idle, and a one-time character and a one-time motion used to wait for each other.
-  // One failing stops the other (and waits for it) before the error goes on.
+  // First the inputs are fetched and checked (cheap: download, probe); when both are bad, the motion's
+  // error is the one reported, whatever finished first. Then the character's analysis runs while the
+  // motion is extracted: the pose workers leave the main thread mostly idle, and a one-time character
+  // and a one-time motion used to wait for each other. One failing stops the other (and waits for it)
+  // before the error goes on.
   const prepStop = new AbortController();
   const prepSignal = AbortSignal.any([signal, prepStop.signal]);
-  const motionJob = resolveMotion(deps, row, motSrc, join(dir, 'motion'), prepSignal, prepProgress);
-  const characterJob = resolveCharacter(deps, charSrc, join(dir, 'character'), prepSignal, prepProgress);
+  const [motionInput, characterInput] = await Promise.allSettled([
+    motionFromSource(deps, row, motSrc, join(dir, 'motion'), prepSignal, prepProgress),
+    characterFromSource(deps, charSrc, join(dir, 'character'), prepSignal, prepProgress),
+  ]);
+  if (motionInput.status === 'rejected') throw motionInput.reason;
+  if (characterInput.status === 'rejected') throw characterInput.reason;
+  const motionJob = motionInput.value();
+  const characterJob = characterInput.value();
   let motion: MotionAssets;
   let character: CharacterAssets;
   try {
@@ -163,21 +171,22 @@ export async function builtinCharacter(
   return assets;
 }
 
-async function resolveCharacter(
+/** Fetches and checks the character's input; the returned function does the expensive part. */
+async function characterFromSource(
   deps: Deps,
   src: StoredCharacterSource,
   dir: string,
   signal: AbortSignal,
   prep: PrepProgress,
-): Promise<CharacterAssets> {
+): Promise<() => Promise<CharacterAssets>> {
   const assetsDir = join(dir, 'assets');
   if (src.kind === 'character') {
     const c = await characterById(deps.db, src.id);
     const prefix = c?.assets_key ?? storageKeys.characterAssets(src.id);
     if (!(await downloadAssets(deps.storage, prefix, assetsDir, CHARACTER_ASSET_FILES))) throw missingAsset('INVALID_CHARACTER', src.id);
-    return deps.engine.loadCharacter(assetsDir);
+    return () => deps.engine.loadCharacter(assetsDir);
   }
-  if (src.kind === 'builtin') return builtinCharacter(deps, dir, signal);
+  if (src.kind === 'builtin') return () => builtinCharacter(deps, dir, signal);
   const image = join(dir, 'input-image');
   await mkdir(dir, { recursive: true });
   // Stored inputs may come from a draft upload, checked only against its declaration: probe by
@@ -185,25 +194,27 @@ async function resolveCharacter(
   if (src.kind === 'stored') await deps.storage.getFile(src.key, image);
   else await fetchInput(deps, src.url, image, 'image', signal);
   await checkImageFile(deps, image);
-  return deps.engine.analyzeCharacter({ imageFile: image, outDir: assetsDir, thumbnail: false, signal, onProgress: prep() });
+  const onProgress = prep();
+  return () => deps.engine.analyzeCharacter({ imageFile: image, outDir: assetsDir, thumbnail: false, signal, onProgress });
 }
 
-async function resolveMotion(
+/** Fetches and checks the motion's input (and reserves a URL motion's length); the returned function does the expensive part. */
+async function motionFromSource(
   deps: Deps,
   row: VideosTable,
   src: StoredMotionSource,
   dir: string,
   signal: AbortSignal,
   prep: PrepProgress,
-): Promise<MotionAssets> {
+): Promise<() => Promise<MotionAssets>> {
   const assetsDir = join(dir, 'assets');
   if (src.kind === 'motion') {
     const m = await motionById(deps.db, src.id);
     const prefix = m?.assets_key ?? storageKeys.motionAssets(src.id);
     if (!(await downloadAssets(deps.storage, prefix, assetsDir, MOTION_ASSET_FILES))) throw missingAsset('INVALID_MOTION', src.id);
-    return deps.engine.loadMotion(assetsDir);
+    return () => deps.engine.loadMotion(assetsDir);
   }
-  if (src.kind === 'template') return deps.engine.writeTemplateMotion(src.id, assetsDir);
+  if (src.kind === 'template') return () => deps.engine.writeTemplateMotion(src.id, assetsDir);
   const video = join(dir, 'input-video');
   await mkdir(dir, { recursive: true });
   if (src.kind === 'stored') await deps.storage.getFile(src.key, video);
@@ -213,5 +224,6 @@ async function resolveMotion(
   // is paid from a reservation; a short balance fails it with INSUFFICIENT_CREDITS). For other
   // sources the reservation exists and this is a no-op.
   if (src.kind === 'url') await reserveMeasuredDuration(deps, row.id, info.durationMs);
-  return deps.engine.extractMotion({ videoFile: video, outDir: assetsDir, smoothing: true, signal, onProgress: prep() });
+  const onProgress = prep();
+  return () => deps.engine.extractMotion({ videoFile: video, outDir: assetsDir, smoothing: true, signal, onProgress });
 }
