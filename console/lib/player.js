@@ -27,7 +27,12 @@ export function player({ id, videoUrl, alphaUrl }) {
   const seek = h('input', { type: 'range', min: 0, max: 1000, value: 0, 'aria-label': 'Position' });
   const time = h('span', { class: 'muted', 'aria-live': 'off' }, '0.0 s');
 
-  const draw = () => {
+  // Both videos play; a composite is drawn only when the mask shows the same frame as the colour video
+  // (half a frame apart at most). Two elements decode on their own clocks, and a colour frame composed
+  // with a mask from another instant paints limbs black where the mask has them and the colour does not.
+  const HALF_FRAME = 0.021;
+  let maskTime = -1;
+  const compose = () => {
     const w = video.videoWidth;
     const hgt = video.videoHeight;
     if (!w || !hgt) return;
@@ -37,8 +42,6 @@ export function player({ id, videoUrl, alphaUrl }) {
       scratch.canvas.width = w;
       scratch.canvas.height = hgt;
     }
-    // The mask follows the colour video; a drift beyond a frame is corrected.
-    if (Math.abs(mask.currentTime - video.currentTime) > 0.05) mask.currentTime = video.currentTime;
     scratch.drawImage(mask, 0, 0, w, hgt);
     const a = scratch.getImageData(0, 0, w, hgt).data;
     ctx.drawImage(video, 0, 0, w, hgt);
@@ -46,29 +49,59 @@ export function player({ id, videoUrl, alphaUrl }) {
     const px = frame.data;
     for (let i = 0; i < px.length; i += 4) px[i + 3] = a[i];
     ctx.putImageData(frame, 0, 0);
+  };
+  const showTime = () => {
     if (video.duration) seek.value = String(Math.round((video.currentTime / video.duration) * 1000));
     time.textContent = `${video.currentTime.toFixed(1)} s`;
   };
+  // Paused (loaded, seeked, paused): the mask is sought to the colour video's instant and composed once there.
+  const syncPaused = () => {
+    showTime();
+    if (Math.abs(mask.currentTime - video.currentTime) > 0.001) mask.currentTime = video.currentTime;
+    else compose();
+  };
+  mask.addEventListener('seeked', () => {
+    maskTime = mask.currentTime;
+    if (video.paused) compose();
+  });
+  const frameCallbacks = typeof video.requestVideoFrameCallback === 'function';
+  if (frameCallbacks) {
+    const onMask = (_now, meta) => {
+      maskTime = meta.mediaTime;
+      mask.requestVideoFrameCallback(onMask);
+    };
+    const onVideo = (_now, meta) => {
+      const drift = maskTime - meta.mediaTime;
+      if (Math.abs(drift) <= HALF_FRAME) compose();
+      else if (Math.abs(drift) > 0.15 && !mask.seeking) mask.currentTime = video.currentTime;
+      showTime();
+      video.requestVideoFrameCallback(onVideo);
+    };
+    mask.requestVideoFrameCallback(onMask);
+    video.requestVideoFrameCallback(onVideo);
+  }
   const loop = () => {
-    draw();
+    // Without frame callbacks: compose on each animation frame, correcting a drift beyond a frame.
+    if (Math.abs(mask.currentTime - video.currentTime) > 0.05) mask.currentTime = video.currentTime;
+    else compose();
+    showTime();
     if (!video.paused && !video.ended) requestAnimationFrame(loop);
   };
   video.addEventListener('play', () => {
     mask.currentTime = video.currentTime;
     mask.play().catch(() => {});
     play.textContent = 'Pause';
-    requestAnimationFrame(loop);
+    if (!frameCallbacks) requestAnimationFrame(loop);
   });
   video.addEventListener('pause', () => {
     mask.pause();
     play.textContent = 'Play';
+    syncPaused();
   });
   video.addEventListener('ended', () => (play.textContent = 'Play'));
-  video.addEventListener('seeked', () => {
-    mask.currentTime = video.currentTime;
-  });
-  mask.addEventListener('seeked', draw);
-  video.addEventListener('loadeddata', draw);
+  video.addEventListener('seeked', syncPaused);
+  video.addEventListener('loadeddata', syncPaused);
+  mask.addEventListener('loadeddata', () => video.paused && syncPaused());
   play.addEventListener('click', () => (video.paused ? video.play() : video.pause()));
   seek.addEventListener('input', () => {
     if (video.duration) video.currentTime = (Number(seek.value) / 1000) * video.duration;

@@ -203,6 +203,32 @@ describe('web console in a real browser', { skip }, () => {
       return { clear, solid, total: d.length / 4 };
     });
     assert.ok(alpha.clear > alpha.total * 0.2 && alpha.solid > alpha.total * 0.01, JSON.stringify(alpha));
+    // Colour and mask compose the same instant: played again from the start and sampled while it plays,
+    // no composite shows opaque black where the colour video has only its black backdrop (a mask from
+    // another frame paints limbs black there).
+    await video.evaluate((v: any) => {
+      v.pause();
+      v.currentTime = 0;
+    });
+    await page.getByRole('button', { name: 'Play' }).click();
+    const blackShares = await page.locator('#pg-result canvas').evaluate(async (c: any) => {
+      const shares: number[] = [];
+      for (let k = 0; k < 12; k++) {
+        await new Promise((r) => setTimeout(r, 120));
+        const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+        let solid = 0;
+        let black = 0;
+        for (let i = 0; i < d.length; i += 4) {
+          if (d[i + 3]! > 200) {
+            solid++;
+            if (d[i]! + d[i + 1]! + d[i + 2]! < 24) black++;
+          }
+        }
+        shares.push(solid > 0 ? black / solid : 0);
+      }
+      return shares;
+    });
+    assert.ok(Math.max(...blackShares) < 0.03, `opaque black share per sample: ${blackShares.map((x) => x.toFixed(3)).join(',')}`);
     const download = page.getByRole('link', { name: 'Download video' });
     assert.match((await download.getAttribute('href')) ?? '', /\/files\//);
     await page.screenshot({ path: join(shots, 'playground-desktop.png'), fullPage: true });
