@@ -145,7 +145,16 @@ export async function startService(opts: StartOptions): Promise<TestService> {
       const headers = new Headers(init.headers);
       const key = init.key === undefined ? main.apiKey : init.key;
       if (key !== null && !headers.has('authorization')) headers.set('authorization', `Bearer ${key}`);
-      return fetch(baseUrl + path, { ...init, headers, redirect: 'manual' });
+      const send = () => fetch(baseUrl + path, { ...init, headers, redirect: 'manual' });
+      // A read sent on a pooled keep-alive connection the server closed at the same moment fails
+      // before any answer (the service and the test share one event loop, and engine work can hold
+      // it past the keep-alive timeout). Reads are retried once, as HTTP clients do; writes never.
+      const method = (init.method ?? 'GET').toUpperCase();
+      if (method !== 'GET' && method !== 'HEAD') return send();
+      return send().catch((e: any) => {
+        if (['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE'].includes(e?.cause?.code)) return send();
+        throw e;
+      });
     },
     async close() {
       await app.close();
