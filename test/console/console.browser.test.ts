@@ -205,7 +205,8 @@ describe('web console in a real browser', { skip }, () => {
     assert.ok(alpha.clear > alpha.total * 0.2 && alpha.solid > alpha.total * 0.01, JSON.stringify(alpha));
     // Colour and mask compose the same instant: played again from the start and sampled while it plays,
     // no composite shows opaque black where the colour video has only its black backdrop (a mask from
-    // another frame paints limbs black there).
+    // another frame paints limbs black there: both arms, well over 8% of the figure; dark hair, shoes
+    // and compression near the edges stay at a few per cent).
     await video.evaluate((v: any) => {
       v.pause();
       v.currentTime = 0;
@@ -228,7 +229,7 @@ describe('web console in a real browser', { skip }, () => {
       }
       return shares;
     });
-    assert.ok(Math.max(...blackShares) < 0.03, `opaque black share per sample: ${blackShares.map((x) => x.toFixed(3)).join(',')}`);
+    assert.ok(Math.max(...blackShares) < 0.08, `opaque black share per sample: ${blackShares.map((x) => x.toFixed(3)).join(',')}`);
     const download = page.getByRole('link', { name: 'Download video' });
     assert.match((await download.getAttribute('href')) ?? '', /\/files\//);
     await page.screenshot({ path: join(shots, 'playground-desktop.png'), fullPage: true });
