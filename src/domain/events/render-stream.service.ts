@@ -111,6 +111,11 @@ export async function openRenderStream(
       const events = await toWireEvents(deps, renderId, missed);
       return { renderId, events, lastSequence: missed[missed.length - 1].sequence, done: isTerminalEvent(events[events.length - 1]) };
     }
+    // Nothing missed: the snapshot is the event the client saw, not the latest one. An event stored
+    // between the two reads would otherwise arrive only as a snapshot and never as itself; from
+    // here the live part of the stream delivers it in order.
+    const events = await toWireEvents(deps, renderId, [resumeFrom], 'snapshot');
+    return { renderId, events, lastSequence: resumeFrom.sequence, done: isTerminalEvent(events[0]) };
   }
   const latest = await latestEvent(deps.db, renderId);
   if (!latest) {
