@@ -32,6 +32,7 @@ import {
 
 import { type VsplatInput } from './three-d/export-character.js';
 import { runThreeD } from './three-d/three-d-thread.js';
+import { WORLD_STRIDE } from './three-d/world-track.js';
 import type { JointSet } from './three-d/skeletons.js';
 export * from './types.js';
 export { JOINT_SETS, jointCount, type JointSet } from './three-d/skeletons.js';
@@ -222,7 +223,11 @@ export function createEngine(opts: { tools: MediaTools; tmpDir?: string }): Engi
     },
     async extractMotion3d(input) {
       const options = { jointSet: input.jointSet, smoothing: input.smoothing };
-      return runThreeD<string[]>({ kind: 'motion3d', track: input.motion.track, options, outDir: input.outDir }, input.signal);
+      const { motion } = input;
+      // Measured depth (BlazePose world landmarks) needs the driving video; templates have none.
+      const video = motion.sourceVideoFile ? { tools, file: join(motion.dir, motion.sourceVideoFile), stride: WORLD_STRIDE } : null;
+      const task = { kind: 'motion3d' as const, track: motion.track, options, outDir: input.outDir, video };
+      return runThreeD<string[]>(task, input.signal, (share) => input.onProgress?.(Math.round(share * 100)));
     },
 
     async loadMotion(dir) {

@@ -14,6 +14,8 @@ import { jointCount, metahumanSkeleton, mixamoSkeleton, JOINT_SETS } from '../..
 import { qmul, qconj, type Quat } from '../../src/engine/three-d/math3d.js';
 import type { SkeletalClip } from '../../src/engine/three-d/motion3d.js';
 import type { MotionTrack } from '../../src/engine/types.js';
+import { LIFTED_POINTS, type WorldDepth } from '../../src/engine/three-d/lift.js';
+import { WORLD_STRIDE, measureWorldDepth } from '../../src/engine/three-d/world-track.js';
 import { mediaPath, missingMedia } from '../helpers/engine-fixtures.js';
 
 const run = promisify(execFile);
@@ -273,6 +275,38 @@ describe('3D motion on a synthetic jumping-jack track', () => {
   });
 });
 
+/**
+ * Share of COCO joints whose measured world point, projected orthographically after a per-frame fit
+ * of scale and offset (least squares), is within 0.2 torso of the 2D detection.
+ */
+function worldAgreement(world: WorldDepth, track: MotionTrack): number {
+  let ok = 0,
+    n = 0;
+  world.forEach((w, t) => {
+    const body = track.frames[t].body;
+    if (!w) return;
+    const P = body.slice(0, 17).map((k, i) => ({ x: k.x, y: k.y, X: w[i][0], Y: -w[i][1], seen: k.score >= 0.3 }));
+    const S = P.filter((p) => p.seen);
+    const mX = S.reduce((a, p) => a + p.X, 0) / S.length,
+      mY = S.reduce((a, p) => a + p.Y, 0) / S.length;
+    const mx = S.reduce((a, p) => a + p.x, 0) / S.length,
+      my = S.reduce((a, p) => a + p.y, 0) / S.length;
+    let num = 0,
+      den = 0;
+    for (const p of S) {
+      num += (p.X - mX) * (p.x - mx) + (p.Y - mY) * (p.y - my);
+      den += (p.X - mX) ** 2 + (p.Y - mY) ** 2;
+    }
+    const s = num / den;
+    const torso = Math.hypot(body[5].x - body[12].x, body[5].y - body[12].y);
+    for (const p of S) {
+      n++;
+      if (Math.hypot(s * (p.X - mX) + mx - p.x, s * (p.Y - mY) + my - p.y) <= 0.2 * torso) ok++;
+    }
+  });
+  return ok / Math.max(1, n);
+}
+
 describe('3D motion from a real driving video', { skip: missingMedia('videos/liveportrait--s13.mp4') }, () => {
   it('follows the video (PCK@0.2 by reprojection >= 0.9), constant bones, planted feet still; files valid', async () => {
     const dir = join(tmp, 's13');
@@ -282,7 +316,25 @@ describe('3D motion from a real driving video', { skip: missingMedia('videos/liv
       outDir: dir,
       smoothing: true,
     });
-    const clips = motionClips(assets.track, { jointSet: 'body', smoothing: true });
+    // As the motion.glb job does: BlazePose's world landmarks on crops from the stored 2D track.
+    const world = await measureWorldDepth({
+      tools: resolveTools({}),
+      videoFile: join(dir, assets.sourceVideoFile!),
+      track: assets.track,
+      stride: WORLD_STRIDE,
+    });
+    assert.equal(world.length, assets.track.frameCount);
+    assert.ok(
+      world.every((w) => w !== null && w.length === LIFTED_POINTS),
+      'a measurement (or an interpolated one) for every frame',
+    );
+    // The world points are read with their own stride (3) and turned into frame axes: seen from the
+    // front (x, -y) and fitted with one scale and offset per clip, they land on the 2D track.
+    assert.ok(
+      worldAgreement(world, assets.track) >= 0.8,
+      `world landmarks agree with the 2D track on ${worldAgreement(world, assets.track).toFixed(3)} of the joints`,
+    );
+    const clips = motionClips(assets.track, { jointSet: 'body', smoothing: true }, world);
     for (const clip of [clips.metahuman, clips.mixamo]) {
       const pck = reprojectionPck(clip, assets.track);
       assert.ok(pck >= 0.9, `${clip.skeleton.id} PCK@0.2 ${pck.toFixed(3)}`);

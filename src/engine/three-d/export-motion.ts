@@ -8,7 +8,7 @@ import path from 'node:path';
 import { EngineError, type MotionTrack } from '../types.js';
 import { writeFbx } from './fbx-writer.js';
 import { writeGlb } from './glb-writer.js';
-import { liftTrack, smoothLifted } from './lift.js';
+import { liftTrack, smoothLifted, type WorldDepth } from './lift.js';
 import { retarget, type SkeletalClip } from './motion3d.js';
 import { metahumanSkeleton, mixamoSkeleton, type JointSet } from './skeletons.js';
 
@@ -25,12 +25,15 @@ export interface Motion3dClips {
   mixamo: SkeletalClip;
 }
 
-/** Lifts and retargets a track onto both skeletons. */
-export function motionClips(track: MotionTrack, opts: Motion3dOptions): Motion3dClips {
+/**
+ * Lifts and retargets a track onto both skeletons. `world`: measured 3D points per frame
+ * (world-track.ts, BlazePose) that decide each bone's depth direction; without, a heuristic does.
+ */
+export function motionClips(track: MotionTrack, opts: Motion3dOptions, world?: WorldDepth): Motion3dClips {
   if (track.frames.length === 0 || track.frames.some((f) => f.body.length < 17)) {
     throw new EngineError('INVALID_MOTION', 'The pose track has frames without a full body; the 3D animation needs every frame filled');
   }
-  const lifted = liftTrack(track);
+  const lifted = liftTrack(track, world);
   // Gaussian over ~1/15 s: removes detector jitter in depth while keeping the beat of a dance.
   const sigma = opts.smoothing ? Math.max(0.5, track.fps / 15) : 0;
   const smooth = { ...lifted, frames: smoothLifted(lifted.frames, sigma) };

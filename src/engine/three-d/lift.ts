@@ -101,11 +101,34 @@ export function boneLengths(track: MotionTrack): Record<string, number> {
   return out;
 }
 
-/** Lifts every frame of `track`; frames must already be gap-filled (17 keypoints each). */
-export function liftTrack(track: MotionTrack): LiftedTrack {
+/**
+ * Per frame, 3D points in COCO-17 order plus the derived ones (metres, x right, y up, z towards the
+ * camera; BlazePose's world landmarks mapped by world-track.ts), or null where none were measured.
+ */
+export type WorldDepth = Array<Vec3[] | null>;
+
+/** Pixels of the track per metre of the world points: the clip's bone lengths over their 3D lengths. */
+function pixelsPerWorldMetre(lengths: Record<string, number>, world: WorldDepth): number {
+  const ratios: number[] = [];
+  for (const w of world) {
+    if (!w) continue;
+    const m = length(sub(w[NECK], w[PELVIS])) + length(sub(w[13], w[11])) + length(sub(w[15], w[13]));
+    if (m > 1e-3) ratios.push((lengths.torso + lengths.thigh + lengths.shin) / m);
+  }
+  return percentile(ratios, 0.5);
+}
+
+/**
+ * Lifts every frame of `track`; frames must already be gap-filled (17 keypoints each). With `world`
+ * (measured 3D points per frame), each bone's depth direction is the measured one; without, the
+ * facing heuristic below decides it.
+ */
+export function liftTrack(track: MotionTrack, world?: WorldDepth): LiftedTrack {
   const lengths = boneLengths(track);
+  const kPx = world ? pixelsPerWorldMetre(lengths, world) : 0;
   const frames: Vec3[][] = [];
-  for (const f of track.frames) {
+  for (const [t, f] of track.frames.entries()) {
+    const w = kPx > 0 ? (world?.[t] ?? null) : null;
     const { p, score } = points2d(f.body);
     // Facing: the figure's left shoulder/hip on the image's right means it faces the camera.
     const sideX = p[5][0] - p[6][0] + (p[11][0] - p[12][0]);
@@ -124,14 +147,17 @@ export function liftTrack(track: MotionTrack): LiftedTrack {
       if (l > L) d = scale(d, L / l);
       const dz = Math.sqrt(Math.max(0, L * L - Math.min(l, L) ** 2));
       let sign: number;
-      if (rule === 'forward') sign = facing;
+      // Measured depth: the bone's own direction (its magnitude stays the one the 2D length leaves).
+      if (w && w[b][2] !== w[a][2]) sign = Math.sign(w[b][2] - w[a][2]);
+      else if (rule === 'forward') sign = facing;
       else if (rule === 'backward') sign = -facing;
       else sign = (rule === 'side-l' ? 1 : -1) * sideSign * facing;
       out[b] = add(out[a], [d[0], d[1], sign * dz]);
       done.add(b);
     }
-    // Eyes and ears ride with the nose (only the head frame uses them).
-    for (const k of [1, 2, 3, 4]) out[k] = [p[k][0], p[k][1], out[0][2] - (k >= 3 ? lengths.nose * 0.3 * facing : 0)];
+    // Eyes and ears ride with the nose (only the head frame uses them); measured, they turn the head.
+    for (const k of [1, 2, 3, 4])
+      out[k] = [p[k][0], p[k][1], w ? out[0][2] + (w[k][2] - w[0][2]) * kPx : out[0][2] - (k >= 3 ? lengths.nose * 0.3 * facing : 0)];
     frames.push(out);
   }
   // A 1.75 m person: the torso (pelvis to neck) is about 0.29 of the stature, thigh + shin 0.47.

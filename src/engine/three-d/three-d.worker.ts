@@ -7,10 +7,20 @@ import { EngineError } from '../types.js';
 import { writeVsplat } from './export-character.js';
 import { motionClips, writeMotion3d } from './export-motion.js';
 import type { ThreeDTask, ThreeDReply } from './three-d-thread.js';
+import { measureWorldDepth } from './world-track.js';
 
 async function run(task: ThreeDTask): Promise<unknown> {
   if (task.kind === 'vsplat') return writeVsplat(task.input);
-  return writeMotion3d(motionClips(task.track, task.options), task.outDir);
+  const world = task.video
+    ? await measureWorldDepth({
+        tools: task.video.tools,
+        videoFile: task.video.file,
+        track: task.track,
+        stride: task.video.stride,
+        onProgress: (share) => parentPort!.postMessage({ progress: share * 0.9 } satisfies ThreeDReply),
+      })
+    : undefined;
+  return writeMotion3d(motionClips(task.track, task.options, world), task.outDir);
 }
 
 run(workerData as ThreeDTask).then(
