@@ -82,36 +82,56 @@ export function distanceInside(mask: Uint8Array, w: number, h: number): Float32A
 }
 
 function boxBlur(src: Uint8Array, w: number, h: number, r: number, mask: Uint8Array): Float32Array {
-  // Mask-weighted blur of RGB so background never bleeds in.
+  // Mask-weighted blur of RGB so background never bleeds in. Running sums in scalars: this walks
+  // every pixel of a full-size texture twice (an array per step made it most of the build's time).
   const out = new Float32Array(w * h * 3);
   const tmp = new Float32Array(w * h * 4);
   for (let y = 0; y < h; y++) {
-    let acc = [0, 0, 0, 0];
+    let a0 = 0,
+      a1 = 0,
+      a2 = 0,
+      a3 = 0;
     const row = y * w;
     const add = (x: number, s: number) => {
       if (x < 0 || x >= w || !mask[row + x]) return;
       const i = (row + x) * 4;
-      acc = [acc[0] + s * src[i], acc[1] + s * src[i + 1], acc[2] + s * src[i + 2], acc[3] + s];
+      a0 += s * src[i];
+      a1 += s * src[i + 1];
+      a2 += s * src[i + 2];
+      a3 += s;
     };
     for (let x = -r; x < r; x++) add(x, 1);
     for (let x = 0; x < w; x++) {
       add(x + r, 1);
-      tmp.set(acc, (row + x) * 4);
+      const o = (row + x) * 4;
+      tmp[o] = a0;
+      tmp[o + 1] = a1;
+      tmp[o + 2] = a2;
+      tmp[o + 3] = a3;
       add(x - r, -1);
     }
   }
   for (let x = 0; x < w; x++) {
-    let acc = [0, 0, 0, 0];
+    let a0 = 0,
+      a1 = 0,
+      a2 = 0,
+      a3 = 0;
     const add = (y: number, s: number) => {
       if (y < 0 || y >= h) return;
       const i = (y * w + x) * 4;
-      acc = [acc[0] + s * tmp[i], acc[1] + s * tmp[i + 1], acc[2] + s * tmp[i + 2], acc[3] + s * tmp[i + 3]];
+      a0 += s * tmp[i];
+      a1 += s * tmp[i + 1];
+      a2 += s * tmp[i + 2];
+      a3 += s * tmp[i + 3];
     };
     for (let y = -r; y < r; y++) add(y, 1);
     for (let y = 0; y < h; y++) {
       add(y + r, 1);
-      const n = Math.max(acc[3], 1e-6);
-      out.set([acc[0] / n, acc[1] / n, acc[2] / n], (y * w + x) * 3);
+      const n = Math.max(a3, 1e-6);
+      const o = (y * w + x) * 3;
+      out[o] = a0 / n;
+      out[o + 1] = a1 / n;
+      out[o + 2] = a2 / n;
       add(y - r, -1);
     }
   }
@@ -241,7 +261,9 @@ function segDist(px: number, py: number, b: Bone): number {
     vy = b.b[1] - b.a[1];
   const l2 = vx * vx + vy * vy;
   const t = l2 > 0 ? Math.max(0, Math.min(1, ((px - b.a[0]) * vx + (py - b.a[1]) * vy) / l2)) : 0;
-  return Math.hypot(px - b.a[0] - t * vx, py - b.a[1] - t * vy);
+  const dx = px - b.a[0] - t * vx,
+    dy = py - b.a[1] - t * vy;
+  return Math.sqrt(dx * dx + dy * dy);
 }
 
 export function buildSplats(tex: Rgba, analysis: CharacterAnalysis, opts: SplatOptions): SplatCloud {
