@@ -98,22 +98,29 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
   const thunder = opts.detector ?? (stillDetector ??= createPoseDetector({ model: 'thunder' }));
   const still = opts.detector ? null : await landmarksInFigure(work, w, h, fg.mask, bounds);
   const blaze = still?.body ?? null;
-  const modelPose = fusePoses(await detectInFigure(thunder, work, w, h, fg.mask, bounds), blaze);
+  const drawn = fg.method === 'drawing' || fg.method === 'classical';
+  // The silhouette's skeleton reads drawings, and any confident figure the photo models refused (a juice
+  // cup with arms and legs, a creature): limbs found as branches move; only without them is the figure
+  // rigged from its proportions alone.
+  const drawnSkeleton = fg.confident && drawn ? skeletonPose(fg.mask, w, h) : null;
+  const figureProportions = drawnSkeleton ? heuristicPose(fg.mask, w, h) : null;
+  // A drawing whose skeleton gave every joint (biped hips come from the proportions, below) has no use
+  // for MoveNet's reading: it is skipped (a tenth of a 12 MP drawing's analysis).
+  const complete =
+    !!drawnSkeleton &&
+    drawnSkeleton.body.every((k, i) => k.score > 0 || (drawnSkeleton.kind === 'biped' && (i === 11 || i === 12) && !!figureProportions));
+  const modelPose = fusePoses(complete ? null : await detectInFigure(thunder, work, w, h, fg.mask, bounds), blaze);
   check();
   let body: Keypoint[];
   let poseMethod: CharacterAnalysis['poseMethod'];
   let figure: CharacterAnalysis['figure'] = 'biped';
   let jointSources: CharacterAnalysis['jointSources'];
-  const drawn = fg.method === 'drawing' || fg.method === 'classical';
-  // The silhouette's skeleton reads drawings, and any confident figure the photo models refused (a juice
-  // cup with arms and legs, a creature): limbs found as branches move; only without them is the figure
-  // rigged from its proportions alone.
-  const skeleton = fg.confident && (drawn || !modelPose) ? skeletonPose(fg.mask, w, h) : null;
+  const skeleton = drawnSkeleton ?? (fg.confident && !modelPose ? skeletonPose(fg.mask, w, h) : null);
   if (skeleton) {
     // Pose models trained on photos misread drawings (a stick arm, a crayon fill, a four-legged animal):
     // the skeleton's limbs come first; a limb it did not find is taken from the pose model when the model
     // accepted the figure, else from the silhouette proportions.
-    const proportions = heuristicPose(fg.mask, w, h);
+    const proportions = figureProportions ?? heuristicPose(fg.mask, w, h);
     // On an upright figure the skeleton puts the hips where the legs leave a fat belly, deep inside it;
     // the silhouette proportions place them better (char1: 78 px vs within 12% of the figure), and better
     // than a photo model on a drawing (char3 on paper: the model's hips missed, the proportions' did not).

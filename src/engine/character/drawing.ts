@@ -117,42 +117,61 @@ export function paperModel(rgba: Buffer, w: number, h: number): PaperModel {
     sh = Math.max(2, Math.ceil(h / f));
   // The window must outgrow strokes and small fills: 4% of the long side each way.
   const r = Math.max(2, Math.round(Math.max(sw, sh) * 0.04));
-  const paper = new Float32Array(w * h * 3);
-  for (let c = 0; c < 3; c++) {
-    const small = new Float32Array(sw * sh);
-    const count = new Float32Array(sw * sh);
-    for (let y = 0; y < h; y++) {
-      for (let x = 0; x < w; x++) {
-        const q = Math.floor(y / f) * sw + Math.floor(x / f);
-        small[q] += rgba[(y * w + x) * 4 + c];
-        count[q]++;
-      }
-    }
-    for (let q = 0; q < sw * sh; q++) small[q] = count[q] ? small[q] / count[q] : 0;
-    const closed = extremeFilter(extremeFilter(small, sw, sh, r, true), sw, sh, r, false);
-    const smooth = boxBlur(closed, sw, sh, Math.max(1, r >> 1));
-    for (let y = 0; y < h; y++) {
-      const fy = Math.min(sh - 1, Math.max(0, (y + 0.5) / f - 0.5));
-      const y0 = Math.floor(fy),
-        y1 = Math.min(sh - 1, y0 + 1),
-        ay = fy - y0;
-      for (let x = 0; x < w; x++) {
-        const fx = Math.min(sw - 1, Math.max(0, (x + 0.5) / f - 0.5));
-        const x0 = Math.floor(fx),
-          x1 = Math.min(sw - 1, x0 + 1),
-          ax = fx - x0;
-        const v =
-          (smooth[y0 * sw + x0] * (1 - ax) + smooth[y0 * sw + x1] * ax) * (1 - ay) +
-          (smooth[y1 * sw + x0] * (1 - ax) + smooth[y1 * sw + x1] * ax) * ay;
-        paper[(y * w + x) * 3 + c] = Math.max(1, v);
-      }
+  // Block means on the small grid, all channels in one pass.
+  const sums = new Float32Array(sw * sh * 3);
+  const count = new Float32Array(sw * sh);
+  for (let y = 0; y < h; y++) {
+    const qy = Math.floor(y / f) * sw;
+    for (let x = 0; x < w; x++) {
+      const q = qy + Math.floor(x / f),
+        o = (y * w + x) * 4;
+      sums[q * 3] += rgba[o];
+      sums[q * 3 + 1] += rgba[o + 1];
+      sums[q * 3 + 2] += rgba[o + 2];
+      count[q]++;
     }
   }
+  const smooth: Float32Array[] = [];
+  for (let c = 0; c < 3; c++) {
+    const small = new Float32Array(sw * sh);
+    for (let q = 0; q < sw * sh; q++) small[q] = count[q] ? sums[q * 3 + c] / count[q] : 0;
+    const closed = extremeFilter(extremeFilter(small, sw, sh, r, true), sw, sh, r, false);
+    smooth.push(boxBlur(closed, sw, sh, Math.max(1, r >> 1)));
+  }
+  // Bilinear enlargement to the working size (grid positions per column computed once), and the ink
+  // strength in the same pass.
+  const colX0 = new Int32Array(w),
+    colX1 = new Int32Array(w),
+    colA = new Float32Array(w);
+  for (let x = 0; x < w; x++) {
+    const fx = Math.min(sw - 1, Math.max(0, (x + 0.5) / f - 0.5));
+    colX0[x] = Math.floor(fx);
+    colX1[x] = Math.min(sw - 1, colX0[x] + 1);
+    colA[x] = fx - colX0[x];
+  }
+  const paper = new Float32Array(w * h * 3);
   const strength = new Uint8Array(w * h);
-  for (let p = 0; p < w * h; p++) {
-    let s = 0;
-    for (let c = 0; c < 3; c++) s = Math.max(s, 1 - rgba[p * 4 + c] / paper[p * 3 + c]);
-    strength[p] = Math.round(Math.max(0, Math.min(1, s)) * 255);
+  for (let y = 0; y < h; y++) {
+    const fy = Math.min(sh - 1, Math.max(0, (y + 0.5) / f - 0.5));
+    const y0 = Math.floor(fy),
+      y1 = Math.min(sh - 1, y0 + 1),
+      ay = fy - y0;
+    for (let x = 0; x < w; x++) {
+      const ax = colA[x];
+      const i00 = y0 * sw + colX0[x],
+        i01 = y0 * sw + colX1[x],
+        i10 = y1 * sw + colX0[x],
+        i11 = y1 * sw + colX1[x];
+      const p = y * w + x;
+      let st = 0;
+      for (let c = 0; c < 3; c++) {
+        const g = smooth[c];
+        const v = Math.max(1, (g[i00] * (1 - ax) + g[i01] * ax) * (1 - ay) + (g[i10] * (1 - ax) + g[i11] * ax) * ay);
+        paper[p * 3 + c] = v;
+        st = Math.max(st, 1 - rgba[p * 4 + c] / v);
+      }
+      strength[p] = Math.round(Math.min(1, st) * 255);
+    }
   }
   return { paper, strength, width: w, height: h };
 }
@@ -296,36 +315,46 @@ function runLengths(mask: Uint8Array, w: number, h: number, vertical: boolean): 
 
 /**
  * Hue of a pixel's ink: how much each channel falls short of the paper, scaled so the largest shortfall
- * is 1. A faint or anti-aliased line pixel (ink blended with paper) keeps the hue of the line.
+ * is 1 (written to out[0..2]). A faint or anti-aliased line pixel (ink blended with paper) keeps the
+ * hue of the line.
  */
-function hueAt(rgba: Buffer, paper: Float32Array, p: number, out: number[]): void {
-  let m = 1e-3;
-  for (let c = 0; c < 3; c++) m = Math.max(m, (out[c] = Math.max(0, 1 - rgba[p * 4 + c] / paper[p * 3 + c])));
-  for (let c = 0; c < 3; c++) out[c] /= m;
+function hueAt(rgba: Buffer, paper: Float32Array, p: number, out: Float32Array): void {
+  const a = Math.max(0, 1 - rgba[p * 4] / paper[p * 3]),
+    b = Math.max(0, 1 - rgba[p * 4 + 1] / paper[p * 3 + 1]),
+    c = Math.max(0, 1 - rgba[p * 4 + 2] / paper[p * 3 + 2]);
+  const m = Math.max(1e-3, a, b, c);
+  out[0] = a / m;
+  out[1] = b / m;
+  out[2] = c / m;
 }
 
-function toneDistance(rgba: Buffer, paper: Float32Array, p: number, tone: number[]): number {
-  const hue = [0, 0, 0];
+function toneDistance(rgba: Buffer, paper: Float32Array, p: number, tone: Float32Array, hue: Float32Array): number {
   hueAt(rgba, paper, p, hue);
   return Math.max(Math.abs(hue[0] - tone[0]), Math.abs(hue[1] - tone[1]), Math.abs(hue[2] - tone[2]));
 }
 
 /** Median hue (see hueAt) of the marked pixels. */
-function lineTone(rgba: Buffer, paper: Float32Array, marks: Uint8Array): number[] {
-  const vals: number[][] = [[], [], []];
-  const hue = [0, 0, 0];
+function lineTone(rgba: Buffer, paper: Float32Array, marks: Uint8Array): Float32Array {
+  let n = 0;
+  for (let p = 0; p < marks.length; p++) n += marks[p];
+  const vals = [new Float32Array(n), new Float32Array(n), new Float32Array(n)];
+  const hue = new Float32Array(3);
+  let k = 0;
   for (let p = 0; p < marks.length; p++) {
     if (!marks[p]) continue;
     hueAt(rgba, paper, p, hue);
-    for (let c = 0; c < 3; c++) vals[c].push(hue[c]);
+    for (let c = 0; c < 3; c++) vals[c][k] = hue[c];
+    k++;
   }
-  return vals.map((v) => v.sort((a, b) => a - b)[v.length >> 1] ?? 1);
+  return Float32Array.from(vals.map((v) => (n ? v.sort()[n >> 1] : 1)));
 }
 
 /** Ink components touching the picture's border that run along it, long and thin: the sheet's edge, a table. */
 function dropSheetEdges(ink: Uint8Array, w: number, h: number): void {
   const labels = new Int32Array(w * h);
   const stack = new Int32Array(w * h);
+  // Pixels of the component being labelled (reused: no allocation per component or pixel).
+  const members = new Int32Array(w * h);
   let id = 0;
   for (let s = 0; s < w * h; s++) {
     if (!ink[s] || labels[s]) continue;
@@ -337,12 +366,12 @@ function dropSheetEdges(ink: Uint8Array, w: number, h: number): void {
       y0 = h,
       x1 = 0,
       y1 = 0;
-    const members: number[] = [];
+    let mn = 0;
     labels[s] = id;
     stack[top++] = s;
     while (top > 0) {
       const p = stack[--top];
-      members.push(p);
+      members[mn++] = p;
       area++;
       const x = p % w,
         y = (p - x) / w;
@@ -368,13 +397,14 @@ function dropSheetEdges(ink: Uint8Array, w: number, h: number): void {
     // Mostly within a band along the border: the sheet's edge or the table, not a figure reaching it.
     const band = Math.max(3, Math.round(0.06 * Math.max(w, h)));
     let nearBorder = 0;
-    for (const p of members) {
+    for (let i = 0; i < mn; i++) {
+      const p = members[i];
       const x = p % w,
         y = (p - x) / w;
       if (x < band || y < band || x >= w - band || y >= h - band) nearBorder++;
     }
     const spans = x1 - x0 + 1 >= 0.5 * w || y1 - y0 + 1 >= 0.5 * h;
-    if (spans && nearBorder >= 0.6 * area) for (const p of members) ink[p] = 0;
+    if (spans && nearBorder >= 0.6 * area) for (let i = 0; i < mn; i++) ink[members[i]] = 0;
   }
 }
 
@@ -497,11 +527,13 @@ export function offSheet(rgba: Buffer, w: number, h: number): { mask: Uint8Array
 function dropLongLines(ink: Uint8Array, w: number, h: number, thin: number): void {
   const labels = new Int32Array(w * h);
   const stack = new Int32Array(w * h);
+  // Pixels of the component being labelled (reused: no allocation per component or pixel).
+  const members = new Int32Array(w * h);
   let id = 0;
   for (let s0 = 0; s0 < w * h; s0++) {
     if (!ink[s0] || labels[s0]) continue;
     id++;
-    const members: number[] = [];
+    let mn = 0;
     let top = 0;
     labels[s0] = id;
     stack[top++] = s0;
@@ -513,7 +545,7 @@ function dropLongLines(ink: Uint8Array, w: number, h: number, thin: number): voi
       sy = 0;
     while (top > 0) {
       const p = stack[--top];
-      members.push(p);
+      members[mn++] = p;
       const x = p % w,
         y = (p - x) / w;
       sx += x;
@@ -537,13 +569,14 @@ function dropLongLines(ink: Uint8Array, w: number, h: number, thin: number): voi
     }
     if (x1 - x0 + 1 < 0.4 * w && y1 - y0 + 1 < 0.4 * h) continue;
     // Spread across the component's main axis (smaller eigenvalue of its covariance).
-    const n = members.length;
+    const n = mn;
     const mx = sx / n,
       my = sy / n;
     let cxx = 0,
       cyy = 0,
       cxy = 0;
-    for (const p of members) {
+    for (let i = 0; i < mn; i++) {
+      const p = members[i];
       const x = (p % w) - mx,
         y = Math.floor(p / w) - my;
       cxx += x * x;
@@ -554,7 +587,7 @@ function dropLongLines(ink: Uint8Array, w: number, h: number, thin: number): voi
     cyy /= n;
     cxy /= n;
     const minor = (cxx + cyy) / 2 - Math.sqrt(((cxx - cyy) / 2) ** 2 + cxy * cxy);
-    if (Math.sqrt(Math.max(0, minor)) <= thin) for (const p of members) ink[p] = 0;
+    if (Math.sqrt(Math.max(0, minor)) <= thin) for (let i = 0; i < mn; i++) ink[members[i]] = 0;
   }
 }
 
@@ -627,12 +660,13 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
     if (!regularBands(run.bands)) continue;
     ruledLines += run.bands.length;
     const tone = lineTone(rgba, paper, run.marks);
+    const hue = new Float32Array(3);
     // Every thin ink run across the lines' direction in the lines' hue goes, not only the long runs
     // found above: a line fades and breaks in a shadow or at low resolution.
     const across = k === 0 ? runLengths(ink, w, h, true) : runLengths(ink, w, h, false);
     const drop: number[] = [];
     for (let p = 0; p < w * h; p++) {
-      if (ink[p] && across[p] <= thinLine && toneDistance(rgba, paper, p, tone) <= LINE_TONE_TOLERANCE) drop.push(p);
+      if (ink[p] && across[p] <= thinLine && toneDistance(rgba, paper, p, tone, hue) <= LINE_TONE_TOLERANCE) drop.push(p);
     }
     for (const p of drop) ink[p] = 0;
   }
@@ -663,14 +697,20 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
   // Radii follow the figure's size (its strokes' box), not the photo's: a small drawing on a big sheet.
   const size = Math.max(b.x1 - b.x0 + 1, b.y1 - b.y0 + 1);
   const radii = CLOSING_STEPS.map((f) => Math.max(2, Math.round(size * f)));
-  const areas = radii.map((r) => enclosedArea(strokes, w, h, r, sheet.edges ? sheet.mask : null));
+  // The closings run on the strokes' box grown by the largest radius and 2 px: nothing they set reaches
+  // past it, and its frame of empty pixels joins the outside all around as the whole picture would.
+  const box = cropBox(b, w, h, radii[radii.length - 1] + 2);
+  const boxStrokes = cropMask(strokes, w, box);
+  const boxOff = sheet.edges ? cropMask(sheet.mask, w, box) : null;
+  const areas = radii.map((r) => enclosedArea(boxStrokes, box.w, box.h, r, boxOff));
   let pick = 0,
     bestGrowth = SEAL_GROWTH;
   for (let i = 1; i < radii.length; i++) {
     const growth = areas[i] / Math.max(1, areas[i - 1]);
     if (growth > bestGrowth) [pick, bestGrowth] = [i, growth];
   }
-  const fg = fillOutline(strokes, w, h, radii[pick], sheet.edges ? sheet.mask : null);
+  const speck = Math.max(1, Math.round(long * 0.003));
+  const fg = pasteMask(fillOutline(boxStrokes, box.w, box.h, radii[pick], boxOff, speck), box, w, h);
   return { mask: fg, ink, model, evidence: { ...evidence, sheetEdges: sheet.edges } };
 }
 
@@ -708,7 +748,9 @@ function mainFigureInk(ink: Uint8Array, w: number, h: number): Uint8Array {
         if (y < g.y0) g.y0 = y;
         if (y > g.y1) g.y1 = y;
       }
-      for (const q of [x > 0 ? p - 1 : -1, x < w - 1 ? p + 1 : -1, y > 0 ? p - w : -1, y < h - 1 ? p + w : -1]) {
+      for (let k = 0; k < 4; k++) {
+        const q =
+          k === 0 ? (x > 0 ? p - 1 : -1) : k === 1 ? (x < w - 1 ? p + 1 : -1) : k === 2 ? (y > 0 ? p - w : -1) : y < h - 1 ? p + w : -1;
         if (q < 0 || !linked[q] || labels[q]) continue;
         labels[q] = id;
         stack[top++] = q;
@@ -742,6 +784,32 @@ function mainFigureInk(ink: Uint8Array, w: number, h: number): Uint8Array {
   return out;
 }
 
+interface Box {
+  x0: number;
+  y0: number;
+  w: number;
+  h: number;
+}
+
+/** The bounds grown by `pad` on every side, clamped to the picture. */
+function cropBox(b: { x0: number; y0: number; x1: number; y1: number }, w: number, h: number, pad: number): Box {
+  const x0 = Math.max(0, b.x0 - pad),
+    y0 = Math.max(0, b.y0 - pad);
+  return { x0, y0, w: Math.min(w - 1, b.x1 + pad) - x0 + 1, h: Math.min(h - 1, b.y1 + pad) - y0 + 1 };
+}
+
+function cropMask(mask: Uint8Array, w: number, box: Box): Uint8Array {
+  const out = new Uint8Array(box.w * box.h);
+  for (let y = 0; y < box.h; y++) out.set(mask.subarray((box.y0 + y) * w + box.x0, (box.y0 + y) * w + box.x0 + box.w), y * box.w);
+  return out;
+}
+
+function pasteMask(mask: Uint8Array, box: Box, w: number, h: number): Uint8Array {
+  const out = new Uint8Array(w * h);
+  for (let y = 0; y < box.h; y++) out.set(mask.subarray(y * box.w, (y + 1) * box.w), (box.y0 + y) * w + box.x0);
+  return out;
+}
+
 /** Closing radii tried in turn, as fractions of the figure's long side. */
 const CLOSING_STEPS = [0.006, 0.01, 0.016, 0.025, 0.035];
 /** Growth of the enclosed area from one closing radius to the next that says the outline was sealed there. */
@@ -761,13 +829,14 @@ function enclosedArea(ink: Uint8Array, w: number, h: number, r: number, off: Uin
   return n;
 }
 
-function fillOutline(ink: Uint8Array, w: number, h: number, r: number, off: Uint8Array | null): Uint8Array {
+/** `speck`: opening radius that removes specks and hairlines (from the picture's size, not the box's). */
+function fillOutline(ink: Uint8Array, w: number, h: number, r: number, off: Uint8Array | null, speck: number): Uint8Array {
   const closed = closedStrokes(ink, w, h, r, off);
   const outside = reachableFromBorder(closed, w, h);
   let fg: Uint8Array = new Uint8Array(w * h);
   for (let p = 0; p < w * h; p++) fg[p] = outside[p] ? 0 : 1;
   // Specks and hairlines go; the main figure is chosen on what is left.
-  const body = keepLargestComponents(open(fg, w, h, Math.max(1, Math.round(Math.max(w, h) * 0.003))), w, h, 0.25).mask;
+  const body = keepLargestComponents(open(fg, w, h, speck), w, h, 0.25).mask;
   // Strokes connected to the figure come back whole (thin limbs drawn as one line), as does the
   // closed outline's own area around them.
   const grown = dilate(body, w, h, 1);

@@ -58,24 +58,27 @@ function soften(mask: Uint8Array, w: number, h: number): Uint8Array {
 
 export async function writeTexture(job: TextureJob): Promise<void> {
   const { crop } = job;
+  // Drawings are cut at the texture's own size: the cut reads every pixel, and a 12 MP photo's crop
+  // would otherwise be cut at full size only to be reduced afterwards.
+  const reduce = !!job.paper && Math.max(crop.width, crop.height) > MAX_TEXTURE_SIDE;
   let rgba: Buffer;
+  let tw = crop.width,
+    th = crop.height;
   try {
-    rgba = await sharp(job.imageFile)
-      .rotate()
-      .extract({ left: crop.x, top: crop.y, width: crop.width, height: crop.height })
-      .ensureAlpha()
-      .raw()
-      .toBuffer();
+    let img = sharp(job.imageFile).rotate().extract({ left: crop.x, top: crop.y, width: crop.width, height: crop.height });
+    if (reduce) img = img.resize({ width: MAX_TEXTURE_SIDE, height: MAX_TEXTURE_SIDE, fit: 'inside' });
+    const { data, info } = await img.ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    [rgba, tw, th] = [data, info.width, info.height];
   } catch (err) {
     throw new EngineError('UNSUPPORTED_MEDIA', `Image cannot be decoded: ${(err as Error).message}`, { imageFile: job.imageFile });
   }
   if (job.paper) {
-    cutAlongInk(rgba, job);
+    cutAlongInk(rgba, tw, th, job);
   } else {
     alphaFromMask(rgba, job);
   }
-  let img = sharp(rgba, { raw: { width: crop.width, height: crop.height, channels: 4 } });
-  if (Math.max(crop.width, crop.height) > MAX_TEXTURE_SIDE) {
+  let img = sharp(rgba, { raw: { width: tw, height: th, channels: 4 } });
+  if (Math.max(tw, th) > MAX_TEXTURE_SIDE) {
     img = img.resize({ width: MAX_TEXTURE_SIDE, height: MAX_TEXTURE_SIDE, fit: 'inside' });
   }
   const png = await img.png({ compressionLevel: 4 }).toBuffer();
@@ -116,92 +119,142 @@ function alphaFromMask(rgba: Buffer, job: TextureJob): void {
 const INK = 28 / 255;
 
 /**
- * Drawings: alpha from the ink at full resolution along the figure's edge, colours without the paper's
- * shading. Inside the working mask shrunk by one working pixel everything is figure; outside it grown by
- * two nothing is; in the ring between, a pixel is figure unless it is paper (not ink) connected to the
- * outside through paper, so the outline stroke stays whole and no rim of paper remains beyond it. Paper
- * pixels touching the stroke keep a partial alpha by how much ink they carry (anti-aliasing).
+ * Drawings: alpha from the ink along the figure's edge, colours without the paper's shading, on the
+ * texture's pixels (`tw` x `th`, the crop at full resolution or reduced to MAX_TEXTURE_SIDE). Inside the
+ * working mask shrunk by one working pixel everything is figure; outside it grown by two nothing is; in
+ * the ring between, a pixel is figure unless it is paper (not ink) connected to the outside through
+ * paper, so the outline stroke stays whole and no rim of paper remains beyond it. Paper pixels touching
+ * the stroke keep a partial alpha by how much ink they carry (anti-aliasing).
+ *
+ * Runs over every texture pixel (several million on a phone photo): typed arrays, per-row and
+ * per-column lookups computed once, no allocation per pixel.
  */
-function cutAlongInk(rgba: Buffer, job: TextureJob): void {
+function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): void {
   const { crop, maskWidth: mw, maskHeight: mh, maskScale: s } = job;
   const model = job.paper!;
-  const cw = crop.width,
-    ch = crop.height;
+  const pp = model.paper;
+  const off = model.offSheet;
   const inner = erode(job.mask, mw, mh, 1);
   const outer = dilate(job.mask, mw, mh, 2);
   // Reference paper colour: the brightest-lit paper under the figure (90th percentile per channel of the
   // paper model over the crop), so shading is lifted to it and the paper keeps its own tint.
   const ref = [0, 0, 0];
-  for (let c = 0; c < 3; c++) {
-    const vals: number[] = [];
+  {
     const x0 = Math.max(0, Math.floor(crop.x * s)),
-      x1 = Math.min(mw - 1, Math.ceil((crop.x + cw) * s));
+      x1 = Math.min(mw - 1, Math.ceil((crop.x + crop.width) * s));
     const y0 = Math.max(0, Math.floor(crop.y * s)),
-      y1 = Math.min(mh - 1, Math.ceil((crop.y + ch) * s));
-    for (let y = y0; y <= y1; y += 2) for (let x = x0; x <= x1; x += 2) vals.push(model.paper[(y * mw + x) * 3 + c]);
-    vals.sort((a, b) => a - b);
-    ref[c] = vals.length ? vals[Math.floor(vals.length * 0.9)] : 255;
-  }
-  // 0 outside, 1 ring, 2 inside; strength per ring pixel.
-  const cls = new Uint8Array(cw * ch);
-  const strength = new Float32Array(cw * ch);
-  const paper = [0, 0, 0];
-  for (let ty = 0; ty < ch; ty++) {
-    const my = Math.min(mh - 1, Math.max(0, (crop.y + ty + 0.5) * s - 0.5));
-    const y0 = Math.floor(my),
-      y1 = Math.min(mh - 1, y0 + 1),
-      ay = my - y0;
-    const ny = Math.min(mh - 1, Math.round(my));
-    for (let tx = 0; tx < cw; tx++) {
-      const mx = Math.min(mw - 1, Math.max(0, (crop.x + tx + 0.5) * s - 0.5));
-      const x0 = Math.floor(mx),
-        x1 = Math.min(mw - 1, x0 + 1),
-        ax = mx - x0;
-      const q = ny * mw + Math.min(mw - 1, Math.round(mx));
-      const t = ty * cw + tx;
-      const o = t * 4;
-      for (let c = 0; c < 3; c++) {
-        const pp = model.paper;
-        paper[c] =
-          (pp[(y0 * mw + x0) * 3 + c] * (1 - ax) + pp[(y0 * mw + x1) * 3 + c] * ax) * (1 - ay) +
-          (pp[(y1 * mw + x0) * 3 + c] * (1 - ax) + pp[(y1 * mw + x1) * 3 + c] * ax) * ay;
-      }
-      let st = 0;
-      for (let c = 0; c < 3; c++) st = Math.max(st, 1 - rgba[o + c] / Math.max(1, paper[c]));
-      strength[t] = st;
-      cls[t] = model.offSheet?.[q] ? 0 : inner[q] ? 2 : outer[q] ? 1 : 0;
-      for (let c = 0; c < 3; c++) rgba[o + c] = Math.min(255, Math.round((rgba[o + c] * ref[c]) / Math.max(1, paper[c])));
+      y1 = Math.min(mh - 1, Math.ceil((crop.y + crop.height) * s));
+    const n = Math.max(0, Math.ceil((x1 - x0 + 1) / 2) * Math.ceil((y1 - y0 + 1) / 2));
+    const vals = new Float32Array(n);
+    for (let c = 0; c < 3; c++) {
+      let k = 0;
+      for (let y = y0; y <= y1; y += 2) for (let x = x0; x <= x1; x += 2) vals[k++] = pp[(y * mw + x) * 3 + c];
+      const v = vals.subarray(0, k).sort();
+      ref[c] = k ? v[Math.floor(k * 0.9)] : 255;
     }
   }
-  // Paper in the ring reachable from the outside through paper (4-connected).
-  const out = new Uint8Array(cw * ch);
-  const stack = new Int32Array(cw * ch);
+  // Texture pixel -> working-mask coordinates, per column and per row (texture px = source px * k).
+  const kx = tw / crop.width,
+    ky = th / crop.height;
+  const colX0 = new Int32Array(tw),
+    colX1 = new Int32Array(tw),
+    colA = new Float32Array(tw),
+    colN = new Int32Array(tw);
+  for (let tx = 0; tx < tw; tx++) {
+    const mx = Math.min(mw - 1, Math.max(0, (crop.x + (tx + 0.5) / kx) * s - 0.5));
+    colX0[tx] = Math.floor(mx);
+    colX1[tx] = Math.min(mw - 1, colX0[tx] + 1);
+    colA[tx] = mx - colX0[tx];
+    colN[tx] = Math.min(mw - 1, Math.round(mx));
+  }
+  // 0 outside, 1 ring, 2 inside; ink strength (share darker than the paper, darkest channel) per pixel.
+  const cls = new Uint8Array(tw * th);
+  const strength = new Float32Array(tw * th);
+  const out8 = new Uint8ClampedArray(rgba.buffer, rgba.byteOffset, rgba.length);
+  const r0 = ref[0],
+    r1 = ref[1],
+    r2 = ref[2];
+  for (let ty = 0; ty < th; ty++) {
+    const my = Math.min(mh - 1, Math.max(0, (crop.y + (ty + 0.5) / ky) * s - 0.5));
+    const y0 = Math.floor(my),
+      y1 = Math.min(mh - 1, y0 + 1),
+      ay = my - y0,
+      by = 1 - ay;
+    const row0 = y0 * mw,
+      row1 = y1 * mw,
+      rowN = Math.min(mh - 1, Math.round(my)) * mw;
+    for (let tx = 0; tx < tw; tx++) {
+      const q = rowN + colN[tx];
+      const t = ty * tw + tx;
+      const k = off && off[q] ? 0 : inner[q] ? 2 : outer[q] ? 1 : 0;
+      cls[t] = k;
+      // Outside the ring the pixel is transparent: neither its colour nor its ink matters.
+      if (k === 0) continue;
+      const ax = colA[tx],
+        bx = 1 - ax;
+      const w00 = bx * by,
+        w01 = ax * by,
+        w10 = bx * ay,
+        w11 = ax * ay;
+      const i00 = (row0 + colX0[tx]) * 3,
+        i01 = (row0 + colX1[tx]) * 3,
+        i10 = (row1 + colX0[tx]) * 3,
+        i11 = (row1 + colX1[tx]) * 3;
+      const p0 = Math.max(1, pp[i00] * w00 + pp[i01] * w01 + pp[i10] * w10 + pp[i11] * w11);
+      const p1 = Math.max(1, pp[i00 + 1] * w00 + pp[i01 + 1] * w01 + pp[i10 + 1] * w10 + pp[i11 + 1] * w11);
+      const p2 = Math.max(1, pp[i00 + 2] * w00 + pp[i01 + 2] * w01 + pp[i10 + 2] * w10 + pp[i11 + 2] * w11);
+      const o = t * 4;
+      const c0 = rgba[o],
+        c1 = rgba[o + 1],
+        c2 = rgba[o + 2];
+      strength[t] = Math.max(0, 1 - c0 / p0, 1 - c1 / p1, 1 - c2 / p2);
+      out8[o] = (c0 * r0) / p0;
+      out8[o + 1] = (c1 * r1) / p1;
+      out8[o + 2] = (c2 * r2) / p2;
+    }
+  }
+  // Paper in the ring reachable from the outside through paper (4-connected): seeded by the ring's
+  // paper pixels next to the outside, grown through the ring's paper.
+  const out = new Uint8Array(tw * th);
+  const stack = new Int32Array(tw * th);
   let top = 0;
-  const push = (t: number): void => {
-    if (!out[t] && cls[t] === 1 && strength[t] < INK) {
+  const n = tw * th;
+  const isPaper = (u: number): boolean => cls[u] === 1 && strength[u] < INK;
+  for (let t = 0; t < n; t++) {
+    if (cls[t] === 0) {
+      out[t] = 1;
+      continue;
+    }
+    if (!isPaper(t)) continue;
+    const x = t % tw;
+    if (
+      (x > 0 && cls[t - 1] === 0) ||
+      (x < tw - 1 && cls[t + 1] === 0) ||
+      (t >= tw && cls[t - tw] === 0) ||
+      (t + tw < n && cls[t + tw] === 0)
+    ) {
       out[t] = 1;
       stack[top++] = t;
     }
-  };
-  for (let t = 0; t < cw * ch; t++) {
-    if (cls[t] !== 0) continue;
-    out[t] = 1;
-    const x = t % cw;
-    if (x > 0) push(t - 1);
-    if (x < cw - 1) push(t + 1);
-    if (t >= cw) push(t - cw);
-    if (t < (ch - 1) * cw) push(t + cw);
   }
+  const visit = (u: number): void => {
+    if (out[u] || !isPaper(u)) return;
+    out[u] = 1;
+    stack[top++] = u;
+  };
   while (top > 0) {
     const t = stack[--top];
-    const x = t % cw;
-    if (x > 0) push(t - 1);
-    if (x < cw - 1) push(t + 1);
-    if (t >= cw) push(t - cw);
-    if (t < (ch - 1) * cw) push(t + cw);
+    const x = t % tw;
+    if (x > 0) visit(t - 1);
+    if (x < tw - 1) visit(t + 1);
+    if (t >= tw) visit(t - tw);
+    if (t + tw < n) visit(t + tw);
   }
-  for (let t = 0; t < cw * ch; t++) {
-    const a = !out[t] ? 255 : cls[t] === 1 ? Math.round(255 * Math.min(1, Math.max(0, strength[t] / INK))) : 0;
-    rgba[t * 4 + 3] = a;
+  // Fully transparent pixels get no colour: the renderer premultiplies, so it is never seen, and the
+  // paper's grain there would only make the PNG larger and slower to write (3x on a phone photo).
+  for (let t = 0; t < tw * th; t++) {
+    const a = !out[t] ? 255 : cls[t] === 1 ? (255 * strength[t]) / INK : 0;
+    out8[t * 4 + 3] = a;
+    if (out8[t * 4 + 3] === 0) out8[t * 4] = out8[t * 4 + 1] = out8[t * 4 + 2] = 0;
   }
 }

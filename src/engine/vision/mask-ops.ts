@@ -34,20 +34,20 @@ export function otsuThreshold(hist: Uint32Array | number[]): number {
 
 /** Square-window dilation (r >= 0) by separable running counts. */
 export function dilate(mask: Uint8Array, w: number, h: number, r: number): Uint8Array {
-  return boxOp(mask, w, h, r, (count) => count > 0);
+  return boxOp(mask, w, h, r, false);
 }
 
 /** Square-window erosion: a pixel survives only when its whole (2r+1)^2 window is set. */
 export function erode(mask: Uint8Array, w: number, h: number, r: number): Uint8Array {
-  return boxOp(mask, w, h, r, (count, size) => count === size);
+  return boxOp(mask, w, h, r, true);
 }
 
-function boxOp(mask: Uint8Array, w: number, h: number, r: number, keep: (count: number, size: number) => boolean): Uint8Array {
+function boxOp(mask: Uint8Array, w: number, h: number, r: number, erosion: boolean): Uint8Array {
   if (r <= 0) return mask.slice();
   const tmp = new Uint8Array(w * h);
   const out = new Uint8Array(w * h);
-  // The window is clipped at the image edge (keep() gets the clipped size), so the border behaves as
-  // an extension of the nearest pixels rather than as set or unset.
+  // The window is clipped at the image edge (erosion compares with the clipped size), so the border
+  // behaves as an extension of the nearest pixels rather than as set or unset.
   for (let y = 0; y < h; y++) {
     const row = y * w;
     let c = 0;
@@ -55,21 +55,24 @@ function boxOp(mask: Uint8Array, w: number, h: number, r: number, keep: (count: 
     for (let x = 0; x < w; x++) {
       const a = x - r;
       const b = x + r;
-      tmp[row + x] = keep(c, Math.min(w - 1, b) - Math.max(0, a) + 1) ? 1 : 0;
+      const size = Math.min(w - 1, b) - Math.max(0, a) + 1;
+      tmp[row + x] = (erosion ? c === size : c > 0) ? 1 : 0;
       if (b + 1 < w) c += mask[row + b + 1];
       if (a >= 0) c -= mask[row + a];
     }
   }
-  for (let x = 0; x < w; x++) {
-    let c = 0;
-    for (let k = 0; k <= Math.min(h - 1, r); k++) c += tmp[k * w + x];
-    for (let y = 0; y < h; y++) {
-      const a = y - r;
-      const b = y + r;
-      out[y * w + x] = keep(c, Math.min(h - 1, b) - Math.max(0, a) + 1) ? 1 : 0;
-      if (b + 1 < h) c += tmp[(b + 1) * w + x];
-      if (a >= 0) c -= tmp[a * w + x];
-    }
+  // Columns: one running count per column, advanced a row at a time (rows are contiguous in memory).
+  const count = new Int32Array(w);
+  for (let k = 0; k <= Math.min(h - 1, r); k++) for (let x = 0, o = k * w; x < w; x++) count[x] += tmp[o + x];
+  for (let y = 0; y < h; y++) {
+    const size = Math.min(h - 1, y + r) - Math.max(0, y - r) + 1;
+    const row = y * w;
+    if (erosion) for (let x = 0; x < w; x++) out[row + x] = count[x] === size ? 1 : 0;
+    else for (let x = 0; x < w; x++) out[row + x] = count[x] > 0 ? 1 : 0;
+    const add = y + r + 1,
+      drop = y - r;
+    if (add < h) for (let x = 0, o = add * w; x < w; x++) count[x] += tmp[o + x];
+    if (drop >= 0) for (let x = 0, o = drop * w; x < w; x++) count[x] -= tmp[o + x];
   }
   return out;
 }
