@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { signalFileOf } from './database-url.js';
 
 /**
  * Every setting of the service, parsed once from `MARIONETTE_*` environment variables at process
@@ -74,8 +75,9 @@ export interface Config {
   };
   /**
    * API-key cache (#14): TTL of a looked-up key. `confirmEachUse`: each use of a cached key reads its
-   * revocation state; the default without Redis pub/sub. With it, revocations are pushed to every
-   * process instead (src/domain/accounts/key-revocations.ts) and the default is off.
+   * revocation state; the default only for PostgreSQL without Redis pub/sub. With Redis, or on a
+   * SQLite file (whose processes share a machine: infra/pubsub/file-signal-bus.ts), revocations are
+   * pushed to every process instead (src/domain/accounts/key-revocations.ts) and the default is off.
    */
   apiKeyCache: { ttlMs: number; confirmEachUse: boolean };
   rateLimits: { createPerSecond: number; createBurst: number; readPerSecond: number; enabled: boolean };
@@ -315,7 +317,7 @@ export function loadConfig(env: Env, overrides: Partial<Config> = {}): Config {
     },
     apiKeyCache: {
       ttlMs: r.int('MARIONETTE_API_KEY_CACHE_MS', 30_000, 0, 3_600_000),
-      confirmEachUse: r.bool('MARIONETTE_API_KEY_CONFIRM_EACH_USE', pubsubDriver !== 'redis'),
+      confirmEachUse: r.bool('MARIONETTE_API_KEY_CONFIRM_EACH_USE', pubsubDriver !== 'redis' && signalFileOf(databaseUrl) === null),
     },
     rateLimits: {
       enabled: r.bool('MARIONETTE_RATE_LIMITS', true),

@@ -26,6 +26,7 @@ import { partAwareValidatorFactory } from './validation.js';
 import { legacyPlugin } from './legacy/legacy.plugin.js';
 import { MemoryRateLimitStore } from '../infra/ratelimit/memory-rate-limit-store.js';
 import type { MetricsRecorder } from '../domain/ports/metrics.js';
+import { syncHook } from './plugins/sync-hook.js';
 
 /**
  * Builds the HTTP application from the services and the HTTP settings (src/main/wire.ts builds both). Everything under /v1 sits in one encapsulated scope with bearer
@@ -71,51 +72,57 @@ export async function buildApp(services: Services, settings: HttpSettings, opts:
   // timeout again and again) gets a 408 and its connection is closed; the multipart reader sees the
   // close and removes its temp files.
   const deadlineMs = settings.config.http.requestTimeoutMs;
-  app.addHook('onRequest', async (request, reply) => {
-    const raw = request.raw;
-    if (raw.readableEnded || (request.headers['content-length'] === undefined && request.headers['transfer-encoding'] === undefined))
-      return;
-    const timer = setTimeout(() => {
-      if (raw.complete || raw.destroyed) return;
-      if (!reply.sent) {
-        sendError(
-          request,
-          reply,
-          new AppError('INVALID_REQUEST', `The request body did not arrive within ${deadlineMs} ms.`, {
-            status: 408,
-            details: { reason: 'request_timeout', timeout_ms: deadlineMs },
-            headers: { Connection: 'close' },
-          }),
-        );
-      }
-      // The answer is flushed first when the socket can take it; the connection goes either way.
-      // The request stream is destroyed explicitly: once a response has finished, Node detaches the
-      // request and would never emit its 'close', so a reader waiting on its body would wait forever.
-      setTimeout(() => {
-        raw.destroy();
-        raw.socket?.destroy();
-      }, 200).unref();
-    }, deadlineMs);
-    timer.unref();
-    const clear = () => clearTimeout(timer);
-    raw.once('end', clear);
-    raw.once('close', clear);
-  });
+  app.addHook(
+    'onRequest',
+    syncHook((request, reply) => {
+      const raw = request.raw;
+      if (raw.readableEnded || (request.headers['content-length'] === undefined && request.headers['transfer-encoding'] === undefined))
+        return;
+      const timer = setTimeout(() => {
+        if (raw.complete || raw.destroyed) return;
+        if (!reply.sent) {
+          sendError(
+            request,
+            reply,
+            new AppError('INVALID_REQUEST', `The request body did not arrive within ${deadlineMs} ms.`, {
+              status: 408,
+              details: { reason: 'request_timeout', timeout_ms: deadlineMs },
+              headers: { Connection: 'close' },
+            }),
+          );
+        }
+        // The answer is flushed first when the socket can take it; the connection goes either way.
+        // The request stream is destroyed explicitly: once a response has finished, Node detaches the
+        // request and would never emit its 'close', so a reader waiting on its body would wait forever.
+        setTimeout(() => {
+          raw.destroy();
+          raw.socket?.destroy();
+        }, 200).unref();
+      }, deadlineMs);
+      timer.unref();
+      const clear = () => clearTimeout(timer);
+      raw.once('end', clear);
+      raw.once('close', clear);
+    }),
+  );
   // The service decodes no Content-Encoding: a compressed body read as-is would be garbage (a gzip
   // multipart form used to become a default render). Refused before any byte of it is read.
-  app.addHook('onRequest', async (request) => {
-    const enc = request.headers['content-encoding'];
-    if (enc === undefined) return;
-    const codings = String(enc)
-      .split(',')
-      .map((c) => c.trim().toLowerCase())
-      .filter((c) => c !== '' && c !== 'identity');
-    if (codings.length === 0) return;
-    throw new AppError('UNSUPPORTED_CONTENT_ENCODING', `Content-Encoding ${String(enc)} is not accepted; send the body uncompressed.`, {
-      details: { content_encoding: String(enc), accepted: ['identity'] },
-      headers: { Connection: 'close', 'Accept-Encoding': 'identity' },
-    });
-  });
+  app.addHook(
+    'onRequest',
+    syncHook((request) => {
+      const enc = request.headers['content-encoding'];
+      if (enc === undefined) return;
+      const codings = String(enc)
+        .split(',')
+        .map((c) => c.trim().toLowerCase())
+        .filter((c) => c !== '' && c !== 'identity');
+      if (codings.length === 0) return;
+      throw new AppError('UNSUPPORTED_CONTENT_ENCODING', `Content-Encoding ${String(enc)} is not accepted; send the body uncompressed.`, {
+        details: { content_encoding: String(enc), accepted: ['identity'] },
+        headers: { Connection: 'close', 'Accept-Encoding': 'identity' },
+      });
+    }),
+  );
   registerOpenApi(app);
 
   await app.register(multipart, {
@@ -173,9 +180,12 @@ export async function buildApp(services: Services, settings: HttpSettings, opts:
  */
 function keepWorkingRequestsOpen(app: FastifyInstance, http: { requestTimeoutMs: number; idleTimeoutMs: number }): void {
   const started = new WeakMap<IncomingMessage, number>();
-  app.addHook('onRequest', async (request) => {
-    started.set(request.raw, Date.now());
-  });
+  app.addHook(
+    'onRequest',
+    syncHook((request) => {
+      started.set(request.raw, Date.now());
+    }),
+  );
   app.server.on('timeout', (socket: Socket) => {
     // Node's own record of the response a socket is serving (null between requests).
     const res = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
@@ -190,13 +200,15 @@ function keepWorkingRequestsOpen(app: FastifyInstance, http: { requestTimeoutMs:
 }
 
 function registerLatencyMetric(app: FastifyInstance, metrics: MetricsRecorder): void {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const type = reply.getHeader('content-type') ?? reply.raw.getHeader('content-type');
-    if (typeof type === 'string' && type.startsWith('text/event-stream')) return;
-    metrics.observe(
-      'marionette_http_request_duration_seconds',
-      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
-      reply.elapsedTime / 1000,
-    );
+    if (typeof type !== 'string' || !type.startsWith('text/event-stream')) {
+      metrics.observe(
+        'marionette_http_request_duration_seconds',
+        { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
+        reply.elapsedTime / 1000,
+      );
+    }
+    done();
   });
 }

@@ -1,3 +1,4 @@
+import type { RevocationFeedView } from '../domain/accounts/key-cache.js';
 import type { RateLimitStore } from '../infra/ratelimit/rate-limiter.js';
 import type { Metrics } from '../infra/metrics/metrics.js';
 import type { Config } from '../config/config.js';
@@ -18,6 +19,6 @@ export interface HttpSettings {
   probes?: Record<string, () => Promise<boolean>>;
   /** The web console at /console (absent: not served). */
   console?: ConsoleSettings;
-  /** Pushed API-key revocations (Redis pub/sub): while not live, cached keys are confirmed on each use. */
-  keyRevocations?: { live(): boolean };
+  /** Pushed API-key revocations (Redis pub/sub, SQLite's signal file): while not live, cached keys are confirmed on each use. */
+  keyRevocations?: RevocationFeedView;
 }

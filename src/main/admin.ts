@@ -4,6 +4,8 @@ import { createAccount, createKey, grantCredits, revokeKey, setProjectDefaults }
 import { migrate, openDb, type Db } from '../infra/db/database.js';
 import { adminCommands } from './admin-commands.js';
 import { RedisPubSub } from '../infra/pubsub/redis-pubsub.js';
+import { FileSignalBus } from '../infra/pubsub/file-signal-bus.js';
+import { signalFileOf } from '../config/database-url.js';
 
 /**
  * `npm run admin -- <command>`: operator commands, each printing one JSON document.
@@ -12,12 +14,20 @@ import { RedisPubSub } from '../infra/pubsub/redis-pubsub.js';
 type Handler = (db: Db, flags: Record<string, string | undefined>, config: Config) => Promise<unknown>;
 
 /**
- * `key revoke`: with Redis pub/sub configured the revocation is announced to every API process,
- * whose key caches drop the key at once (src/domain/accounts/key-revocations.ts).
+ * `key revoke`: the revocation is announced to every API process, whose key caches drop the key at
+ * once (src/domain/accounts/key-revocations.ts): over Redis pub/sub when configured, else on SQLite
+ * through the signal file beside the database (infra/pubsub/file-signal-bus.ts). On PostgreSQL
+ * without Redis nothing is announced: API processes then confirm cached keys on each use.
  */
 async function revoke(db: Db, keyId: string, config: Config): Promise<unknown> {
-  if (config.pubsub.driver !== 'redis' || !config.redis.url) return { key_id: keyId, ...(await revokeKey(db, keyId)) };
-  const bus = new RedisPubSub(config.redis.url, config.redis.prefix);
+  const signals = signalFileOf(config.databaseUrl);
+  const bus =
+    config.pubsub.driver === 'redis' && config.redis.url
+      ? new RedisPubSub(config.redis.url, config.redis.prefix)
+      : signals !== null
+        ? FileSignalBus.open(signals)
+        : null;
+  if (!bus) return { key_id: keyId, ...(await revokeKey(db, keyId)) };
   try {
     return { key_id: keyId, ...(await revokeKey(db, keyId, bus)) };
   } finally {

@@ -45,6 +45,8 @@ import type { JobQueue, PubSub, Storage } from '../domain/ports/index.js';
 import type { RateLimitStore } from '../infra/ratelimit/rate-limiter.js';
 import type { Redis } from 'ioredis';
 import { followKeyRevocations, type KeyRevocationFeed } from '../domain/accounts/key-revocations.js';
+import { FileSignalBus } from '../infra/pubsub/file-signal-bus.js';
+import { signalFileOf } from '../config/database-url.js';
 
 /**
  * The composition root: builds every adapter from the config. Entrypoints (server, worker, admin)
@@ -120,6 +122,14 @@ export async function wire(config: Config, opts: { schema?: string } = {}): Prom
     keyRevocations = await followKeyRevocations(bus);
   } else {
     pubsub = new InProcessPubSub();
+    // SQLite: the processes sharing the database file share a machine, so revocations announced by
+    // the admin command reach every process through a file beside the database.
+    const signals = signalFileOf(config.databaseUrl);
+    if (signals !== null) {
+      const bus = FileSignalBus.open(signals);
+      keyRevocations = await followKeyRevocations(bus);
+      closers.push(() => bus.close());
+    }
   }
 
   let rateLimitStore: RateLimitStore | undefined;

@@ -6,7 +6,8 @@
  * - in this process, `revokeKey` calls `invalidateApiKey`, which drops the key from every cache;
  * - across processes, either a cached key is confirmed on each use by a primary-key read of its
  *   `revoked_at` (one compiled, prepared statement: `confirmEachUse`, the default without Redis),
- *   or revocations are pushed: with Redis pub/sub every process follows the revocation channel
+ *   or revocations are pushed: with Redis pub/sub (or, on SQLite, the signal file beside the
+ *   database: infra/pubsub/file-signal-bus.ts) every process follows the revocation channel
  *   (key-revocations.ts), which calls `invalidateApiKey(keyId)` on each message and clears every
  *   cache after a reconnection. While that feed is not live (Redis away), cached keys are
  *   confirmed on each use again, so a revocation missed meanwhile is never honoured late.
@@ -26,8 +27,17 @@ export interface ApiKeyCacheOptions {
   /** Confirm a cached key's revocation state on every use (needed unless revocations are pushed). */
   confirmEachUse: boolean;
   maxEntries?: number;
-  /** Pushed revocations (Redis pub/sub): while not live, cached keys are confirmed on each use. */
-  revocations?: { live(): boolean };
+  /**
+   * Pushed revocations (Redis pub/sub, or the signal file of a SQLite deployment): while not live,
+   * cached keys are confirmed on each use. `catchUp`, where the feed has it, applies what was
+   * announced up to now before a cached key is trusted.
+   */
+  revocations?: RevocationFeedView;
+}
+
+export interface RevocationFeedView {
+  live(): boolean;
+  catchUp?(): void;
 }
 
 const live = new Set<WeakRef<ApiKeyCache>>();
@@ -37,7 +47,7 @@ export class ApiKeyCache {
   readonly confirmEachUse: boolean;
   private readonly max: number;
   private readonly byHash = new Map<string, Entry>();
-  private readonly revocations: { live(): boolean } | undefined;
+  private readonly revocations: RevocationFeedView | undefined;
 
   constructor(opts: ApiKeyCacheOptions) {
     this.ttlMs = opts.ttlMs;
@@ -53,6 +63,7 @@ export class ApiKeyCache {
   }
 
   get(hash: string, now = Date.now()): CachedPrincipal | undefined {
+    this.revocations?.catchUp?.();
     const e = this.byHash.get(hash);
     if (e === undefined) return undefined;
     if (e.expiresAt <= now) {

@@ -3,7 +3,7 @@ import { invalidateAllApiKeys, invalidateApiKey } from './key-cache.js';
 
 /**
  * API-key revocations pushed to every process over the shared bus (Redis pub/sub in a distributed
- * deployment). The database stays the record (`api_keys.revoked_at`); the message only tells each
+ * deployment, the signal file beside the database on SQLite). The database stays the record (`api_keys.revoked_at`); the message only tells each
  * process to drop the key from its caches at once.
  *
  * - `announceKeyRevoked`: sent by whoever revoked the key (the admin command, after its write).
@@ -18,6 +18,8 @@ export const KEY_REVOKED_CHANNEL = 'api-keys:revoked';
 export interface KeyRevocationFeed {
   /** Whether revocations published now reach this process. */
   live(): boolean;
+  /** Applies, now, what was announced so far (buses that can read on demand: the signal file). */
+  catchUp?(): void;
   close(): Promise<void>;
 }
 
@@ -30,6 +32,7 @@ export async function followKeyRevocations(pubsub: PubSub): Promise<KeyRevocatio
   const stopResync = pubsub.onResync?.(() => invalidateAllApiKeys());
   return {
     live: () => pubsub.connected?.() ?? true,
+    ...(pubsub.catchUp ? { catchUp: () => pubsub.catchUp!() } : {}),
     async close() {
       stopResync?.();
       await unsubscribe();

@@ -19,4 +19,6 @@ export interface PubSub {
    * disconnected or re-subscribing). Absent on buses that never disconnect.
    */
   connected?(): boolean;
+  /** Delivers, synchronously, what was published up to now (buses that can read on demand). */
+  catchUp?(): void;
 }

@@ -22,16 +22,33 @@ export function registerAuth(
   opts: { allowAnonymous?: (request: FastifyRequest) => boolean; cache?: ApiKeyCache } = {},
 ): void {
   scope.decorateRequest('principal', null);
-  scope.addHook('onRequest', async (request) => {
+  // Callback form: a key answered from the cache is set without a promise (the hot read path).
+  scope.addHook('onRequest', (request, _reply, done) => {
     // A route that may be read without a credential (the Legacy status URL) still checks one that is sent.
-    if (request.headers.authorization === undefined && opts.allowAnonymous?.(request)) return;
-    request.principal = await principalOf(request, accounts, opts.cache);
+    if (request.headers.authorization === undefined && opts.allowAnonymous?.(request)) return done();
+    let found: Principal | Promise<Principal>;
+    try {
+      found = principalOf(request, accounts, opts.cache);
+    } catch (err) {
+      return done(err as Error);
+    }
+    if (!(found instanceof Promise)) {
+      request.principal = found;
+      return done();
+    }
+    found.then(
+      (p) => {
+        request.principal = p;
+        done();
+      },
+      (err: Error) => done(err),
+    );
   });
 }
 
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
 
-async function principalOf(request: FastifyRequest, accounts: AccountsService, cache: ApiKeyCache | undefined): Promise<Principal> {
+function principalOf(request: FastifyRequest, accounts: AccountsService, cache: ApiKeyCache | undefined): Principal | Promise<Principal> {
   const header = request.headers.authorization;
   if (header === undefined) {
     throw new AppError('UNAUTHENTICATED', 'Send your API key as "Authorization: Bearer <API_KEY>".', {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, invalidRequest } from '../../contracts/errors.js';
+import { syncHook } from './sync-hook.js';
 
 /**
  * `X-Request-Id` and `X-Service-Source` (spec sections 5 and 8). Fastify's `genReqId` adopts a
@@ -33,11 +34,14 @@ function checkHeader(request: FastifyRequest, name: string): string | null {
 
 export function registerRequestContext(app: FastifyInstance): void {
   app.decorateRequest('serviceSource', null);
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('X-Request-Id', request.id);
-    checkHeader(request, 'x-request-id');
-    request.serviceSource = checkHeader(request, 'x-service-source');
-  });
+  app.addHook(
+    'onRequest',
+    syncHook((request, reply) => {
+      reply.header('X-Request-Id', request.id);
+      checkHeader(request, 'x-request-id');
+      request.serviceSource = checkHeader(request, 'x-service-source');
+    }),
+  );
 }
 
 /**
@@ -50,11 +54,14 @@ export function registerClosingGuard(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async () => {
-    if (!closing) return;
-    throw new AppError('SERVICE_BUSY', 'The service is shutting down; retry shortly.', {
-      retryAfterMs: 1000,
-      headers: { Connection: 'close' },
-    });
-  });
+  app.addHook(
+    'onRequest',
+    syncHook(() => {
+      if (!closing) return;
+      throw new AppError('SERVICE_BUSY', 'The service is shutting down; retry shortly.', {
+        retryAfterMs: 1000,
+        headers: { Connection: 'close' },
+      });
+    }),
+  );
 }

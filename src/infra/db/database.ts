@@ -20,6 +20,8 @@ import * as m0003VideoGeneration from './migrations/0003-video-generation.js';
 import * as m0004LegacyModel from './migrations/0004-legacy-model.js';
 import * as m0005IdempotentRequests from './migrations/0005-idempotent-requests.js';
 import * as m0006AssetTaskFingerprints from './migrations/0006-asset-task-fingerprints.js';
+import * as m0007VideoListOrder from './migrations/0007-video-list-order.js';
+import { sqliteFileOf } from '../../config/database-url.js';
 
 export type Db = Kysely<Database>;
 export type DialectName = 'sqlite' | 'postgres';
@@ -90,7 +92,7 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
   if (opts.url.startsWith('sqlite:')) {
-    const file = opts.url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    const file = sqliteFileOf(opts.url) ?? ':memory:';
     const db = new Kysely<Database>({ dialect: sqliteDialect(file) });
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
@@ -123,6 +125,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-legacy-model': m0004LegacyModel,
   '0005-idempotent-requests': m0005IdempotentRequests,
   '0006-asset-task-fingerprints': m0006AssetTaskFingerprints,
+  '0007-video-list-order': m0007VideoListOrder,
 };
 
 class StaticMigrations implements MigrationProvider {
