@@ -23,7 +23,7 @@ import { motionClips, writeMotion3d } from '../src/engine/three-d/export-motion.
 import { boneLengthVariation, plantedFootSlide, reprojectionPck } from '../src/engine/three-d/motion-quality.js';
 import type { MotionTrack } from '../src/engine/types.js';
 import { liftTrack, type LiftedTrack } from '../src/engine/three-d/lift.js';
-import { WORLD_STRIDE, measureWorldDepth } from '../src/engine/three-d/world-track.js';
+import { WORLD_STRIDE, measureVideo3d, measureWorldDepth } from '../src/engine/three-d/world-track.js';
 import { lumaOf, ssim } from '../test/helpers/image-metrics.js';
 import { renderSkinnedFrames } from './_skinned-frames.js';
 
@@ -172,6 +172,24 @@ export async function run(args: string[]): Promise<void> {
       const changed = depthSignChanges(liftTrack(assets.track), liftTrack(assets.track, world));
       console.log(
         `| ${v} | ${n} | ${(n / ((t1 - t0) / 1000)).toFixed(1)} | ${((t2 - t1) / 1000).toFixed(2)} | ${((t3 - t2) / 1000).toFixed(2)} | ${(n / ((t3 - t1) / 1000)).toFixed(1)} | ${pck} | ${bone.toExponential(1)} | ${slide.toFixed(4)} | ${(changed * 100).toFixed(0)}% |`,
+      );
+    }
+    // expression/full: the same pass with the face mesh on the key frames (face controls).
+    console.log(
+      '\n| driving video (expression set) | frames | BlazePose + face mesh pass s | glb extraction fps (from stored track) | frames with a face |',
+    );
+    console.log('|---|---|---|---|---|');
+    for (const v of VIDEOS) {
+      const dir = join(tmp, v);
+      const { track } = await engine.loadMotion(dir);
+      const t0 = performance.now();
+      const m = await measureVideo3d({ tools, videoFile: join(dir, 'source.mp4'), track, stride: WORLD_STRIDE, face: true });
+      const t1 = performance.now();
+      await writeMotion3d(motionClips(track, { jointSet: 'expression', smoothing: true }, m.depth, m.faces), dir);
+      const t2 = performance.now();
+      const n = track.frameCount;
+      console.log(
+        `| ${v} | ${n} | ${((t1 - t0) / 1000).toFixed(2)} | ${(n / ((t2 - t0) / 1000)).toFixed(1)} | ${m.faces!.filter((f) => f).length} |`,
       );
     }
     // A 10 s motion at 30 fps: the first dance's track looped to 300 frames.

@@ -15,7 +15,8 @@ import { qmul, qconj, type Quat } from '../../src/engine/three-d/math3d.js';
 import type { SkeletalClip } from '../../src/engine/three-d/motion3d.js';
 import type { MotionTrack } from '../../src/engine/types.js';
 import { LIFTED_POINTS, type WorldDepth } from '../../src/engine/three-d/lift.js';
-import { WORLD_STRIDE, measureWorldDepth } from '../../src/engine/three-d/world-track.js';
+import { WORLD_STRIDE, measureVideo3d, measureWorldDepth } from '../../src/engine/three-d/world-track.js';
+import type { FaceSample } from '../../src/engine/three-d/face-controls.js';
 import { mediaPath, missingMedia } from '../helpers/engine-fixtures.js';
 
 const run = promisify(execFile);
@@ -127,6 +128,22 @@ async function checkExports(
       }
     }
     assert.ok(worst < 0.5, `FBX rotations differ by up to ${worst.toFixed(3)} degrees`);
+    // Face controls carry translation curves (centimetres in the file, metres in the clip).
+    for (const [j, joint] of sk.joints.entries()) {
+      if (!joint.control) continue;
+      const ch = anim.channels.find((c) => c.name === joint.name);
+      assert.ok(ch, `${name}.fbx has a channel for the control ${joint.name}`);
+      const keys = ch.positionkeys.filter(([t]) => Math.abs(t - Math.round(t)) < 1e-6);
+      assert.equal(keys.length, frames, `${joint.name} position keys`);
+      for (const [t, p] of keys) {
+        const o = (Math.round(t) * sk.joints.length + j) * 3;
+        const mine = [0, 1, 2].map((k) => clip.translations[o + k]);
+        // assimp may report centimetres or metres depending on its unit scaling; compare shapes by ratio.
+        const scale = Math.abs(p[1]) > 1e-9 && Math.abs(mine[1]) > 1e-9 ? p[1] / mine[1] : 1;
+        for (let k = 0; k < 3; k++)
+          assert.ok(Math.abs(p[k] - mine[k] * scale) < 1e-3 * Math.max(1, Math.abs(scale)), `${joint.name} key ${t}`);
+      }
+    }
   }
 }
 
@@ -268,6 +285,36 @@ describe('3D motion on a synthetic jumping-jack track', () => {
     }
   });
 
+  it('face controls (expression, full) follow the face measures; they move by translation, bones stay constant', async () => {
+    const { track } = jumpingJacks(30, 30, 200, 400);
+    // A mouth that opens, a left eye that closes, brows that rise over the clip.
+    const faces: FaceSample[] = Array.from({ length: 30 }, (_, t) => ({
+      mouthOpen: t < 10 ? 0.01 : 0.4,
+      eye: [t >= 20 ? 0.05 : 0.35, 0.35],
+      brow: [0.5 + (t >= 20 ? 0.1 : 0), 0.5],
+      mouthWidth: 0.5,
+    }));
+    for (const jointSet of ['expression', 'full'] as const) {
+      const clips = motionClips(track, { jointSet, smoothing: false }, undefined, faces);
+      const c = clips.metahuman;
+      const sk = c.skeleton;
+      const n = sk.joints.length;
+      const at = (name: string) => sk.joints.findIndex((j) => j.name === name);
+      const jawDeg = (t: number) => (2 * Math.asin(c.rotations[(t * n + at('FACIAL_C_Jaw')) * 4]) * 180) / Math.PI;
+      assert.ok(jawDeg(5) < 0.5 && jawDeg(15) > 15, `jaw ${jawDeg(5)} -> ${jawDeg(15)} degrees`);
+      const y = (name: string, t: number) => c.world[(t * n + at(name)) * 3 + 1] - c.world[(t * n + at('head')) * 3 + 1];
+      assert.ok(y('FACIAL_C_Chin', 15) < y('FACIAL_C_Chin', 5) - 0.005, 'the chin drops with the jaw');
+      assert.ok(y('FACIAL_L_EyelidUpper', 25) < y('FACIAL_L_EyelidUpper', 5) - 0.005, 'the left upper lid closes');
+      assert.ok(Math.abs(y('FACIAL_R_EyelidUpper', 25) - y('FACIAL_R_EyelidUpper', 5)) < 1e-3, 'the right one does not');
+      assert.ok(y('FACIAL_L_BrowMid', 25) > y('FACIAL_L_BrowMid', 5) + 0.003, 'the left brow rises');
+      assert.ok(boneLengthVariation(c) < 0.01, `bone length variation ${boneLengthVariation(c)}`);
+      const dir = join(tmp, `face-${jointSet}`);
+      await mkdir(dir, { recursive: true });
+      await writeMotion3d(clips, dir);
+      await checkExports(dir, clips, 30, 30, assimpMissing === false);
+    }
+  });
+
   it('refuses a track with unfilled frames', () => {
     const { track } = jumpingJacks(5, 30, 200, 400);
     track.frames[2] = { ...track.frames[2], body: [] };
@@ -343,6 +390,27 @@ describe('3D motion from a real driving video', { skip: missingMedia('videos/liv
     }
     await writeMotion3d(clips, dir);
     await checkExports(dir, clips, assets.track.fps, assets.track.frameCount, assimpMissing === false);
+
+    // The face mesh on the same key frames (expression and full): a face in every frame of this
+    // portrait clip, with measures of a human face (in inter-ocular distances).
+    const measured = await measureVideo3d({
+      tools: resolveTools({}),
+      videoFile: join(dir, assets.sourceVideoFile!),
+      track: assets.track,
+      stride: WORLD_STRIDE,
+      face: true,
+    });
+    assert.ok(
+      measured.faces!.every((f) => f !== null),
+      'a face measure for every frame',
+    );
+    for (const f of measured.faces!) {
+      assert.ok(f!.eye.every((e) => e > 0.1 && e < 0.6) && f!.mouthWidth > 0.3 && f!.mouthWidth < 0.9, JSON.stringify(f));
+      assert.ok(f!.mouthOpen >= 0 && f!.mouthOpen < 0.6 && f!.brow.every((b) => b > 0.2 && b < 1), JSON.stringify(f));
+    }
+    const expr = motionClips(assets.track, { jointSet: 'expression', smoothing: true }, measured.depth, measured.faces);
+    assert.ok(boneLengthVariation(expr.metahuman) < 0.01);
+    assert.ok(reprojectionPck(expr.metahuman, assets.track) >= 0.9);
   });
 });
 

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { EngineError, type MotionTrack } from '../types.js';
 import { writeFbx } from './fbx-writer.js';
 import { writeGlb } from './glb-writer.js';
+import { applyFaceControls, smoothFaces, type FaceSample } from './face-controls.js';
 import { liftTrack, smoothLifted, type WorldDepth } from './lift.js';
 import { retarget, type SkeletalClip } from './motion3d.js';
 import { metahumanSkeleton, mixamoSkeleton, type JointSet } from './skeletons.js';
@@ -28,8 +29,14 @@ export interface Motion3dClips {
 /**
  * Lifts and retargets a track onto both skeletons. `world`: measured 3D points per frame
  * (world-track.ts, BlazePose) that decide each bone's depth direction; without, a heuristic does.
+ * `faces`: face-mesh measures per frame that drive the MetaHuman face controls (face-controls.ts).
  */
-export function motionClips(track: MotionTrack, opts: Motion3dOptions, world?: WorldDepth): Motion3dClips {
+export function motionClips(
+  track: MotionTrack,
+  opts: Motion3dOptions,
+  world?: WorldDepth,
+  faces?: Array<FaceSample | null> | null,
+): Motion3dClips {
   if (track.frames.length === 0 || track.frames.some((f) => f.body.length < 17)) {
     throw new EngineError('INVALID_MOTION', 'The pose track has frames without a full body; the 3D animation needs every frame filled');
   }
@@ -37,7 +44,10 @@ export function motionClips(track: MotionTrack, opts: Motion3dOptions, world?: W
   // Gaussian over ~1/15 s: removes detector jitter in depth while keeping the beat of a dance.
   const sigma = opts.smoothing ? Math.max(0.5, track.fps / 15) : 0;
   const smooth = { ...lifted, frames: smoothLifted(lifted.frames, sigma) };
-  return { metahuman: retarget(smooth, metahumanSkeleton(opts.jointSet)), mixamo: retarget(smooth, mixamoSkeleton()) };
+  const metahuman = retarget(smooth, metahumanSkeleton(opts.jointSet));
+  // Face controls (expression and full): Mixamo's skeleton has no face joints.
+  if (faces && opts.jointSet !== 'body') applyFaceControls(metahuman, opts.smoothing ? smoothFaces(faces, sigma) : faces);
+  return { metahuman, mixamo: retarget(smooth, mixamoSkeleton()) };
 }
 
 /** Writes the four export files into `outDir`; returns their names. */

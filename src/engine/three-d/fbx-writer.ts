@@ -157,7 +157,7 @@ export function writeFbx(clip: SkeletalClip, takeName: string): Buffer {
       }
     }
     if (moving) addCurveNode(i, 'Lcl Rotation', euler);
-    if (i === sk.rootMotionJoint || i === sk.hipsJoint) {
+    if (i === sk.rootMotionJoint || i === sk.hipsJoint || sk.joints[i].control) {
       const tr = [new Float64Array(frames), new Float64Array(frames), new Float64Array(frames)];
       for (let t = 0; t < frames; t++) for (let k = 0; k < 3; k++) tr[k][t] = clip.translations[(t * n + i) * 3 + k] * CM;
       addCurveNode(i, 'Lcl Translation', tr);

@@ -61,7 +61,7 @@ export async function writeGlb(clip: SkeletalClip, name: string): Promise<Uint8A
       if (Math.abs(x / len) > STATIC_EPS || Math.abs(y / len) > STATIC_EPS || Math.abs(z / len) > STATIC_EPS) moving = true;
     }
     if (moving) addChannel('rotation', 'VEC4', rot, i);
-    if (i === sk.rootMotionJoint || i === sk.hipsJoint) {
+    if (i === sk.rootMotionJoint || i === sk.hipsJoint || sk.joints[i].control) {
       const tr = new Float32Array(frames * 3);
       for (let t = 0; t < frames; t++) tr.set(clip.translations.subarray((t * n + i) * 3, (t * n + i) * 3 + 3), t * 3);
       addChannel('translation', 'VEC3', tr, i);

@@ -68,7 +68,8 @@ export function boneLengthVariation(clip: SkeletalClip): number {
   for (let j = 0; j < sk.joints.length; j++) {
     const p = sk.joints[j].parent;
     // The pelvis's offset from a ground-level root is root motion (its height), not a bone.
-    if (p < 0 || j === sk.hipsJoint) continue;
+    // Face controls move by translation (face-controls.ts): controls, not bones.
+    if (p < 0 || j === sk.hipsJoint || sk.joints[j].control) continue;
     let min = Infinity;
     let max = 0;
     for (let t = 0; t < clip.frameCount; t++) {

@@ -31,6 +31,8 @@ export interface Joint {
   /** Rest position in the skeleton's space (metres). */
   rest: Vec3;
   role?: JointRole;
+  /** A face control: its offset from the parent is animated (face-controls.ts), so it is not a bone of constant length. */
+  control?: boolean;
 }
 
 export interface Skeleton {
@@ -186,6 +188,9 @@ const FACE_SIDED: Array<[string, Vec3]> = [
   ['LipLower', [0.013, 1.585, 0.109]],
 ];
 
+/** Face controls animated by translation (face-controls.ts); the jaw rotates. */
+const TRANSLATED_CONTROLS = new Set(['EyelidUpper', 'EyelidLower', 'BrowInner', 'BrowMid', 'BrowOuter', 'LipCorner']);
+
 function faceControls(b: Builder): void {
   b.add(FACE_CONTROLS[0][0], 'head', FACE_CONTROLS[0][1]);
   for (const [name, p] of FACE_CONTROLS.slice(1))
@@ -199,6 +204,7 @@ function faceControls(b: Builder): void {
       const side = s.toUpperCase();
       const parent = name === 'LipLower' ? 'FACIAL_C_Jaw' : 'FACIAL_C_FacialRoot';
       b.add(`FACIAL_${side}_${name}`, parent, mirror(p, sign));
+      if (TRANSLATED_CONTROLS.has(name)) b.joints[b.joints.length - 1].control = true;
     }
   }
 }

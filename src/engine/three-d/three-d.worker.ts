@@ -7,20 +7,22 @@ import { EngineError } from '../types.js';
 import { writeVsplat } from './export-character.js';
 import { motionClips, writeMotion3d } from './export-motion.js';
 import type { ThreeDTask, ThreeDReply } from './three-d-thread.js';
-import { measureWorldDepth } from './world-track.js';
+import { measureVideo3d } from './world-track.js';
 
 async function run(task: ThreeDTask): Promise<unknown> {
   if (task.kind === 'vsplat') return writeVsplat(task.input);
-  const world = task.video
-    ? await measureWorldDepth({
+  const measured = task.video
+    ? await measureVideo3d({
         tools: task.video.tools,
         videoFile: task.video.file,
         track: task.track,
         stride: task.video.stride,
+        // Face controls exist in the expression and full sets only.
+        face: task.options.jointSet !== 'body',
         onProgress: (share) => parentPort!.postMessage({ progress: share * 0.9 } satisfies ThreeDReply),
       })
-    : undefined;
-  return writeMotion3d(motionClips(task.track, task.options, world), task.outDir);
+    : null;
+  return writeMotion3d(motionClips(task.track, task.options, measured?.depth, measured?.faces), task.outDir);
 }
 
 run(workerData as ThreeDTask).then(

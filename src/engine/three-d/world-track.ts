@@ -12,6 +12,7 @@ import type { MotionTrack } from '../types.js';
 import { BLAZEPOSE_OF_COCO, runBlazePoseWorld, type RotatedRegion, type WorldPose } from '../vision/blazepose-world.js';
 import { HEAD, LIFTED_POINTS, NECK, PELVIS, type WorldDepth } from './lift.js';
 import { add, lerp3, scale, type Vec3 } from './math3d.js';
+import { faceRegion, interpolateFaces, measureFace, type FaceSample } from './face-controls.js';
 
 /** Long side of the decoded frames. */
 const WORK_LONG_SIDE = 384;
@@ -56,29 +57,41 @@ function toLiftPoints(pose: WorldPose): Vec3[] {
   return out.slice(0, LIFTED_POINTS);
 }
 
-export async function measureWorldDepth(opts: WorldTrackOptions): Promise<WorldDepth> {
+export interface VideoMeasures {
+  /** BlazePose's world points per frame (interpolated between key frames). */
+  depth: WorldDepth;
+  /** Face-mesh measures per frame (interpolated), when asked for (joint sets with face controls). */
+  faces: Array<FaceSample | null> | null;
+}
+
+/** One decode pass: BlazePose on the key frames, and the face mesh on the same frames when `face`. */
+export async function measureVideo3d(opts: WorldTrackOptions & { face: boolean }): Promise<VideoMeasures> {
   const { track, stride } = opts;
   const s = Math.min(1, WORK_LONG_SIDE / Math.max(track.width, track.height));
   const width = Math.max(2, Math.round(track.width * s)),
     height = Math.max(2, Math.round(track.height * s));
+  const sx = width / track.width,
+    sy = height / track.height;
   const n = track.frames.length;
   const measured: WorldDepth = new Array<Vec3[] | null>(n).fill(null);
+  const faces = new Array<FaceSample | null>(n).fill(null);
   let t = 0;
   for await (const frame of decodeFrames(opts.tools, opts.videoFile, { fps: track.fps, width, height, signal: opts.signal })) {
     if (t >= n) break;
-    if ((t % stride === 0 || t === n - 1) && track.frames[t].body.length >= 17) {
-      const pose = await runBlazePoseWorld(
-        frame,
-        width,
-        height,
-        regionFromBody(track.frames[t].body, width / track.width, height / track.height),
-      );
+    const body = track.frames[t].body;
+    if ((t % stride === 0 || t === n - 1) && body.length >= 17) {
+      const pose = await runBlazePoseWorld(frame, width, height, regionFromBody(body, sx, sy));
       if (pose.score >= MIN_PRESENCE) measured[t] = toLiftPoints(pose);
+      if (opts.face) faces[t] = await measureFace(frame, width, height, faceRegion(body, sx, sy));
     }
     opts.onProgress?.((t + 1) / n);
     t++;
   }
-  return interpolate(measured);
+  return { depth: interpolate(measured), faces: opts.face ? interpolateFaces(faces) : null };
+}
+
+export async function measureWorldDepth(opts: WorldTrackOptions): Promise<WorldDepth> {
+  return (await measureVideo3d({ ...opts, face: false })).depth;
 }
 
 /** Fills the frames without a measurement linearly between their measured neighbours (held at the ends). */

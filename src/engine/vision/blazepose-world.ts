@@ -56,7 +56,7 @@ export interface WorldPose {
 }
 
 /** Bilinear sample of the rotated region of an RGBA frame into n×n RGB floats in [0, 1] (black outside). */
-function sampleRotated(rgba: Uint8Array, width: number, height: number, r: RotatedRegion, n: number): Float32Array {
+export function sampleRotated(rgba: Uint8Array, width: number, height: number, r: RotatedRegion, n: number): Float32Array {
   const out = new Float32Array(n * n * 3);
   const c = Math.cos(r.angle),
     s = Math.sin(r.angle);
