@@ -95,7 +95,11 @@ async function checkFrames(deps: MediaCheckDeps, file: string, info: VideoInfo, 
   }
 }
 
-export async function checkVideoFile(deps: MediaCheckDeps, file: string): Promise<VideoInfo> {
+/**
+ * `frames: false` skips the decode of the start, middle and end (the probe-level checks still run): for
+ * a file that already passed this whole check at the door and only moved through storage since.
+ */
+export async function checkVideoFile(deps: MediaCheckDeps, file: string, opts: { frames?: boolean } = {}): Promise<VideoInfo> {
   const limits = deps.config.limits;
   const size = await sizeOf(file);
   if (size > limits.videoBytes) {
@@ -131,6 +135,6 @@ export async function checkVideoFile(deps: MediaCheckDeps, file: string): Promis
       },
     );
   }
-  await checkFrames(deps, file, info, base);
+  if (opts.frames !== false) await checkFrames(deps, file, info, base);
   return info;
 }

@@ -219,7 +219,11 @@ async function motionFromSource(
   await mkdir(dir, { recursive: true });
   if (src.kind === 'stored') await deps.storage.getFile(src.key, video);
   else await fetchInput(deps, src.url, video, 'video', signal);
-  const info = await checkVideoFile(deps, video);
+  // A stored input passed the whole check, frames decoded, before the render was accepted (render
+  // sources and draft uploads): its decode is not repeated here, where it sat on the critical path
+  // (~0.2-0.4 s of a 4 s render; the extraction's own decode still fails a damaged file). A URL input
+  // is new to the service and gets the whole check.
+  const info = await checkVideoFile(deps, video, { frames: src.kind === 'url' });
   // A URL motion's length was unknown at creation: reserve now, before the expensive part (a render
   // is paid from a reservation; a short balance fails it with INSUFFICIENT_CREDITS). For other
   // sources the reservation exists and this is a no-op.
