@@ -116,6 +116,9 @@ export async function run_(argv: string[]): Promise<void> {
           .map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`)
           .join(', ')}); output ${Number(row.duration_ms) / 1000} s; ` +
         `pose detector on ${stats ? `${stats.detected} of ${stats.frames} frames (${stats.interpolated} interpolated)` : '?'}; ` +
+        (stats
+          ? `extraction (from its start): frames posed ${(stats.timings.posedMs / 1000).toFixed(1)} s, plate (${stats.plateSamples} segmented samples) ${(stats.timings.plateMs / 1000).toFixed(1)} s, done ${(stats.timings.doneMs / 1000).toFixed(1)} s; `
+          : '') +
         `CPU of this process (API + workers, ffmpeg not counted) ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s; load ${loadavg()[0].toFixed(2)}.`,
     );
     return total;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { KeyframePoser, keyMotion, lerpPose } from '../../src/engine/motion/keyframes.js';
+import { DEFAULT_MAX_MOTION, DEFAULT_SPAN, KeyframePoser, keyMotion, lerpPose } from '../../src/engine/motion/keyframes.js';
 import type { Keypoint } from '../../src/engine/types.js';
 import type { PoseResult } from '../../src/engine/vision/pose-detector.js';
 
@@ -41,7 +41,7 @@ interface Call {
 async function run(
   n: number,
   pose: (i: number) => PoseResult | null,
-  opts: { capacity?: number; maxMotion?: number; jitterMs?: number } = {},
+  opts: { capacity?: number; maxMotion?: number; span?: number; jitterMs?: number } = {},
 ) {
   const calls: Call[] = [];
   const out: Array<{ index: number; result: PoseResult | null }> = [];
@@ -53,7 +53,8 @@ async function run(
       return pose(i);
     },
     (index, result) => out.push({ index, result }),
-    { capacity: opts.capacity ?? 4, maxMotion: opts.maxMotion },
+    // The algorithm's tests below use keys every 4th frame and 0.3 torso (the production defaults have their own test).
+    { capacity: opts.capacity ?? 4, maxMotion: opts.maxMotion ?? 0.3, span: opts.span ?? 4 },
   );
   for (let i = 0; i < n; i++) {
     const f = Buffer.alloc(4);
@@ -147,6 +148,21 @@ describe('key-frame pose', () => {
       b.calls.map((c) => c.frame),
     );
     assert.ok(a.stats.interpolated > 0 && a.stats.detected < 40, JSON.stringify(a.stats));
+  });
+
+  it('by default keys every 2nd frame and detects the frame between only where a joint moved 0.5 torso or more', async () => {
+    assert.equal(DEFAULT_SPAN, 2);
+    assert.equal(DEFAULT_MAX_MOTION, 0.5);
+    const still = await run(9, () => body(0), { span: DEFAULT_SPAN, maxMotion: DEFAULT_MAX_MOTION });
+    assert.deepEqual(
+      still.calls.map((c) => c.frame),
+      [0, 2, 4, 6, 8],
+    );
+    // 0.2 torso a frame is 0.4 between keys: interpolated; 0.3 a frame (0.6 between keys) is detected.
+    const moderate = await run(9, (i) => body(20 * i), { span: DEFAULT_SPAN, maxMotion: DEFAULT_MAX_MOTION });
+    assert.deepEqual(moderate.stats, { frames: 9, detected: 5, interpolated: 4 });
+    const fast = await run(9, (i) => body(30 * i), { span: DEFAULT_SPAN, maxMotion: DEFAULT_MAX_MOTION });
+    assert.deepEqual(fast.stats, { frames: 9, detected: 9, interpolated: 0 });
   });
 
   it('with maxMotion 0 treats every frame as a key', async () => {

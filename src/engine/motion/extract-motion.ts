@@ -17,10 +17,17 @@ import { PlateBuilder } from './background-plate.js';
 import { fillGaps, smoothTrack } from './track-filters.js';
 import { DEFAULT_MAX_MOTION, KeyframePoser, type KeyframeStats } from './keyframes.js';
 
-let lastStats: KeyframeStats | null = null;
+/** What the last extraction did and where its time went (wall ms from the call), for benchmarks. */
+export interface ExtractionStats extends KeyframeStats {
+  /** Wall ms from the call: frames decoded and posed, plate built, plate written, side jobs (source copy, audio) done. */
+  timings: { posedMs: number; plateMs: number; writtenMs: number; doneMs: number };
+  plateSamples: number;
+}
 
-/** Frames seen, detected and interpolated by the last extraction in this process (for benchmarks). */
-export function lastExtractionStats(): KeyframeStats | null {
+let lastStats: ExtractionStats | null = null;
+
+/** Frames seen, detected and interpolated by the last extraction in this process, and its stage times (for benchmarks). */
+export function lastExtractionStats(): ExtractionStats | null {
   return lastStats;
 }
 
@@ -37,12 +44,16 @@ export interface ExtractMotionOptions {
   /** Injected for tests and benchmarks; defaults to a shared pool of MoveNet Lightning workers. */
   detector?: PoseDetector;
   /**
-   * Interpolate the frames between key frames where the body barely moved (keyframes.ts). Default
-   * false (the detector on every frame): on the render bench's clip (the fast start of dance_1) it
-   * skipped only 17 of 120 frames and the render's CPU time did not fall (measured under load 18-22,
-   * issue 14); re-measure on a quiet machine before making it the default.
+   * Pose on key frames (keyframes.ts): the detector on every 2nd frame and on the frames between where
+   * the body moved, the rest interpolated. Default true since issue 14: pose is most of a render's
+   * CPU, and this runs the detector on 53-69% of the frames of the bench clips with 97.6-100% of the
+   * every-frame track's joints within 0.2 torso. `false` runs the detector on every frame.
    */
   interpolate?: boolean;
+  /** Key-frame settings when interpolating (keyframes.ts defaults otherwise); for tuning and benchmarks. */
+  keyframes?: { span?: number; maxMotion?: number };
+  /** Frames sampled for the background plate (background-plate.ts default otherwise); for tuning and benchmarks. */
+  plateSamples?: number;
 }
 
 /** Working decode size: enough for a 480 px plate and for MoveNet's 192 px input, cheap to move. */
@@ -57,6 +68,8 @@ const DEFAULT_FPS_CAP = 30;
 export async function extractMotion(opts: ExtractMotionOptions): Promise<MotionAssets> {
   const { tools, videoFile, outDir, signal } = opts;
   const report = progressReporter(opts.onProgress);
+  const started = performance.now();
+  const since = () => Math.round(performance.now() - started);
   if (signal?.aborted) throw abortError(signal);
   const info = await probeVideo(tools, videoFile);
   const fps = chooseFps(info.fps, opts.targetFps);
@@ -98,6 +111,7 @@ export async function extractMotion(opts: ExtractMotionOptions): Promise<MotionA
     const segment = stream ? stream.segment.bind(stream) : undefined;
     const plate = new PlateBuilder(workW, workH, expectedFrames, {
       segment: segment && ((rgba, w, h) => segment(rgba, w, h, PLATE_SEG_SIDE)),
+      maxSamples: opts.plateSamples,
     });
     const raw: PoseFrame[] = [];
     const record = (index: number, found: PoseResult | null) => {
@@ -116,7 +130,8 @@ export async function extractMotion(opts: ExtractMotionOptions): Promise<MotionA
     };
     const poser = new KeyframePoser((frame, hint) => detector.detect(frame, workW, workH, hint), record, {
       capacity,
-      maxMotion: opts.interpolate === true ? DEFAULT_MAX_MOTION : 0,
+      maxMotion: opts.interpolate === false ? 0 : (opts.keyframes?.maxMotion ?? DEFAULT_MAX_MOTION),
+      span: opts.keyframes?.span,
     });
     let decoded = 0;
     try {
@@ -128,7 +143,8 @@ export async function extractMotion(opts: ExtractMotionOptions): Promise<MotionA
     } finally {
       stream?.end();
     }
-    lastStats = poser.stats;
+    const timings = { posedMs: since(), plateMs: 0, writtenMs: 0, doneMs: 0 };
+    lastStats = { ...poser.stats, timings, plateSamples: plate.sampleCount };
     if (signal?.aborted) throw abortError(signal);
 
     const detectedCount = raw.filter((f) => f.detected).length;
@@ -149,6 +165,7 @@ export async function extractMotion(opts: ExtractMotionOptions): Promise<MotionA
     const { rgb } = await plate.build((i) =>
       filled[i] ? filled[i].body.map((k) => ({ x: k.x / toSrcX, y: k.y / toSrcY, score: k.score })) : null,
     );
+    timings.plateMs = since();
     const plateFile = 'plate.png';
     await sharp(Buffer.from(rgb.buffer, rgb.byteOffset, rgb.length), { raw: { width: plate.width, height: plate.height, channels: 3 } })
       .resize(info.width, info.height, { kernel: 'lanczos3' })
@@ -168,7 +185,9 @@ export async function extractMotion(opts: ExtractMotionOptions): Promise<MotionA
     };
     const trackFile = 'track.json';
     await writeFile(path.join(outDir, trackFile), JSON.stringify(track));
+    timings.writtenMs = since();
     const [, hasAudio] = await sideJobs;
+    timings.doneMs = since();
     report(100);
     return { dir: outDir, track, trackFile, sourceVideoFile, plateFile, audioFile: hasAudio ? 'audio.m4a' : null };
   }

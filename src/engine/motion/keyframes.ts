@@ -8,17 +8,25 @@
  *
  * The test is on the two known frames' own joints: the largest movement of a joint seen in either,
  * in torso lengths. Linear interpolation of a joint that moved d between them is off by at most d/2
- * (a reversal inside the interval) and usually far less. With `maxMotion` 0.3 and keys every 4th
- * frame, simulated on every-frame tracks of the three benchmark clips, the detector ran on 73%
- * (animate-x dance_1), 56% (dance_3) and 41% (liveportrait s13) of the frames, and the track's body
- * joints stayed within a mean 0.012-0.016 torso of the every-frame detections (97.7-98.4% within
- * 0.1 torso; MoveNet's own frame-to-frame jitter is of that order); the track's smoothing comes after.
+ * (a reversal inside the interval) and usually far less.
+ *
+ * Defaults (issue 14, measured on real extractions, not simulations: the key frames' own tracking
+ * crops then differ from an every-frame run, which is most of the difference): keys every 2nd frame,
+ * the frame between detected when a joint moved 0.5 torso or more. Against the every-frame track
+ * (raw, body joints seen there, in its torso lengths) the detector ran on 65% (animate-x dance_1),
+ * 55% (dance_3), 53% (liveportrait s13) and 69% (the render bench's 5 s clip) of the frames, with
+ * 97.6% / 100% / 100% / 97.8% of joints within 0.2 torso and a mean 0.045 / 0.011 / 0.017 / 0.043
+ * torso. The earlier setting (keys every 4th, 0.3 torso) ran the detector on 74% / 56% / 41% / 86%
+ * with a mean 0.047 / 0.013 / 0.021 / 0.051: on the fast clips it saved less and strayed more (over
+ * four frames the key frames' tracking crops miss a turn), on the slow ones a little more saving for
+ * a little more difference. Every 2nd frame with no check at all: 50-51% and 0.050 / 0.013 / 0.018 /
+ * 0.050; keys every 4th at 0.5 torso: 32-67% and up to 0.055.
  */
 import type { Keypoint } from '../types.js';
 import { isBodyDetection, SEEN_SCORE, type PoseResult } from '../vision/pose-detector.js';
 
 /** Default largest joint movement between two known frames (torso lengths) below which the frames between are interpolated. */
-export const DEFAULT_MAX_MOTION = 0.3;
+export const DEFAULT_MAX_MOTION = 0.5;
 
 function torsoLength(body: Keypoint[]): number {
   const sx = (body[5].x + body[6].x) / 2;
@@ -54,7 +62,7 @@ export interface KeyframeStats {
 }
 
 /** Default distance between key frames: a power of two, halved where the body moves. */
-export const DEFAULT_SPAN = 4;
+export const DEFAULT_SPAN = 2;
 
 /**
  * Runs `detect` on the frames of a stream with key frames and interpolation, keeping at most
