@@ -2,12 +2,12 @@
  * The engine facade: the only surface workers, the CLI and benchmarks use. Binaries and a scratch
  * directory are passed in; nothing here reads the environment.
  */
-import { access, readFile, writeFile } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import sharp from 'sharp';
-import { defaultCharacterKeypoints, isDefaultCharacterImage, writeDefaultCharacterImage } from './builtins/default-character.js';
+import { writeDefaultCharacterImage } from './builtins/default-character.js';
 import { listTemplates, writeTemplateMotion } from './builtins/templates.js';
-import { analyzeCharacterImage, warmUpCharacterAnalysis } from './character/analyze.js';
+import { analyzeCharacterInThread, warmUpAnalysisThread } from './character/analysis-thread.js';
+import { CHARACTER_FILE, type CharacterFile } from './character/character-assets.js';
 import type { MediaTools } from './media/ffmpeg.js';
 import { probeImage, probeVideo } from './media/probe.js';
 import { checkVideoFrames, type FrameCheck } from './media/video-integrity.js';
@@ -16,11 +16,9 @@ import { renderVideo } from './render/render-video.js';
 import { renderContactSheet } from './render/contact-sheet.js';
 import { generateVideo, type GenerateResult } from './generate/generate.js';
 import { renderInScene } from './generate/animate.js';
-import { RigError, buildRig, type Rig } from './rig/build-rig.js';
 import {
   EngineError,
   type BackgroundSpec,
-  type CharacterAnalysis,
   type CharacterAssets,
   type ImageInfo,
   type MotionAssets,
@@ -38,6 +36,7 @@ export * from './types.js';
 export { JOINT_SETS, jointCount, type JointSet } from './three-d/skeletons.js';
 export { MOTION_3D_FILES } from './three-d/export-motion.js';
 export type { Rig } from './rig/build-rig.js';
+export { rigFromTexture, type CharacterFile } from './character/character-assets.js';
 export type { MediaTools } from './media/ffmpeg.js';
 export type { GenerateResult } from './generate/generate.js';
 export { writeSoundtrack } from './generate/generate.js';
@@ -67,13 +66,6 @@ export interface GenerateVideoInput {
 export interface SceneOptions {
   seed: number;
   watermark: boolean;
-}
-
-/** `character.json`: the analysis and the rig built from it. */
-export interface CharacterFile {
-  version: 1;
-  analysis: CharacterAnalysis;
-  rig: Rig;
 }
 
 export interface Engine {
@@ -131,7 +123,6 @@ export interface Engine {
   writeDefaultCharacterImage(outFile: string): Promise<void>;
 }
 
-const CHARACTER_FILE = 'character.json';
 const TEXTURE_FILE = 'texture.png';
 
 const exists = (p: string): Promise<boolean> =>
@@ -139,18 +130,6 @@ const exists = (p: string): Promise<boolean> =>
     () => true,
     () => false,
   );
-
-/** Builds the rig from a texture file; rig refusals become INVALID_CHARACTER. */
-export async function rigFromTexture(analysis: CharacterAnalysis, textureFile: string): Promise<Rig> {
-  const { data, info } = await sharp(textureFile).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  try {
-    return buildRig(analysis, new Uint8Array(data.buffer, data.byteOffset, data.length), info.width, info.height);
-  } catch (err) {
-    if (err instanceof RigError)
-      throw new EngineError('INVALID_CHARACTER', `The character cannot be rigged: ${err.message}`, { poseMethod: analysis.poseMethod });
-    throw err;
-  }
-}
 
 async function readCharacterFile(dir: string): Promise<CharacterFile> {
   const parsed = JSON.parse(await readFile(join(dir, CHARACTER_FILE), 'utf8')) as CharacterFile;
@@ -184,7 +163,7 @@ export function createEngine(opts: { tools: MediaTools; tmpDir?: string }): Engi
   return {
     async warmUp() {
       warmUpMotionExtraction();
-      await warmUpCharacterAnalysis();
+      await warmUpAnalysisThread();
     },
     probeImage: (file) => probeImage(file),
     probeVideo: (file) => probeVideo(tools, file),
@@ -192,17 +171,10 @@ export function createEngine(opts: { tools: MediaTools; tmpDir?: string }): Engi
 
     async analyzeCharacter({ imageFile, outDir, thumbnail, signal, onProgress }) {
       onProgress?.(0);
-      const res = await analyzeCharacterImage({ tools, imageFile, outDir, thumbnail, signal });
-      onProgress?.(70);
-      // The built-in character's skeleton is known exactly (it is drawn around it).
-      const analysis: CharacterAnalysis = (await isDefaultCharacterImage(imageFile))
-        ? { ...res.analysis, body: defaultCharacterKeypoints(), poseMethod: 'model' }
-        : res.analysis;
-      const rig = await rigFromTexture(analysis, join(outDir, res.textureFile));
-      const file: CharacterFile = { version: 1, analysis, rig };
-      await writeFile(join(outDir, CHARACTER_FILE), JSON.stringify(file));
+      // On its own thread: beside a motion's extraction it must not hold the main thread (analysis-thread.ts).
+      const assets = await analyzeCharacterInThread(tools, { imageFile, outDir, thumbnail }, { signal, onProgress });
       onProgress?.(100);
-      return { dir: outDir, analysis, characterFile: CHARACTER_FILE, textureFile: res.textureFile, thumbnailFile: res.thumbnailFile };
+      return assets;
     },
 
     async loadCharacter(dir) {

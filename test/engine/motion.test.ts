@@ -95,7 +95,8 @@ describe('extractMotion on a real dance clip', { skip: missingMedia('videos/anim
     assert.equal(stats.detected + stats.interpolated, stats.frames);
     // Measured 127 of 194 (65%): a fast dance; slower clips skip more.
     assert.ok(stats.detected <= 0.8 * stats.frames, `detector on ${stats.detected} of ${stats.frames} frames`);
-    const every = (await extractMotion({ tools, videoFile: video, outDir: join(tmp, 'dance1-every'), smoothing: true, interpolate: false })).track;
+    const every = (await extractMotion({ tools, videoFile: video, outDir: join(tmp, 'dance1-every'), smoothing: true, interpolate: false }))
+      .track;
     assert.equal(lastExtractionStats()!.detected, every.frameCount);
     let n = 0,
       near = 0,
