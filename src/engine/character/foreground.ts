@@ -53,6 +53,8 @@ const CONFIDENT_SEGMENTATION = 0.78;
 const PLAIN_BORDER_SHARE = 0.8;
 /** Masks smaller than this share of the picture are treated as "nothing found". */
 const MIN_AREA_SHARE = 0.003;
+/** Masks above this share of the picture separated nothing (as the analysis's MAX_FIGURE_SHARE). */
+const MAX_AREA_SHARE = 0.97;
 
 function alphaMask(rgba: Buffer, w: number, h: number): { mask: Uint8Array; transparentShare: number } {
   const mask = new Uint8Array(w * h);
@@ -94,7 +96,15 @@ export async function findForeground(rgba: Buffer, w: number, h: number, hasAlph
     evidence,
     paper: drawing.model,
   });
-  if (border.plainShare >= PLAIN_BORDER_SHARE && drawingArea >= minArea) return asDrawing(true);
+  const plain = border.plainShare >= PLAIN_BORDER_SHARE;
+  if (plain && drawingArea >= minArea && drawingArea <= MAX_AREA_SHARE * w * h) return asDrawing(true);
+  // A plain background darker than the figure (a cartoon on black): ink darker than its paper reads
+  // the whole picture as ink, so the figure is what differs from the border's colour.
+  if (plain) {
+    const mask = classicalMask(rgba, w, h, border.median);
+    const area = maskArea(mask);
+    if (area >= minArea && area <= MAX_AREA_SHARE * w * h) return { mask, method: 'classical', confident: true, evidence };
+  }
   // A sheet of paper photographed with its surroundings (a table, a shadow, the hand holding the
   // phone) is not plain at the border, but most of the picture is still paper.
   const onPaper = (evidence.paperShare ?? 0) >= PAPER_SHARE && drawingArea >= minArea;

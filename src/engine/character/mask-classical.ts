@@ -77,9 +77,12 @@ function localBackground(rgba: Buffer, w: number, h: number): Uint8Array[] {
 /**
  * Binary figure mask (0/1, w*h) of a drawing; empty when nothing stands out from the background.
  * `w`,`h` should be a working size (~512 px long side): radii below are tuned in proportion to it.
+ * `flat`: the background's one colour when the picture's border is plain.
  */
-export function classicalMask(rgba: Buffer, w: number, h: number): Uint8Array {
-  const bg = localBackground(rgba, w, h);
+export function classicalMask(rgba: Buffer, w: number, h: number, flat?: readonly [number, number, number]): Uint8Array {
+  // A flat background is taken as its one colour: the block average would mix the figure into the
+  // background next to it and count a band of background around the figure as ink.
+  const bg = flat ? flat.map((v) => new Uint8Array(w * h).fill(v)) : localBackground(rgba, w, h);
   const diff = new Uint8Array(w * h);
   const hist = new Uint32Array(256);
   for (let p = 0; p < w * h; p++) {

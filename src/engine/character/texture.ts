@@ -1,17 +1,32 @@
 /**
  * texture.png: the crop rectangle of the oriented source at full resolution (capped at
  * MAX_TEXTURE_SIDE on its long side), with alpha from the working-size mask enlarged bilinearly after a
- * small blur, which gives a soft 1-2 px edge instead of the mask's staircase.
+ * small blur, which gives a soft 1-2 px edge instead of the mask's staircase. The colours along that
+ * edge are then re-estimated as the figure's own (edge-colour.ts), so no band of the picture's old
+ * background goes with the figure.
  */
 import { writeFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { EngineError } from '../types.js';
 import { dilate, erode } from '../vision/mask-ops.js';
+import { cleanEdges } from './edge-colour.js';
 import type { PaperModel } from './drawing.js';
 
 /** Long-side cap of texture.png; above it the crop is downscaled (scale = texture width / crop.width). */
 export const MAX_TEXTURE_SIDE = 2048;
 const THUMBNAIL_SIDE = 256;
+/**
+ * How far (working px) a mask's edge may sit off the figure's: the band inside the alpha edge whose
+ * colours are re-estimated.
+ */
+const EDGE_UNCERTAINTY = 1.5;
+/**
+ * How far (working px) inside its edge a mask may have swallowed background: the person model reads
+ * the figure's box at 256 px, i.e. 2-3 working px per model px on a figure filling the picture, and
+ * overshoots by a model pixel or two. Within it, pixels coloured like the background just outside and
+ * unlike the figure past the band are cut.
+ */
+const EDGE_TRIM = 8;
 
 export interface TextureJob {
   imageFile: string;
@@ -72,16 +87,27 @@ export async function writeTexture(job: TextureJob): Promise<void> {
   } catch (err) {
     throw new EngineError('UNSUPPORTED_MEDIA', `Image cannot be decoded: ${(err as Error).message}`, { imageFile: job.imageFile });
   }
-  if (job.paper) {
-    cutAlongInk(rgba, tw, th, job);
-  } else {
-    alphaFromMask(rgba, job);
-  }
-  let img = sharp(rgba, { raw: { width: tw, height: th, channels: 4 } });
+  const paper = job.paper ? cutAlongInk(rgba, tw, th, job) : null;
+  if (!job.paper) alphaFromMask(rgba, job);
   if (Math.max(tw, th) > MAX_TEXTURE_SIDE) {
-    img = img.resize({ width: MAX_TEXTURE_SIDE, height: MAX_TEXTURE_SIDE, fit: 'inside' });
+    const { data, info } = await sharp(rgba, { raw: { width: tw, height: th, channels: 4 } })
+      .resize({ width: MAX_TEXTURE_SIDE, height: MAX_TEXTURE_SIDE, fit: 'inside' })
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    [rgba, tw, th] = [data, info.width, info.height];
   }
-  const png = await img.png({ compressionLevel: 4 }).toBuffer();
+  // The picture's own alpha is trusted with its colours; a mask-cut edge is not (see edge-colour.ts).
+  if (!job.keepSourceAlpha) {
+    // Drawings are cut along the ink at the texture's resolution: only the anti-aliased rim is mixed,
+    // with the paper. Masks come from a working-size grid (and the person model's 256 px one).
+    const workPx = tw / crop.width / job.maskScale;
+    const inset = paper ? 1 : Math.max(1, EDGE_UNCERTAINTY * workPx);
+    const trim = paper ? 1 : Math.max(2, EDGE_TRIM * workPx);
+    cleanEdges(rgba, tw, th, { inset, trim, background: paper ?? undefined });
+  }
+  const png = await sharp(rgba, { raw: { width: tw, height: th, channels: 4 } })
+    .png({ compressionLevel: 4 })
+    .toBuffer();
   await writeFile(job.textureFile, png);
   if (job.thumbnailFile) {
     await sharp(png).resize({ width: THUMBNAIL_SIDE, height: THUMBNAIL_SIDE, fit: 'inside' }).png().toFile(job.thumbnailFile);
@@ -129,7 +155,7 @@ const INK = 28 / 255;
  * Runs over every texture pixel (several million on a phone photo): typed arrays, per-row and
  * per-column lookups computed once, no allocation per pixel.
  */
-function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): void {
+function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): [number, number, number] {
   const { crop, maskWidth: mw, maskHeight: mh, maskScale: s } = job;
   const model = job.paper!;
   const pp = model.paper;
@@ -257,4 +283,6 @@ function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): voi
     out8[t * 4 + 3] = a;
     if (out8[t * 4 + 3] === 0) out8[t * 4] = out8[t * 4 + 1] = out8[t * 4 + 2] = 0;
   }
+  // Colours were lifted to this reference: it is the paper's colour all over the texture.
+  return [r0, r1, r2];
 }
