@@ -244,20 +244,38 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
       .sort((a, b) => b.y - a.y)
       .slice(0, 4)
       .sort((a, b) => (headRight ? b.x - a.x : a.x - b.x));
-    // Front legs on the head's side of the body's middle, hind legs on the other; a leg the skeleton
-    // lost (merged into the body) is stood in for by its pair.
+    // Front legs on the head's side of the body's middle, hind legs on the other; a leg not found is
+    // stood in for by its pair. A four-legged figure is seen from the side; which of a pair is "left"
+    // does not matter to the viewer.
     const mid = (x0 + x1) / 2;
-    const isFront = (e: (typeof feet)[number]): boolean => (headRight ? e.x >= mid : e.x <= mid);
-    let front = feet.filter(isFront).slice(0, 2),
-      hind = feet.filter((e) => !isFront(e)).slice(0, 2);
-    if (!front.length || !hind.length) return null;
-    if (front.length === 1) front = [front[0], front[0]];
-    if (hind.length === 1) hind = [hind[0], hind[0]];
-    // A four-legged figure is seen from the side; which of a pair is "left" does not matter to the viewer.
-    const pair = (legsPair: typeof feet): [Pt, Pt, Pt][] => legsPair.map((e) => limb(e));
-    arms = pair(front);
-    legs = pair(hind);
-    for (const e of feet) used.add(e.p);
+    const hanging = legsBelowBelly(m, w, x0, x1, y0, y1);
+    if (hanging && hanging.legs.length >= 3) {
+      // The legs as they hang below the belly: a short, wide leg (a pig's) has no skeleton branch of its
+      // own (its medial axis is a spur of the body's), and its branch, when there is one, enters the body
+      // well above where the leg meets it.
+      const sorted = hanging.legs.sort((a, b) => (headRight ? b.x - a.x : a.x - b.x));
+      const isFrontLeg = (l: HangingLeg): boolean => (headRight ? l.x >= mid : l.x <= mid);
+      let front = sorted.filter(isFrontLeg).slice(0, 2),
+        hind = sorted.filter((l) => !isFrontLeg(l)).slice(0, 2);
+      if (!front.length || !hind.length) return null;
+      if (front.length === 1) front = [front[0], front[0]];
+      if (hind.length === 1) hind = [hind[0], hind[0]];
+      const asLimb = (l: HangingLeg): [Pt, Pt, Pt] => [toImage(l.attach), toImage(l.knee), toImage(l.foot)];
+      arms = front.map(asLimb);
+      legs = hind.map(asLimb);
+      for (const e of ends) if (e.y > hanging.belly) used.add(e.p);
+    } else {
+      const isFront = (e: (typeof feet)[number]): boolean => (headRight ? e.x >= mid : e.x <= mid);
+      let front = feet.filter(isFront).slice(0, 2),
+        hind = feet.filter((e) => !isFront(e)).slice(0, 2);
+      if (!front.length || !hind.length) return null;
+      if (front.length === 1) front = [front[0], front[0]];
+      if (hind.length === 1) hind = [hind[0], hind[0]];
+      const pair = (legsPair: typeof feet): [Pt, Pt, Pt][] => legsPair.map((e) => limb(e));
+      arms = pair(front);
+      legs = pair(hind);
+      for (const e of feet) used.add(e.p);
+    }
     let best = -1,
       bestScore = -Infinity;
     for (const e of ends) {
@@ -299,6 +317,160 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
   if (!fromSkeleton.length) return null;
   const body = buildBody(head, arms, legs, toImage(root), false);
   return body ? { body, kind, fromSkeleton } : null;
+}
+
+interface HangingLeg {
+  /** Mean column of the leg. */
+  x: number;
+  /** Pixel indices (reduced grid) of the leg's top where it meets the belly, its middle and its foot. */
+  attach: number;
+  knee: number;
+  foot: number;
+}
+
+/**
+ * A four-legged figure's legs, as the parts of the silhouette hanging below its belly. The belly is the
+ * lowest row crossed by one run of at least half the figure's width; below it, every 8-connected part
+ * reaching at least half way down to the figure's bottom, with at least a tenth of the largest part's
+ * area, is a leg (two legs touching are split where their lower halves part, while fewer than four were found). Along a leg's centre line (mean column of each row) the attach point is its top (the
+ * first row as narrow as the leg itself), the
+ * foot 85% of the way down (an annotated foot sits above the sole's edge), the knee halfway between.
+ * Null when no belly line leaves room for legs below it.
+ */
+function legsBelowBelly(
+  m: Uint8Array,
+  w: number,
+  x0: number,
+  x1: number,
+  y0: number,
+  y1: number,
+): { belly: number; legs: HangingLeg[] } | null {
+  const bw = x1 - x0 + 1;
+  let belly = -1;
+  for (let y = y1; y >= y0 && belly < 0; y--) {
+    let start = -1;
+    for (let x = x0; x <= x1 + 1; x++) {
+      const on = x <= x1 && m[y * w + x] === 1;
+      if (on && start < 0) start = x;
+      if (!on && start >= 0) {
+        if (x - start >= 0.5 * bw) belly = y;
+        start = -1;
+      }
+    }
+  }
+  if (belly < 0 || y1 - belly < 0.08 * (y1 - y0 + 1)) return null;
+  const top = belly + 1;
+  const rows = y1 - top + 1;
+  const labels = new Int32Array(bw * rows);
+  const parts: Array<{ area: number; yMax: number; n: Int32Array }> = [];
+  const stack: number[] = [];
+  for (let s = 0; s < bw * rows; s++) {
+    const sx = (s % bw) + x0,
+      sy = Math.floor(s / bw) + top;
+    if (labels[s] || !m[sy * w + sx]) continue;
+    const part = { area: 0, yMax: sy, n: new Int32Array(rows) };
+    parts.push(part);
+    labels[s] = parts.length;
+    stack.push(s);
+    while (stack.length) {
+      const q = stack.pop()!;
+      const qx = q % bw,
+        qy = (q - qx) / bw;
+      part.area++;
+      part.yMax = Math.max(part.yMax, qy + top);
+      part.n[qy]++;
+      for (let dy = -1; dy <= 1; dy++) {
+        for (let dx = -1; dx <= 1; dx++) {
+          const nx = qx + dx,
+            ny = qy + dy;
+          if (nx < 0 || ny < 0 || nx >= bw || ny >= rows) continue;
+          const u = ny * bw + nx;
+          if (!labels[u] && m[(ny + top) * w + nx + x0]) {
+            labels[u] = parts.length;
+            stack.push(u);
+          }
+        }
+      }
+    }
+  }
+  const largest = Math.max(0, ...parts.map((p) => p.area));
+  const legs: HangingLeg[] = [];
+  // One leg: the pixels of part `id` within columns [c0, c1] of the strip.
+  const addLeg = (id: number, c0: number, c1: number): void => {
+    const sumX = new Float64Array(rows),
+      n = new Int32Array(rows);
+    let area = 0,
+      sx = 0;
+    for (let r = 0; r < rows; r++) {
+      for (let c = c0; c <= c1; c++) {
+        if (labels[r * bw + c] !== id) continue;
+        sumX[r] += c + x0;
+        n[r]++;
+        area++;
+        sx += c + x0;
+      }
+    }
+    let first = 0,
+      last = rows - 1;
+    while (first < rows && !n[first]) first++;
+    while (last > first && !n[last]) last--;
+    if (first >= rows) return;
+    const centreAt = (row: number): number => {
+      let k = Math.round(row);
+      while (k > first && !n[k]) k--;
+      return (top + k) * w + Math.round(sumX[k] / n[k]);
+    };
+    // The leg's top: the first row no wider than 1.3x the leg's own width (median over its lower part),
+    // so a sliver of the belly's curve joined to the leg's top does not pull the attach point sideways.
+    const widths = Array.from(n.subarray(first + Math.floor(0.3 * (last - first)), last + 1))
+      .filter((v) => v > 0)
+      .sort((p, q) => p - q);
+    const legWidth = widths[widths.length >> 1] ?? 1;
+    while (first < last && n[first] > 1.3 * legWidth) first++;
+    const footRow = first + 0.85 * (last - first);
+    legs.push({ x: sx / area, attach: centreAt(first), knee: centreAt((first + footRow) / 2), foot: centreAt(footRow) });
+  };
+  // Two legs touching (a pair seen side by side, joined down to near the ground) show as one part whose
+  // lower half some rows cross in two runs. A four-legged figure has four: while fewer parts were found,
+  // the part with the most such rows is split at the median gap between its two runs.
+  const found: Array<{ id: number; gaps: number[] }> = [];
+  for (const [i, part] of parts.entries()) {
+    if (part.area < 0.1 * largest || part.yMax - top + 1 < 0.5 * rows) continue;
+    const id = i + 1;
+    let first = 0;
+    while (!part.n[first]) first++;
+    const last = part.yMax - top;
+    const gaps: number[] = [];
+    for (let r = Math.round((first + last) / 2); r <= last; r++) {
+      const runs: Array<[number, number]> = [];
+      let start = -1;
+      for (let c = 0; c <= bw; c++) {
+        const on = c < bw && labels[r * bw + c] === id;
+        if (on && start < 0) start = c;
+        if (!on && start >= 0) {
+          runs.push([start, c - 1]);
+          start = -1;
+        }
+      }
+      if (runs.length === 2) gaps.push((runs[0][1] + runs[1][0]) / 2);
+    }
+    found.push({ id, gaps });
+  }
+  const split = new Set<number>();
+  for (const f of [...found].sort((p, q) => q.gaps.length - p.gaps.length)) {
+    if (found.length + split.size >= 4 || f.gaps.length < 2) break;
+    split.add(f.id);
+  }
+  for (const f of found) {
+    if (split.has(f.id)) {
+      const at = Math.round(f.gaps.sort((p, q) => p - q)[f.gaps.length >> 1]);
+      addLeg(f.id, 0, at);
+      addLeg(f.id, at + 1, bw - 1);
+    } else {
+      addLeg(f.id, 0, bw - 1);
+    }
+  }
+  return { belly, legs };
 }
 
 /**
