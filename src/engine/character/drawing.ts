@@ -37,6 +37,12 @@ export interface PaperModel {
   strength: Uint8Array;
   /** Pixels beyond the sheet's edges (the table), when edges were found. */
   offSheet?: Uint8Array;
+  /**
+   * Ruled or squared paper: the ink pixels taken out as its lines (grown by one pixel, for their blur)
+   * and the lines' hue (see hueAt), so the edge cut at full resolution does not keep a stub of a line
+   * where it touches the figure's outline.
+   */
+  lines?: { mask: Uint8Array; tone: Float32Array };
   width: number;
   height: number;
 }
@@ -291,7 +297,7 @@ function rotateMask(mask: Uint8Array, w: number, h: number, deg: number): Uint8A
 }
 
 /** How far (any channel of hueAt) a pixel's ink hue may be from the ruled lines' and still be a line. */
-const LINE_TONE_TOLERANCE = 0.3;
+export const LINE_TONE_TOLERANCE = 0.3;
 
 /** Length of the run of set pixels through each pixel, along columns (`vertical`) or rows. */
 function runLengths(mask: Uint8Array, w: number, h: number, vertical: boolean): Uint16Array {
@@ -669,8 +675,12 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
       if (ink[p] && across[p] <= thinLine && toneDistance(rgba, paper, p, tone, hue) <= LINE_TONE_TOLERANCE) drop.push(p);
     }
     for (const p of drop) ink[p] = 0;
+    const lineMask = model.lines?.mask ?? new Uint8Array(w * h);
+    for (const p of drop) lineMask[p] = 1;
+    model.lines = { mask: lineMask, tone };
   }
   if (ruledLines) ink = close(ink, w, h, 1);
+  if (model.lines) model.lines.mask = dilate(model.lines.mask, w, h, 1);
   // A single long straight line (a margin, a fold) crossing a doodle is not caught as a component: its
   // thin pixels on runs over 40% of the picture go, along the rows and columns of the sheet's angle.
   const levelNow = angle ? rotateMask(ink, w, h, angle) : ink;

@@ -10,7 +10,7 @@ import sharp from 'sharp';
 import { EngineError } from '../types.js';
 import { dilate, erode } from '../vision/mask-ops.js';
 import { cleanEdges } from './edge-colour.js';
-import type { PaperModel } from './drawing.js';
+import { LINE_TONE_TOLERANCE, type PaperModel } from './drawing.js';
 
 /** Long-side cap of texture.png; above it the crop is downscaled (scale = texture width / crop.width). */
 export const MAX_TEXTURE_SIDE = 2048;
@@ -141,6 +141,8 @@ function alphaFromMask(rgba: Buffer, job: TextureJob): void {
   }
 }
 
+/** A ruled line's pixel at most this much darker than the line's median: darker is a stroke crossing it. */
+const LINE_DARKER = 1.3;
 /** Ink from this strength (share darker than the paper in the darkest channel): as the drawing mask's MIN_INK. */
 const INK = 28 / 255;
 
@@ -160,6 +162,7 @@ function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): [nu
   const model = job.paper!;
   const pp = model.paper;
   const off = model.offSheet;
+  const lines = model.lines;
   const inner = erode(job.mask, mw, mh, 1);
   const outer = dilate(job.mask, mw, mh, 2);
   // Reference paper colour: the brightest-lit paper under the figure (90th percentile per channel of the
@@ -196,6 +199,10 @@ function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): [nu
   // 0 outside, 1 ring, 2 inside; ink strength (share darker than the paper, darkest channel) per pixel.
   const cls = new Uint8Array(tw * th);
   const strength = new Float32Array(tw * th);
+  // Ring pixels of a ruled line's hue where the drawing mask took a line out (paper, whatever their
+  // darkness), and ring pixels on the working mask itself (where the figure's own strokes lie).
+  const line = new Uint8Array(tw * th);
+  const onMask = new Uint8Array(tw * th);
   const out8 = new Uint8ClampedArray(rgba.buffer, rgba.byteOffset, rgba.length);
   const r0 = ref[0],
     r1 = ref[1],
@@ -237,7 +244,29 @@ function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): [nu
       out8[o] = (c0 * r0) / p0;
       out8[o + 1] = (c1 * r1) / p1;
       out8[o + 2] = (c2 * r2) / p2;
+      if (k !== 1) continue;
+      onMask[t] = job.mask[q];
+      if (lines && lines.mask[q]) {
+        const a0 = Math.max(0, 1 - c0 / p0),
+          a1 = Math.max(0, 1 - c1 / p1),
+          a2 = Math.max(0, 1 - c2 / p2);
+        const m = Math.max(1e-3, a0, a1, a2),
+          tone = lines.tone;
+        const d = Math.max(Math.abs(a0 / m - tone[0]), Math.abs(a1 / m - tone[1]), Math.abs(a2 / m - tone[2]));
+        if (d <= LINE_TONE_TOLERANCE) line[t] = 1;
+      }
     }
+  }
+  // A line's own darkness (median over the candidates): where the figure's stroke crosses a line, the
+  // pixel is darker than the line alone and stays ink, so the outline is not notched at every line.
+  let candidates = 0;
+  for (let t = 0; t < tw * th; t++) candidates += line[t];
+  if (candidates) {
+    const vals = new Float32Array(candidates);
+    let k = 0;
+    for (let t = 0; t < tw * th; t++) if (line[t]) vals[k++] = strength[t];
+    const lineStrength = vals.sort()[candidates >> 1];
+    for (let t = 0; t < tw * th; t++) if (line[t] && strength[t] > LINE_DARKER * lineStrength) line[t] = 0;
   }
   // Paper in the ring reachable from the outside through paper (4-connected): seeded by the ring's
   // paper pixels next to the outside, grown through the ring's paper.
@@ -245,7 +274,7 @@ function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): [nu
   const stack = new Int32Array(tw * th);
   let top = 0;
   const n = tw * th;
-  const isPaper = (u: number): boolean => cls[u] === 1 && strength[u] < INK;
+  const isPaper = (u: number): boolean => cls[u] === 1 && (strength[u] < INK || line[u] === 1);
   for (let t = 0; t < n; t++) {
     if (cls[t] === 0) {
       out[t] = 1;
@@ -276,10 +305,50 @@ function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): [nu
     if (t >= tw) visit(t - tw);
     if (t + tw < n) visit(t + tw);
   }
+  // The figure: what is not outside, 8-connected to the inside or to ink on the working mask. Specks of
+  // ink in the ring that touch neither (paper grain, a dot of the sheet) are paper.
+  const kept = new Uint8Array(n);
+  top = 0;
+  for (let t = 0; t < n; t++) {
+    if (out[t] || !(cls[t] === 2 || onMask[t])) continue;
+    kept[t] = 1;
+    stack[top++] = t;
+  }
+  while (top > 0) {
+    const t = stack[--top];
+    const x = t % tw;
+    for (let dy = -tw; dy <= tw; dy += tw) {
+      for (let dx = -1; dx <= 1; dx++) {
+        if ((dx < 0 && x === 0) || (dx > 0 && x === tw - 1)) continue;
+        const u = t + dy + dx;
+        if (u < 0 || u >= n || kept[u] || out[u]) continue;
+        kept[u] = 1;
+        stack[top++] = u;
+      }
+    }
+  }
+  // Paper pixels around the figure keep a partial alpha by how much ink they carry (the stroke's blur,
+  // a few pixels wide when the drawing was enlarged) where they join the figure through such pixels
+  // (at least a quarter of the ink level); grain further out and a line's pixels get none.
+  const halo = new Uint8Array(n);
+  for (let t = 0; t < n; t++) if (kept[t]) stack[top++] = t;
+  while (top > 0) {
+    const t = stack[--top];
+    const x = t % tw;
+    for (let dy = -tw; dy <= tw; dy += tw) {
+      for (let dx = -1; dx <= 1; dx++) {
+        if ((dx < 0 && x === 0) || (dx > 0 && x === tw - 1)) continue;
+        const u = t + dy + dx;
+        if (u < 0 || u >= n || kept[u] || halo[u] || cls[u] !== 1 || line[u] || strength[u] < INK / 4) continue;
+        halo[u] = 1;
+        stack[top++] = u;
+      }
+    }
+  }
   // Fully transparent pixels get no colour: the renderer premultiplies, so it is never seen, and the
   // paper's grain there would only make the PNG larger and slower to write (3x on a phone photo).
-  for (let t = 0; t < tw * th; t++) {
-    const a = !out[t] ? 255 : cls[t] === 1 ? (255 * strength[t]) / INK : 0;
+  for (let t = 0; t < n; t++) {
+    const a = kept[t] ? 255 : halo[t] ? (255 * strength[t]) / INK : 0;
     out8[t * 4 + 3] = a;
     if (out8[t * 4 + 3] === 0) out8[t * 4] = out8[t * 4 + 1] = out8[t * 4 + 2] = 0;
   }
