@@ -29,6 +29,8 @@ export interface DrawingRow {
   joints: number;
   misses: string[];
   seconds: number;
+  /** Process CPU time (all threads) over the analysis: what the wall time would be alone on one core. */
+  cpuSeconds: number;
   megapixels: number;
   note: string;
 }
@@ -67,12 +69,18 @@ export async function drawingRows(opts: {
     const name = truth.name.startsWith('animateddrawings--') ? c.name : truth.name;
     const dir = join(work, `d-${i}`);
     const t = performance.now();
+    const cpu0 = process.cpuUsage();
+    const cpuSeconds = (): number => {
+      const c = process.cpuUsage(cpu0);
+      return (c.user + c.system) / 1e6;
+    };
     let row: DrawingRow;
     let body: Keypoint[] | null = null;
     let mask: Uint8Array | null = null;
     try {
       const a = await engine.analyzeCharacter({ imageFile: truth.imageFile, outDir: dir, thumbnail: false });
       const seconds = (performance.now() - t) / 1000;
+      const cpu = cpuSeconds();
       mask = await maskFromTexture(dir, a.analysis, a.textureFile);
       body = a.analysis.body;
       const j = jointShare(body, truth);
@@ -84,6 +92,7 @@ export async function drawingRows(opts: {
         joints: j.share,
         misses: j.misses,
         seconds,
+        cpuSeconds: cpu,
         megapixels: (truth.width * truth.height) / 1e6,
         note: `${a.analysis.maskMethod} mask, ${a.analysis.poseMethod} pose (${sources})${a.analysis.figure === 'quadruped' ? ', quadruped' : ''}`,
       };
@@ -95,13 +104,14 @@ export async function drawingRows(opts: {
         joints: 0,
         misses: [],
         seconds: (performance.now() - t) / 1000,
+        cpuSeconds: cpuSeconds(),
         megapixels: (truth.width * truth.height) / 1e6,
         note: `refused: ${(err as Error).message}`,
       };
     }
     rows.push(row);
     log(
-      `${row.name}: IoU ${fmt(row.iou, 3)} joints ${fmt(row.joints)} ${fmt(row.seconds)} s ${row.note} ${row.misses.length ? `missed ${row.misses.join(',')}` : ''}`,
+      `${row.name}: IoU ${fmt(row.iou, 3)} joints ${fmt(row.joints)} ${fmt(row.seconds)} s (cpu ${fmt(row.cpuSeconds)} s) ${row.note} ${row.misses.length ? `missed ${row.misses.join(',')}` : ''}`,
     );
     if (opts.sheets) tiles.push(await tile(truth, mask, body, row));
   }
@@ -180,14 +190,15 @@ export function drawingsMarkdown(rows: DrawingRow[], load: string): string {
   const ok = (r: DrawingRow): boolean => r.found && r.iou >= 0.95 && r.joints >= 0.9;
   const met = rows.filter(ok).length;
   // Issue 10 item 7: character analysis of a 12 MP photo <= 3 s (warm, as a worker runs it).
-  const big = rows
-    .filter((r) => r.found && r.megapixels >= 11)
-    .map((r) => r.seconds)
-    .sort((a, b) => a - b);
+  // Wall time depends on what else the machine runs; the process's CPU time is what it takes alone.
+  const big = rows.filter((r) => r.found && r.megapixels >= 11);
+  const median = (xs: number[]): number => xs.sort((a, b) => a - b)[xs.length >> 1];
   const speed = big.length
-    ? `Character analysis of a 12 MP drawing photo (\`engine.analyzeCharacter\`, rig included, models loaded): median **${fmt(
-        big[big.length >> 1],
-      )} s**, ${fmt(big[0])}–${fmt(big[big.length - 1])} s over ${big.length} photos (target ≤ 3 s).\n\n`
+    ? `Character analysis of a 12 MP drawing photo (\`engine.analyzeCharacter\`, rig included, models loaded), over ${big.length} photos: wall time median **${fmt(
+        median(big.map((r) => r.seconds)),
+      )} s** (${fmt(Math.min(...big.map((r) => r.seconds)))}–${fmt(Math.max(...big.map((r) => r.seconds)))} s), process CPU time median **${fmt(
+        median(big.map((r) => r.cpuSeconds)),
+      )} s** (all threads); target ≤ 3 s.\n\n`
     : '';
   return `### Drawings against the artists' annotations
 
