@@ -50,6 +50,15 @@ const HEAD_LIMIT = 0.7;
  */
 const MIN_FORESHORTEN = 0.45;
 
+/**
+ * A rest torso further than this from upright (radians) lies along the ground: a four-legged animal
+ * (its hips at one end, its shoulders at the other). Its body is then kept level instead of being
+ * stood up along the performer's spine (see createRetargeter).
+ */
+const LEVEL_BODY = Math.PI / 4;
+/** A level body's length at rest is at most this share of the frame width (its legs swing out past it). */
+const LEVEL_BODY_WIDTH = 0.75;
+
 /** Left/right rig joint pairs (shoulder, elbow, wrist, hip, knee, ankle). */
 const MIRROR_PAIRS: Array<[number, number]> = [
   [3, 6],
@@ -124,6 +133,23 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number, bot
   }
   const performerHeight = (k * ld) / TORSO_LEGS;
   if (Number.isFinite(performerHeight) && bottom > top) scale = Math.min(scale, (1.1 * performerHeight) / (bottom - top));
+  // A figure whose torso lies along the ground (a quadruped) keeps its body level: the performer's
+  // spine would stand it on its hind legs. Its legs still follow the performer's limbs (arms → front
+  // legs, legs → hind legs, by slot), its head nods as the performer's head does relative to the spine,
+  // and it is centred on the performer's hips rather than hung from its own hip end. Its scale (torso +
+  // legs, like a person's) would make it as long as the performer is tall; it is held within the frame.
+  const levelBody = Math.abs(wrap(restAngle[0] + Math.PI / 2)) > LEVEL_BODY;
+  let left = Infinity,
+    right = -Infinity;
+  for (let v = 0; v < rig.vertices.length; v += 2) {
+    left = Math.min(left, rig.vertices[v]);
+    right = Math.max(right, rig.vertices[v]);
+  }
+  if (levelBody && right > left) {
+    const maxWidth = Math.min(LEVEL_BODY_WIDTH * outW, Number.isFinite(performerHeight) ? performerHeight : Infinity);
+    scale = Math.min(scale, maxWidth / (right - left));
+  }
+  const centreShift = levelBody ? rest[0].x - (left + right) / 2 : 0;
 
   // Per-bone reference length: the performer's bone at its longest (90th percentile over frames
   // where both ends are seen), i.e. lying in the image plane. Shoulder width likewise for the
@@ -161,15 +187,22 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number, bot
       const p = d[def.from],
         q = d[def.to];
       const len = Math.hypot(q.x - p.x, q.y - p.y);
+      if (levelBody && b === 0) {
+        // Level body: no turn, no foreshortening (a performer bending forward does not shorten a pig).
+        angles[0] = 0;
+        continue;
+      }
       if (len > 1e-3 && s[def.from] >= MIN_SCORE && s[def.to] >= MIN_SCORE) {
         angles[b] = wrap(Math.atan2(q.y - p.y, q.x - p.x) - restAngle[b]);
+        // A level body's head turns by the performer's head relative to the performer's spine.
+        if (levelBody && b === 1) angles[1] = wrap(Math.atan2(q.y - p.y, q.x - p.x) - Math.atan2(d[1].y - d[0].y, d[1].x - d[0].x));
         // The head keeps its size: its keypoint is a face centre, not a bone end.
         if (b !== 1) along[b] = ratio(len, refLen[b]);
       } else if (i === 0 || b === 0) {
         angles[b] = b === 0 ? angles[b] : angles[def.parent];
       }
     }
-    if (s[3] >= MIN_SCORE && s[6] >= MIN_SCORE) across = ratio(shoulderW(d), refShoulder);
+    if (s[3] >= MIN_SCORE && s[6] >= MIN_SCORE && !levelBody) across = ratio(shoulderW(d), refShoulder);
     angles[1] = angles[0] + Math.max(-HEAD_LIMIT, Math.min(HEAD_LIMIT, wrap(angles[1] - angles[0])));
     const root = d[0];
     for (let b = 0; b < BONE_COUNT; b++) {
@@ -177,7 +210,7 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number, bot
       const piv = rest[def.from];
       let px: number, py: number;
       if (def.parent < 0) {
-        px = root.x * k;
+        px = root.x * k + centreShift * scale;
         py = root.y * k + offsets[i];
       } else {
         const o = def.parent * AFFINE;
