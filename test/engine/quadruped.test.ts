@@ -91,9 +91,9 @@ test('a quadruped drawing keeps its body level while its legs follow the perform
     }
     const worst = Math.max(...tilts);
     console.log(`${id}: body tilt max ${worst.toFixed(1)} deg, median ${tilts.sort((p, q) => p - q)[tilts.length >> 1].toFixed(1)} over ${tilts.length} frames`);
-    // The axis of the whole figure also turns with the legs swinging and the head nodding (9-12 deg
-    // measured with the body exactly level); stood up along the performer's spine it turns ~90.
-    assert.ok(worst <= 15, `${id}: body tilted by up to ${worst.toFixed(1)} deg`);
+    // The axis of the whole figure also turns a little with the legs swinging and the head nodding (up
+    // to 3.4 deg measured with the body exactly level); stood up along the performer's spine, ~90.
+    assert.ok(worst <= 8, `${id}: body tilted by up to ${worst.toFixed(1)} deg`);
     const spread = (pts: Point[]): number => Math.max(...pts.map((p) => p.y)) - Math.min(...pts.map((p) => p.y));
     assert.ok(Math.max(spread(wrists[0]), spread(wrists[1])) > 0.02 * H, `${id}: the front legs do not move`);
   }

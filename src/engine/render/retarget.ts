@@ -57,7 +57,9 @@ const MIN_FORESHORTEN = 0.45;
  */
 const LEVEL_BODY = Math.PI / 4;
 /** A level body's length at rest is at most this share of the frame width (its legs swing out past it). */
-const LEVEL_BODY_WIDTH = 0.75;
+const LEVEL_BODY_WIDTH = 0.7;
+/** Room (share of the frame width) kept between a level body at rest and the frame's sides. */
+const LEVEL_BODY_MARGIN = 0.05;
 
 /** Left/right rig joint pairs (shoulder, elbow, wrist, hip, knee, ankle). */
 const MIRROR_PAIRS: Array<[number, number]> = [
@@ -150,6 +152,9 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number, bot
     scale = Math.min(scale, maxWidth / (right - left));
   }
   const centreShift = levelBody ? rest[0].x - (left + right) / 2 : 0;
+  // ...and its centre is kept where its whole length fits in the frame, with a margin for the legs.
+  const halfLength = ((right - left) / 2) * scale;
+  const centreRange: [number, number] = [halfLength + LEVEL_BODY_MARGIN * outW, outW - halfLength - LEVEL_BODY_MARGIN * outW];
 
   // Per-bone reference length: the performer's bone at its longest (90th percentile over frames
   // where both ends are seen), i.e. lying in the image plane. Shoulder width likewise for the
@@ -210,7 +215,8 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number, bot
       const piv = rest[def.from];
       let px: number, py: number;
       if (def.parent < 0) {
-        px = root.x * k + centreShift * scale;
+        px = root.x * k;
+        if (levelBody) px = Math.max(centreRange[0], Math.min(centreRange[1], px)) + centreShift * scale;
         py = root.y * k + offsets[i];
       } else {
         const o = def.parent * AFFINE;
