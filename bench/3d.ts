@@ -186,25 +186,28 @@ export async function run(args: string[]): Promise<void> {
         `| ${v} | ${n} | ${(n / ((t1 - t0) / 1000)).toFixed(1)} | ${((t2 - t1) / 1000).toFixed(2)} | ${((t3 - t2) / 1000).toFixed(2)} | ${(n / ((t3 - t1) / 1000)).toFixed(1)} | ${(n / cpu).toFixed(1)} | ${pck} | ${bone.toExponential(1)} | ${slide.toFixed(4)} | ${(changed * 100).toFixed(0)}% |`,
       );
     }
-    // expression/full: the same pass with the face mesh on the key frames (face controls).
+    // expression/full: the same pass with the face mesh (and, for full, the hand model) on the key frames.
     console.log(
-      '\n| driving video (expression set) | frames | BlazePose + face mesh pass s | glb extraction fps (from stored track) | frames with a face |',
+      '\n| driving video | joint set | frames | BlazePose + face (+ hands) pass s | glb extraction fps (from stored track) | same per CPU second | model results: pose / face / hands (key frames) |',
     );
-    console.log('|---|---|---|---|---|');
-    for (const v of VIDEOS) {
-      const dir = join(tmp, v);
-      const { track } = await engine.loadMotion(dir);
-      const c0 = cpuSeconds();
-      const t0 = performance.now();
-      const m = await measureVideo3d({ tools, videoFile: join(dir, 'source.mp4'), track, stride: WORLD_STRIDE, face: true });
-      const t1 = performance.now();
-      await writeMotion3d(motionClips(track, { jointSet: 'expression', smoothing: true }, m.depth, m.faces), dir);
-      const t2 = performance.now();
-      const n = track.frameCount;
-      console.log(
-        `| ${v} | ${n} | ${((t1 - t0) / 1000).toFixed(2)} | ${(n / ((t2 - t0) / 1000)).toFixed(1)} | ${(n / (cpuSeconds() - c0)).toFixed(1)} | ${m.faces!.filter((f) => f).length} |`,
-      );
-    }
+    console.log('|---|---|---|---|---|---|---|');
+    for (const jointSet of ['expression', 'full'] as const)
+      for (const v of VIDEOS) {
+        const dir = join(tmp, v);
+        const { track } = await engine.loadMotion(dir);
+        const c0 = cpuSeconds();
+        const t0 = performance.now();
+        const hands = jointSet === 'full';
+        const m = await measureVideo3d({ tools, videoFile: join(dir, 'source.mp4'), track, stride: WORLD_STRIDE, face: true, hands });
+        const t1 = performance.now();
+        await writeMotion3d(motionClips(track, { jointSet, smoothing: true }, m.depth, m.faces, m.hands), dir);
+        const t2 = performance.now();
+        const n = track.frameCount;
+        const counts = `${m.measured.pose} / ${m.measured.face} / ${hands ? m.measured.hands : '-'}`;
+        console.log(
+          `| ${v} | ${jointSet} | ${n} | ${((t1 - t0) / 1000).toFixed(2)} | ${(n / ((t2 - t0) / 1000)).toFixed(1)} | ${(n / (cpuSeconds() - c0)).toFixed(1)} | ${counts} |`,
+        );
+      }
     // A 10 s motion at 30 fps: the first dance's track looped to 300 frames.
     const base = (await engine.loadMotion(join(tmp, VIDEOS[0]))).track;
     const frames = Array.from({ length: 300 }, (_, i) => ({ ...base.frames[i % base.frames.length], timeMs: (i * 1000) / 30 }));

@@ -17,6 +17,7 @@ import type { MotionTrack } from '../../src/engine/types.js';
 import { LIFTED_POINTS, type WorldDepth } from '../../src/engine/three-d/lift.js';
 import { WORLD_STRIDE, measureVideo3d, measureWorldDepth } from '../../src/engine/three-d/world-track.js';
 import type { FaceSample } from '../../src/engine/three-d/face-controls.js';
+import type { HandTrack } from '../../src/engine/three-d/hand-controls.js';
 import { mediaPath, missingMedia } from '../helpers/engine-fixtures.js';
 
 const run = promisify(execFile);
@@ -313,6 +314,38 @@ describe('3D motion on a synthetic jumping-jack track', () => {
       await writeMotion3d(clips, dir);
       await checkExports(dir, clips, 30, 30, assimpMissing === false);
     }
+  });
+
+  it('full: fingers bend by the measured angles on both skeletons, an unseen hand stays at rest, bones constant', async () => {
+    const { track } = jumpingJacks(12, 30, 200, 400);
+    const deg = Math.PI / 180;
+    // Left hand: every joint of every finger bent 60 degrees; right hand never seen (stays at rest).
+    const hands: HandTrack = Array.from({ length: 12 }, () => [Array.from({ length: 15 }, () => 60 * deg), null]);
+    const clips = motionClips(track, { jointSet: 'full', smoothing: false }, undefined, null, hands);
+    const angle = (u: number[], v: number[]) =>
+      Math.acos((u[0] * v[0] + u[1] * v[1] + u[2] * v[2]) / (Math.hypot(u[0], u[1], u[2]) * Math.hypot(v[0], v[1], v[2]))) / deg;
+    for (const [clip, a, b, c, palmSideOf] of [
+      [clips.metahuman, 'index_01_l', 'index_02_l', 'index_03_l', 'index_01_r'],
+      [clips.mixamo, 'mixamorig:LeftHandIndex1', 'mixamorig:LeftHandIndex2', 'mixamorig:LeftHandIndex3', 'mixamorig:RightHandIndex1'],
+    ] as const) {
+      const sk = clip.skeleton;
+      const n = sk.joints.length;
+      const at = (name: string, t: number) => {
+        const j = sk.joints.findIndex((x) => x.name === name);
+        return Array.from(clip.world.subarray((t * n + j) * 3, (t * n + j) * 3 + 3));
+      };
+      const sub3 = (p: number[], q: number[]) => [p[0] - q[0], p[1] - q[1], p[2] - q[2]];
+      const bend = angle(sub3(at(b, 6), at(a, 6)), sub3(at(c, 6), at(b, 6)));
+      assert.ok(Math.abs(bend - 60) < 1, `${sk.id} ${b} bends ${bend.toFixed(1)} degrees`);
+      assert.ok(boneLengthVariation(clip) < 0.01, `${sk.id} bone length variation ${boneLengthVariation(clip)}`);
+      // The unseen right hand keeps its rest pose: its finger joints have identity local rotations.
+      const j = sk.joints.findIndex((x) => x.name === palmSideOf);
+      assert.ok(Math.abs(clip.rotations[(6 * n + j) * 4 + 3] - 1) < 1e-6, `${palmSideOf} at rest`);
+    }
+    const dir = join(tmp, 'fingers');
+    await mkdir(dir, { recursive: true });
+    await writeMotion3d(clips, dir);
+    await checkExports(dir, clips, 30, 12, assimpMissing === false);
   });
 
   it('refuses a track with unfilled frames', () => {

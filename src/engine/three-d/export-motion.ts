@@ -9,6 +9,7 @@ import { EngineError, type MotionTrack } from '../types.js';
 import { writeFbx } from './fbx-writer.js';
 import { writeGlb } from './glb-writer.js';
 import { applyFaceControls, smoothFaces, type FaceSample } from './face-controls.js';
+import { applyFingerBends, type HandTrack } from './hand-controls.js';
 import { liftTrack, smoothLifted, type WorldDepth } from './lift.js';
 import { retarget, type SkeletalClip } from './motion3d.js';
 import { metahumanSkeleton, mixamoSkeleton, type JointSet } from './skeletons.js';
@@ -29,13 +30,15 @@ export interface Motion3dClips {
 /**
  * Lifts and retargets a track onto both skeletons. `world`: measured 3D points per frame
  * (world-track.ts, BlazePose) that decide each bone's depth direction; without, a heuristic does.
- * `faces`: face-mesh measures per frame that drive the MetaHuman face controls (face-controls.ts).
+ * `faces`: face-mesh measures per frame that drive the MetaHuman face controls (face-controls.ts);
+ * `hands`: finger bends per frame (hand-controls.ts) for the full set's fingers.
  */
 export function motionClips(
   track: MotionTrack,
   opts: Motion3dOptions,
   world?: WorldDepth,
   faces?: Array<FaceSample | null> | null,
+  hands?: HandTrack | null,
 ): Motion3dClips {
   if (track.frames.length === 0 || track.frames.some((f) => f.body.length < 17)) {
     throw new EngineError('INVALID_MOTION', 'The pose track has frames without a full body; the 3D animation needs every frame filled');
@@ -47,7 +50,10 @@ export function motionClips(
   const metahuman = retarget(smooth, metahumanSkeleton(opts.jointSet));
   // Face controls (expression and full): Mixamo's skeleton has no face joints.
   if (faces && opts.jointSet !== 'body') applyFaceControls(metahuman, opts.smoothing ? smoothFaces(faces, sigma) : faces);
-  return { metahuman, mixamo: retarget(smooth, mixamoSkeleton()) };
+  const mixamo = retarget(smooth, mixamoSkeleton());
+  // Fingers (full): both skeletons have them.
+  if (hands && opts.jointSet === 'full') for (const c of [metahuman, mixamo]) applyFingerBends(c, hands);
+  return { metahuman, mixamo };
 }
 
 /** Writes the four export files into `outDir`; returns their names. */

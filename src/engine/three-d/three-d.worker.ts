@@ -19,10 +19,11 @@ async function run(task: ThreeDTask): Promise<unknown> {
         stride: task.video.stride,
         // Face controls exist in the expression and full sets only.
         face: task.options.jointSet !== 'body',
+        hands: task.options.jointSet === 'full',
         onProgress: (share) => parentPort!.postMessage({ progress: share * 0.9 } satisfies ThreeDReply),
       })
     : null;
-  return writeMotion3d(motionClips(task.track, task.options, measured?.depth, measured?.faces), task.outDir);
+  return writeMotion3d(motionClips(task.track, task.options, measured?.depth, measured?.faces, measured?.hands), task.outDir);
 }
 
 run(workerData as ThreeDTask).then(

@@ -13,12 +13,17 @@ import { BLAZEPOSE_OF_COCO, runBlazePoseWorld, type RotatedRegion, type WorldPos
 import { HEAD, LIFTED_POINTS, NECK, PELVIS, type WorldDepth } from './lift.js';
 import { add, lerp3, scale, type Vec3 } from './math3d.js';
 import { faceRegion, interpolateFaces, measureFace, type FaceSample } from './face-controls.js';
+import { interpolateHands, measureHands, type HandTrack } from './hand-controls.js';
 
 /** Long side of the decoded frames. */
 const WORK_LONG_SIDE = 384;
+/** With hands (the full set): a full-body dancer's hand is ~30 px at 384, too small for fingers. */
+const HANDS_LONG_SIDE = 768;
 const SEEN = 0.3;
 /** The model runs on every WORLD_STRIDE-th frame of a glb extraction (speed measured in docs/engine-3d.md). */
 export const WORLD_STRIDE = 2;
+/** The hand model runs on every HAND_EVERY-th key frame. */
+const HAND_EVERY = 2;
 /** Below this presence BlazePose's points are not used for that frame. */
 const MIN_PRESENCE = 0.5;
 
@@ -62,12 +67,16 @@ export interface VideoMeasures {
   depth: WorldDepth;
   /** Face-mesh measures per frame (interpolated), when asked for (joint sets with face controls). */
   faces: Array<FaceSample | null> | null;
+  /** Finger bends per frame and hand (interpolated), when asked for (the full set). */
+  hands: HandTrack | null;
+  /** Frames where each model gave a usable result (the others are interpolated). */
+  measured: { pose: number; face: number; hands: number };
 }
 
 /** One decode pass: BlazePose on the key frames, and the face mesh on the same frames when `face`. */
-export async function measureVideo3d(opts: WorldTrackOptions & { face: boolean }): Promise<VideoMeasures> {
+export async function measureVideo3d(opts: WorldTrackOptions & { face: boolean; hands?: boolean }): Promise<VideoMeasures> {
   const { track, stride } = opts;
-  const s = Math.min(1, WORK_LONG_SIDE / Math.max(track.width, track.height));
+  const s = Math.min(1, (opts.hands ? HANDS_LONG_SIDE : WORK_LONG_SIDE) / Math.max(track.width, track.height));
   const width = Math.max(2, Math.round(track.width * s)),
     height = Math.max(2, Math.round(track.height * s));
   const sx = width / track.width,
@@ -75,6 +84,7 @@ export async function measureVideo3d(opts: WorldTrackOptions & { face: boolean }
   const n = track.frames.length;
   const measured: WorldDepth = new Array<Vec3[] | null>(n).fill(null);
   const faces = new Array<FaceSample | null>(n).fill(null);
+  const hands: HandTrack = Array.from({ length: n }, () => [null, null]);
   let t = 0;
   for await (const frame of decodeFrames(opts.tools, opts.videoFile, { fps: track.fps, width, height, signal: opts.signal })) {
     if (t >= n) break;
@@ -82,12 +92,24 @@ export async function measureVideo3d(opts: WorldTrackOptions & { face: boolean }
     if ((t % stride === 0 || t === n - 1) && body.length >= 17) {
       const pose = await runBlazePoseWorld(frame, width, height, regionFromBody(body, sx, sy));
       if (pose.score >= MIN_PRESENCE) measured[t] = toLiftPoints(pose);
+      // Hands cost two model runs: every HAND_STRIDE-th frame (a multiple of the key-frame stride).
+      if (opts.hands && pose.score >= MIN_PRESENCE && (t % (stride * HAND_EVERY) === 0 || t === n - 1))
+        hands[t] = await measureHands(frame, width, height, pose);
       if (opts.face) faces[t] = await measureFace(frame, width, height, faceRegion(body, sx, sy));
     }
     opts.onProgress?.((t + 1) / n);
     t++;
   }
-  return { depth: interpolate(measured), faces: opts.face ? interpolateFaces(faces) : null };
+  return {
+    depth: interpolate(measured),
+    faces: opts.face ? interpolateFaces(faces) : null,
+    hands: opts.hands ? interpolateHands(hands) : null,
+    measured: {
+      pose: measured.filter((m) => m).length,
+      face: faces.filter((f) => f).length,
+      hands: hands.reduce((a, h) => a + (h[0] ? 1 : 0) + (h[1] ? 1 : 0), 0),
+    },
+  };
 }
 
 export async function measureWorldDepth(opts: WorldTrackOptions): Promise<WorldDepth> {
