@@ -200,14 +200,20 @@ function keepWorkingRequestsOpen(app: FastifyInstance, http: { requestTimeoutMs:
 }
 
 function registerLatencyMetric(app: FastifyInstance, metrics: MetricsRecorder): void {
+  // One labels object per method, route and status (a bounded set: routes are patterns), reused so
+  // the recorder does not rebuild the series key on every request.
+  const labelsBy = new Map<string, { method: string; route: string; status: string }>();
   app.addHook('onResponse', (request, reply, done) => {
     const type = reply.getHeader('content-type') ?? reply.raw.getHeader('content-type');
     if (typeof type !== 'string' || !type.startsWith('text/event-stream')) {
-      metrics.observe(
-        'marionette_http_request_duration_seconds',
-        { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
-        reply.elapsedTime / 1000,
-      );
+      const route = request.routeOptions.url ?? 'unmatched';
+      const k = `${request.method} ${route} ${reply.statusCode}`;
+      let labels = labelsBy.get(k);
+      if (labels === undefined) {
+        labels = { method: request.method, route, status: String(reply.statusCode) };
+        labelsBy.set(k, labels);
+      }
+      metrics.observe('marionette_http_request_duration_seconds', labels, reply.elapsedTime / 1000);
     }
     done();
   });

@@ -1,6 +1,7 @@
 import { ERROR_CATALOGUE, type ErrorCode } from '../../contracts/errors.js';
 import type { VideosTable } from '../../infra/db/schema.js';
 import type { Ports } from '../ports/index.js';
+import type { VideoViewRow } from './videos.repository.js';
 
 /**
  * The Render object of spec 2.3, shared by render creation, Get Video and List Videos (the latter
@@ -76,7 +77,7 @@ export function presentError(row: Pick<VideosTable, 'error_json' | 'request_id'>
   };
 }
 
-export async function presentVideo(deps: PresentDeps, row: VideosTable, opts: { links: boolean }): Promise<RenderObject> {
+export async function presentVideo(deps: PresentDeps, row: VideoViewRow, opts: { links: boolean }): Promise<RenderObject> {
   const urls = await signedOutputUrls(deps, row);
   const out: RenderObject = {
     id: row.id,

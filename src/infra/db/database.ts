@@ -77,7 +77,19 @@ function cacheStatements(database: SQLite.Database, max = 2000): void {
   }) as typeof database.prepare;
 }
 
-function sqliteDialect(file: string): Dialect {
+/** The better-sqlite3 handle behind each SQLite Kysely instance (the root one, not transactions). */
+const sqliteHandles = new WeakMap<object, SQLite.Database>();
+
+/**
+ * The SQLite handle of `db` when it is the root instance of a SQLite database, for the hot read path
+ * (compiled.ts): a statement run on it synchronously, while no transaction is open on the one
+ * connection, sees exactly what a query through Kysely would, without Kysely's connection hand-off.
+ */
+export function sqliteHandleOf(db: object): SQLite.Database | undefined {
+  return sqliteHandles.get(db);
+}
+
+function sqliteDialect(file: string, onDatabase: (d: SQLite.Database) => void): Dialect {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const database = new SQLite(file);
   database.pragma('journal_mode = WAL');
@@ -85,6 +97,7 @@ function sqliteDialect(file: string): Dialect {
   database.pragma('busy_timeout = 10000');
   database.pragma('foreign_keys = ON');
   cacheStatements(database);
+  onDatabase(database);
   return new ImmediateSqliteDialect({ database });
 }
 
@@ -93,7 +106,9 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
   if (opts.url.startsWith('sqlite:')) {
     const file = sqliteFileOf(opts.url) ?? ':memory:';
-    const db = new Kysely<Database>({ dialect: sqliteDialect(file) });
+    let handle: SQLite.Database | undefined;
+    const db = new Kysely<Database>({ dialect: sqliteDialect(file, (d) => (handle = d)) });
+    sqliteHandles.set(db, handle!);
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
   if (opts.schema !== undefined && !SCHEMA_NAME.test(opts.schema)) throw new Error(`invalid schema name ${opts.schema}`);

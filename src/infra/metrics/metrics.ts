@@ -86,7 +86,20 @@ export class Metrics implements MetricsRecorder {
   }
 }
 
+// A caller that observes with the same labels object again (the HTTP latency hook keeps one per
+// method, route and status) skips building its key: this runs on every request.
+const keyOf = new WeakMap<Labels, string>();
+
 function labelKey(labels: Labels): string {
+  let key = keyOf.get(labels);
+  if (key === undefined) {
+    key = buildLabelKey(labels);
+    keyOf.set(labels, key);
+  }
+  return key;
+}
+
+function buildLabelKey(labels: Labels): string {
   return Object.keys(labels)
     .sort()
     .map((k) => `${k}=${labels[k]}`)
