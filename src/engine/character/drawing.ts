@@ -23,6 +23,7 @@ import {
   close,
   dilate,
   fillHoles,
+  forEachComponent8,
   keepLargestComponents,
   maskBounds,
   open,
@@ -357,51 +358,11 @@ function lineTone(rgba: Buffer, paper: Float32Array, marks: Uint8Array): Float32
 
 /** Ink components touching the picture's border that run along it, long and thin: the sheet's edge, a table. */
 function dropSheetEdges(ink: Uint8Array, w: number, h: number): void {
-  const labels = new Int32Array(w * h);
-  const stack = new Int32Array(w * h);
-  // Pixels of the component being labelled (reused: no allocation per component or pixel).
-  const members = new Int32Array(w * h);
-  let id = 0;
-  for (let s = 0; s < w * h; s++) {
-    if (!ink[s] || labels[s]) continue;
-    id++;
-    let top = 0,
-      area = 0,
-      border = false;
-    let x0 = w,
-      y0 = h,
-      x1 = 0,
-      y1 = 0;
-    let mn = 0;
-    labels[s] = id;
-    stack[top++] = s;
-    while (top > 0) {
-      const p = stack[--top];
-      members[mn++] = p;
-      area++;
-      const x = p % w,
-        y = (p - x) / w;
-      if (x === 0 || y === 0 || x === w - 1 || y === h - 1) border = true;
-      x0 = Math.min(x0, x);
-      x1 = Math.max(x1, x);
-      y0 = Math.min(y0, y);
-      y1 = Math.max(y1, y);
-      for (let dy = -1; dy <= 1; dy++) {
-        for (let dx = -1; dx <= 1; dx++) {
-          const xx = x + dx,
-            yy = y + dy;
-          if (xx < 0 || yy < 0 || xx >= w || yy >= h) continue;
-          const q = yy * w + xx;
-          if (ink[q] && !labels[q]) {
-            labels[q] = id;
-            stack[top++] = q;
-          }
-        }
-      }
-    }
-    if (!border) continue;
+  const band = Math.max(3, Math.round(0.06 * Math.max(w, h)));
+  forEachComponent8(ink, w, h, (members, mn, { x0, y0, x1, y1 }) => {
+    const border = x0 === 0 || y0 === 0 || x1 === w - 1 || y1 === h - 1;
+    if (!border) return;
     // Mostly within a band along the border: the sheet's edge or the table, not a figure reaching it.
-    const band = Math.max(3, Math.round(0.06 * Math.max(w, h)));
     let nearBorder = 0;
     for (let i = 0; i < mn; i++) {
       const p = members[i];
@@ -410,8 +371,8 @@ function dropSheetEdges(ink: Uint8Array, w: number, h: number): void {
       if (x < band || y < band || x >= w - band || y >= h - band) nearBorder++;
     }
     const spans = x1 - x0 + 1 >= 0.5 * w || y1 - y0 + 1 >= 0.5 * h;
-    if (spans && nearBorder >= 0.6 * area) for (let i = 0; i < mn; i++) ink[members[i]] = 0;
-  }
+    if (spans && nearBorder >= 0.6 * mn) for (let i = 0; i < mn; i++) ink[members[i]] = 0;
+  });
 }
 
 /**
@@ -531,50 +492,17 @@ export function offSheet(rgba: Buffer, w: number, h: number): { mask: Uint8Array
  * straight line is paper furniture, not a figure's stroke.
  */
 function dropLongLines(ink: Uint8Array, w: number, h: number, thin: number): void {
-  const labels = new Int32Array(w * h);
-  const stack = new Int32Array(w * h);
-  // Pixels of the component being labelled (reused: no allocation per component or pixel).
-  const members = new Int32Array(w * h);
-  let id = 0;
-  for (let s0 = 0; s0 < w * h; s0++) {
-    if (!ink[s0] || labels[s0]) continue;
-    id++;
-    let mn = 0;
-    let top = 0;
-    labels[s0] = id;
-    stack[top++] = s0;
-    let x0 = w,
-      x1 = -1,
-      y0 = h,
-      y1 = -1,
-      sx = 0,
-      sy = 0;
-    while (top > 0) {
-      const p = stack[--top];
-      members[mn++] = p;
-      const x = p % w,
-        y = (p - x) / w;
-      sx += x;
-      sy += y;
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
-      for (let dy = -1; dy <= 1; dy++) {
-        for (let dx = -1; dx <= 1; dx++) {
-          const xx = x + dx,
-            yy = y + dy;
-          if (xx < 0 || yy < 0 || xx >= w || yy >= h) continue;
-          const q = yy * w + xx;
-          if (ink[q] && !labels[q]) {
-            labels[q] = id;
-            stack[top++] = q;
-          }
-        }
-      }
-    }
-    if (x1 - x0 + 1 < 0.4 * w && y1 - y0 + 1 < 0.4 * h) continue;
+  forEachComponent8(ink, w, h, (members, mn, { x0, y0, x1, y1 }) => {
+    if (x1 - x0 + 1 < 0.4 * w && y1 - y0 + 1 < 0.4 * h) return;
     // Spread across the component's main axis (smaller eigenvalue of its covariance).
+    let sx = 0,
+      sy = 0;
+    for (let i = 0; i < mn; i++) {
+      const p = members[i];
+      const x = p % w;
+      sx += x;
+      sy += (p - x) / w;
+    }
     const n = mn;
     const mx = sx / n,
       my = sy / n;
@@ -594,7 +522,7 @@ function dropLongLines(ink: Uint8Array, w: number, h: number, thin: number): voi
     cxy /= n;
     const minor = (cxx + cyy) / 2 - Math.sqrt(((cxx - cyy) / 2) ** 2 + cxy * cxy);
     if (Math.sqrt(Math.max(0, minor)) <= thin) for (let i = 0; i < mn; i++) ink[members[i]] = 0;
-  }
+  });
 }
 
 export function drawingMask(rgba: Buffer, w: number, h: number, model = paperModel(rgba, w, h)): DrawingMaskResult {

@@ -196,3 +196,63 @@ export function maskBounds(mask: Uint8Array, w: number, h: number): { x0: number
   }
   return x1 < 0 ? null : { x0, y0, x1, y1 };
 }
+
+export interface Box {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+/**
+ * Visits each 8-connected component of `mask` once, in scan order of its first pixel. `visit` gets
+ * the component's pixel indices (the first `count` entries of a buffer reused from one component to
+ * the next: copy what must outlive the call) and its bounding box. `visit` may clear pixels it was
+ * given; no other pixel of the mask may change while this runs.
+ */
+export function forEachComponent8(
+  mask: Uint8Array,
+  w: number,
+  h: number,
+  visit: (members: Int32Array, count: number, box: Box) => void,
+): void {
+  const n = w * h;
+  const seen = new Uint8Array(n);
+  const stack = new Int32Array(n);
+  const members = new Int32Array(n);
+  for (let s = 0; s < n; s++) {
+    if (!mask[s] || seen[s]) continue;
+    let top = 0,
+      count = 0;
+    let x0 = w,
+      y0 = h,
+      x1 = -1,
+      y1 = -1;
+    seen[s] = 1;
+    stack[top++] = s;
+    while (top > 0) {
+      const p = stack[--top];
+      members[count++] = p;
+      const x = p % w,
+        y = (p - x) / w;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+      for (let dy = -1; dy <= 1; dy++) {
+        const yy = y + dy;
+        if (yy < 0 || yy >= h) continue;
+        for (let dx = -1; dx <= 1; dx++) {
+          const xx = x + dx;
+          if (xx < 0 || xx >= w) continue;
+          const q = yy * w + xx;
+          if (mask[q] && !seen[q]) {
+            seen[q] = 1;
+            stack[top++] = q;
+          }
+        }
+      }
+    }
+    visit(members, count, { x0, y0, x1, y1 });
+  }
+}
