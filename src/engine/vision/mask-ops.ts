@@ -130,36 +130,13 @@ export function fillHoles(mask: Uint8Array, w: number, h: number): Uint8Array {
 export function keepLargestComponents(mask: Uint8Array, w: number, h: number, keepRatio = 0.15): { mask: Uint8Array; area: number } {
   const labels = new Int32Array(w * h);
   const areas: number[] = [0];
-  const stack = new Int32Array(w * h);
-  for (let s = 0; s < w * h; s++) {
-    if (!mask[s] || labels[s]) continue;
+  let largest = 0;
+  forEachComponent8(mask, w, h, (members, count) => {
     const id = areas.length;
-    let area = 0;
-    let top = 0;
-    labels[s] = id;
-    stack[top++] = s;
-    while (top > 0) {
-      const p = stack[--top];
-      area++;
-      const x = p % w;
-      const y = (p - x) / w;
-      for (let dy = -1; dy <= 1; dy++) {
-        const yy = y + dy;
-        if (yy < 0 || yy >= h) continue;
-        for (let dx = -1; dx <= 1; dx++) {
-          const xx = x + dx;
-          if (xx < 0 || xx >= w) continue;
-          const q = yy * w + xx;
-          if (mask[q] && !labels[q]) {
-            labels[q] = id;
-            stack[top++] = q;
-          }
-        }
-      }
-    }
-    areas.push(area);
-  }
-  const largest = Math.max(0, ...areas);
+    for (let i = 0; i < count; i++) labels[members[i]] = id;
+    areas.push(count);
+    if (count > largest) largest = count;
+  });
   const out = new Uint8Array(w * h);
   let kept = 0;
   if (largest === 0) return { mask: out, area: 0 };
