@@ -27,8 +27,11 @@ import { prepareMedia } from '../helpers/media-prep.js';
  * (s3rver). Renders are real (shared media, the CPU engine).
  */
 const pgTarget = (await dbTargets()).find((t) => t.kind === 'postgres')!;
-const redis: TestRedis = pgTarget.skip ? { url: '', prefix: '', skip: 'no PostgreSQL', close: async () => {} } : await ownRedis();
-const skip = pgTarget.skip || redis.skip || (!hasSharedMedia() && NO_MEDIA_REASON);
+// A private redis-server only when the suite will run: a skipped suite never reaches `after`, and the
+// server would keep this file's process alive (seen from a clone without ../shared/media).
+const notHere = pgTarget.skip ? 'no PostgreSQL' : !hasSharedMedia() ? NO_MEDIA_REASON : null;
+const redis: TestRedis = notHere ? { url: '', prefix: '', skip: notHere, close: async () => {} } : await ownRedis();
+const skip = notHere || redis.skip;
 
 /** A TCP proxy in front of PostgreSQL: `cut()` drops every connection and refuses new ones. */
 async function pgProxy(target: {
