@@ -38,6 +38,9 @@ export const FOOT_DOWN_BAND = 0.02;
 /** Frames either side over which the per-frame ground offset is averaged (detector jitter). */
 const GROUND_SMOOTH = 2;
 
+/** Room kept between a standing figure's top at rest and the frame's top (share of the frame height). */
+const TOP_ROOM = 0.02;
+
 /** Keypoints below this score do not steer a bone; it keeps its previous angle. */
 const MIN_SCORE = 0.2;
 /** The head may tilt this far from the torso (radians); beyond it face keypoints are usually noise. */
@@ -135,6 +138,18 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number, bot
   }
   const performerHeight = (k * ld) / TORSO_LEGS;
   if (Number.isFinite(performerHeight) && bottom > top) scale = Math.min(scale, (1.1 * performerHeight) / (bottom - top));
+  // ...and standing on the clip's ground line, it must fit under the frame's top: a drawing's big head
+  // or crown was cut off by the frame on every frame (char1 on the dances) while its torso and legs
+  // matched the performer's. The figure's whole rest height fits between the ground and the top.
+  const groundAnkles: number[] = [];
+  for (let i = 0; i < driving.length; i++) {
+    const seen = [11, 14].filter((j) => scores[i][j] >= MIN_SCORE).map((j) => driving[i][j].y * k);
+    if (seen.length) groundAnkles.push(Math.max(...seen));
+  }
+  const groundLine = percentile(groundAnkles, 0.9) + (Number.isFinite(performerHeight) ? ANKLE_HEIGHT * performerHeight : 0);
+  if (Number.isFinite(groundLine) && bottom > top) {
+    scale = Math.min(scale, (groundLine - TOP_ROOM * track.height * k) / (bottom - top));
+  }
   // A figure whose torso lies along the ground (a quadruped) keeps its body level: the performer's
   // spine would stand it on its hind legs. Its legs still follow the performer's limbs (arms → front
   // legs, legs → hind legs, by slot), its head nods as the performer's head does relative to the spine,
