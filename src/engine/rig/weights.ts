@@ -178,12 +178,44 @@ export function regionField(m: Mask, dist: Float32Array, joints: Point[]): Regio
     }
     const d = geodesic(m, seeds);
     for (let i = 0; i < d.length; i++) d[i] -= r;
+    if (b > 1) behindJoint(d, m.w, a, e, r);
     scores.push(d);
     radius.push(r);
     seedSets.push(seeds);
   }
   absorbIslands(m, scores, seedSets);
   return { scores, radius };
+}
+
+/** Score added per pixel of depth behind a limb bone's joint (past the tolerance, see behindJoint). */
+const BEHIND_JOINT = 2;
+
+/**
+ * A limb bone keeps to its own side of the joint it turns about (shoulder, hip, elbow, knee). Its seeds
+ * start at or just past the joint and its score carries a bonus of its radius, so by the geodesic alone
+ * it wins pixels of the body behind the joint wherever its parent's seeds are further off: on a
+ * four-legged animal (shoulders and hips on the belly line, so the torso's seed quad is a line there)
+ * the whole rump and a column up through the body above each hind leg, and a wedge of chest above a
+ * front leg. Skinned to the leg, that part of the body turned with it and, the seam between leg and
+ * torso being cut away from the hip, tore loose as a wedge or a slit. Past the line through the joint
+ * square to the bone, deeper than the bone's radius (a round shoulder cap or elbow drawn with the limb
+ * stays the limb's), the score grows by BEHIND_JOINT per pixel: the border settles just behind the
+ * joint, inside the radius kept smooth around it, so weights blend across the junction. A limb's own
+ * pixels lie ahead of its joint (a hand on the hip or behind the head is at the forearm's far end), so
+ * people's regions hardly change.
+ */
+function behindJoint(d: Float64Array, w: number, a: Point, e: Point, r: number): void {
+  const len = Math.hypot(e.x - a.x, e.y - a.y);
+  if (len < 1e-6) return;
+  const ux = (e.x - a.x) / len,
+    uy = (e.y - a.y) / len;
+  for (let i = 0; i < d.length; i++) {
+    if (!Number.isFinite(d[i])) continue;
+    const x = (i % w) + 0.5,
+      y = Math.floor(i / w) + 0.5;
+    const depth = -((x - a.x) * ux + (y - a.y) * uy) - r;
+    if (depth > 0) d[i] += BEHIND_JOINT * depth;
+  }
 }
 
 /** Chain of each bone: 1 torso and head, 2/3 left/right arm, 4/5 left/right leg (as seams.ts's chainCode). */
