@@ -49,6 +49,8 @@ function readYamlNumbers(file: string): Record<string, number> {
 }
 
 const BIPED: Array<[number, string]> = [
+  // AnimatedDrawings' "neck" is its pose model's nose keypoint (COCO 0): the head's centre.
+  [0, 'neck'],
   [5, 'left_shoulder'],
   [6, 'right_shoulder'],
   [7, 'left_elbow'],
@@ -485,6 +487,14 @@ export interface DrawingScore {
   iou: number;
   joints: number;
   misses: string[];
+  /** Distance from the analysis' head keypoint to the artist's, in figure sizes (NaN when not annotated). */
+  head: number;
+}
+
+/** Distance from the head keypoint (COCO 0) to the artist's, as a share of the figure's longest side. */
+export function headOffset(body: Keypoint[], truth: DrawingTruth): number {
+  const t = truth.joints.get(0);
+  return t ? Math.hypot(body[0].x - t[0], body[0].y - t[1]) / truth.figureSize : NaN;
 }
 
 export async function scoreAnalysis(
@@ -497,7 +507,12 @@ export async function scoreAnalysis(
     throw new Error(`${truth.name}: analysed ${analysis.width}x${analysis.height}, truth ${truth.width}x${truth.height}`);
   }
   const j = jointShare(analysis.body, truth);
-  return { iou: iou(await maskFromTexture(dir, analysis, textureFile), truth.mask), joints: j.share, misses: j.misses };
+  return {
+    iou: iou(await maskFromTexture(dir, analysis, textureFile), truth.mask),
+    joints: j.share,
+    misses: j.misses,
+    head: headOffset(analysis.body, truth),
+  };
 }
 
 /** The synthetic photos the bench and the tests score (every one on a lit, shadowed sheet on a table). */

@@ -19,6 +19,7 @@ import {
   maskFromTexture,
   iou,
   jointShare,
+  headOffset,
   type DrawingTruth,
 } from './_drawing-cases.js';
 
@@ -28,6 +29,8 @@ export interface DrawingRow {
   iou: number;
   joints: number;
   misses: string[];
+  /** Head keypoint's distance from the artist's, in figure sizes (NaN for four-legged figures). */
+  head: number;
   seconds: number;
   /** Process CPU time (all threads) over the analysis: what the wall time would be alone on one core. */
   cpuSeconds: number;
@@ -91,6 +94,7 @@ export async function drawingRows(opts: {
         iou: iou(mask, truth.mask),
         joints: j.share,
         misses: j.misses,
+        head: headOffset(body, truth),
         seconds,
         cpuSeconds: cpu,
         megapixels: (truth.width * truth.height) / 1e6,
@@ -103,6 +107,7 @@ export async function drawingRows(opts: {
         iou: 0,
         joints: 0,
         misses: [],
+        head: NaN,
         seconds: (performance.now() - t) / 1000,
         cpuSeconds: cpuSeconds(),
         megapixels: (truth.width * truth.height) / 1e6,
@@ -206,17 +211,18 @@ export function drawingsMarkdown(rows: DrawingRow[], load: string): string {
 from them (\`bench/_drawing-cases.ts\`: warm paper, light falling off across the sheet, a soft shadow, table at two edges, sensor
 noise, JPEG 88, pixels stored turned with the EXIF orientation that turns them back; plus the variation named). Analysed with
 \`engine.analyzeCharacter\` (rig included, models loaded). *IoU*: the texture's alpha against the artist's mask; *joints*: share of
-the 12 limb joints within 0.1 x the figure's longest side of the artist's, left/right either way per limb; targets: found, IoU ≥ 0.95,
-joints ≥ 0.90 (met by ${met} of ${rows.length}).
+the 12 limb joints within 0.1 x the figure's longest side of the artist's, left/right either way per limb; *head*: the head keypoint's
+distance from the artist's (its "neck", the pose model's nose) in figure sizes; targets: found, IoU ≥ 0.95, joints ≥ 0.90 (met by ${met} of
+${rows.length}).
 
-${speed}| case | found | IoU | joints | missed | s | MP | method |
-|---|---|---|---|---|---|---|---|
+${speed}| case | found | IoU | joints | missed | head | s | MP | method |
+|---|---|---|---|---|---|---|---|---|
 ${rows
   .map(
     (r) =>
       `| ${r.name} | ${r.found ? 'yes' : '**no**'} | ${ok(r) ? fmt(r.iou, 3) : `**${fmt(r.iou, 3)}**`} | ${fmt(r.joints)} | ${
         r.misses.join(', ') || '—'
-      } | ${fmt(r.seconds)} | ${fmt(r.megapixels, 1)} | ${r.note} |`,
+      } | ${fmt(r.head)} | ${fmt(r.seconds)} | ${fmt(r.megapixels, 1)} | ${r.note} |`,
   )
   .join('\n')}
 `;

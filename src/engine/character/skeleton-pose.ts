@@ -33,6 +33,9 @@ interface Pt {
   y: number;
 }
 
+/** Share of the head's round that must lie above the shoulders' line. */
+const HEAD_FIT = 0.8;
+
 /** Score given to joints read from a skeleton branch: a measurement, but not a pose model's. */
 const SKELETON_SCORE = 0.6;
 
@@ -222,6 +225,21 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
     return [toImage(path[e]), toImage(path[mid]), toImage(path[tip])];
   };
 
+  /**
+   * The centre of the largest round the path (end first) passes through above `limitY` (image px): the
+   * round's lower part must stay above that line (a head without a neck merges into the body, whose
+   * rounds are larger). A pigtail's or a spike's end blob is smaller than the head it hangs from.
+   */
+  const headCentre = (path: number[], limitY: number): Pt => {
+    let best = path[0];
+    for (const p of path) {
+      const y = toImage(p).y;
+      if (y > limitY) break;
+      if (dt[p] > dt[best] && y + HEAD_FIT * dt[p] * f <= limitY) best = p;
+    }
+    return toImage(best);
+  };
+
   const used = new Set<number>();
   const below = ends.filter((e) => e.y > ry);
   let kind: SkeletonPose['kind'] = 'biped';
@@ -315,6 +333,11 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
     fromSkeleton.push(5, 6, 7, 8, 9, 10);
   }
   if (!fromSkeleton.length) return null;
+  // The head keypoint is the head's centre, not the end that led to it: a pigtail, a crown's spike or a
+  // hat's tip is an upper end too (char2's right pigtail stood in for its head, so the head bone lay 45
+  // degrees off upright and every frame turned the face by as much). Along that end's path to the root:
+  // the centre of its largest round above the shoulders.
+  if (head && h0) head = headCentre(h0.path, arms.length ? Math.min(arms[0][0].y, arms[1][0].y) : toImage(root).y);
   const body = buildBody(head, arms, legs, toImage(root), false);
   return body ? { body, kind, fromSkeleton } : null;
 }
