@@ -299,11 +299,13 @@ for (const t of await dbTargets()) {
       await cancelRender(svc.wired.deps, id);
       const frames = await s.until(['cancelled', 'ready', 'failed'], 10_000);
       assert.equal(frames[frames.length - 1].event, 'cancelled');
-      while (queue.activeCount() > 0 && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 10));
+      while (queue.activeCount() > 0 && Date.now() - t0 < 30_000) await new Promise((r) => setTimeout(r, 10));
       const stopMs = Date.now() - t0;
       assert.equal(queue.activeCount(), 0, 'the worker let go of the job');
       process.stdout.write(`# cancellation: the worker stopped ${stopMs} ms after the cancel\n`);
-      assert.ok(stopMs < 5000, `stopped after ${stopMs} ms`);
+      // How soon is measured (printed above, typically 0.1-2 s on a quiet machine); the bound only
+      // catches a worker that ignores the abort, not a loaded machine (6.5 s seen at load 5).
+      assert.ok(stopMs < 20_000, `stopped after ${stopMs} ms`);
       assert.deepEqual(
         (await ledgerOf(svc.wired.deps.db, id)).map((l) => l.kind),
         ['reserve', 'release'],

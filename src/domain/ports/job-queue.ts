@@ -58,8 +58,13 @@ export interface JobQueue {
   start(handlers: Partial<Record<JobType, JobHandler>>, opts: QueueWorkerOptions): Promise<void>;
   /** Stops pulling, aborts running handlers' signals and waits for them to settle. */
   stop(): Promise<void>;
-  /** Marks the resource's jobs cancelled and asks whoever runs one to abort it. */
-  cancel(resourceId: string): Promise<void>;
+  /**
+   * Marks the resource's jobs cancelled and asks whoever runs one to abort it. `discardCompleted`: the
+   * resource was cancelled, so a job that completed meanwhile (its result refused by the resource's
+   * state machine) is marked cancelled too: a cancellation committing between the worker's refused
+   * result and its job release left a cancelled render with a `completed` job.
+   */
+  cancel(resourceId: string, opts?: { discardCompleted?: boolean }): Promise<void>;
   /** Wakes idle pollers after an enqueue (a hint; polling still finds the job). */
   notify(): void;
   /**

@@ -9,8 +9,8 @@ import type { Ports } from '../ports/index.js';
 /**
  * Operator cancellation (`npm run admin -- render cancel ID`; clients cannot cancel, spec 3.1).
  * The render moves to `cancelled` first (reservation released, `cancelled` event stored and
- * announced), then its job is marked cancelled and whoever runs it is told to stop: a worker in this
- * process at once, one elsewhere at its next heartbeat. Anything that worker still tries to write is
+ * announced), then its job is marked cancelled (also when it completed meanwhile: its ready was refused)
+ * and whoever runs it is told to stop: a worker in this process at once, one elsewhere at its next heartbeat. Anything that worker still tries to write is
  * refused by the state machine, so the order cannot produce a cancelled-then-ready render.
  */
 export async function cancelRender(
@@ -25,7 +25,7 @@ export async function cancelRender(
     const now = await findRenderById(deps.db, id);
     throw notCancellable(id, now?.status ?? 'unknown');
   }
-  await deps.queue.cancel(id);
+  await deps.queue.cancel(id, { discardCompleted: true });
   // A worker may have uploaded outputs just before the cancellation; its own ready transition is
   // refused and it discards them too, whichever of the two runs last.
   await discardOutputsUnlessReady(deps, id);
@@ -50,7 +50,7 @@ export async function cancelOwnedRender(
   if (isTerminalRender(row.status)) return { row, cancelled: false };
   const updated = await transitionRender(deps, id, { to: 'cancelled' });
   if (updated) {
-    await deps.queue.cancel(id);
+    await deps.queue.cancel(id, { discardCompleted: true });
     await discardOutputsUnlessReady(deps, id);
     return { row: updated, cancelled: true };
   }

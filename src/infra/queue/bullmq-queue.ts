@@ -149,14 +149,14 @@ export class BullMqQueue implements JobQueue {
     if (this.workerConnection) await closeRedis(this.workerConnection);
   }
 
-  async cancel(resourceId: string): Promise<void> {
+  async cancel(resourceId: string, opts?: { discardCompleted?: boolean }): Promise<void> {
     const rows = await this.db
       .selectFrom('jobs')
       .select('id')
       .where('resource_id', '=', resourceId)
       .where('status', 'in', ['queued', 'active'])
       .execute();
-    await jobs.cancelJobsOf(this.db, resourceId, new Date().toISOString());
+    await jobs.cancelJobsOf(this.db, resourceId, new Date().toISOString(), opts?.discardCompleted);
     await this.pubsub.publish(JOB_CANCEL_CHANNEL, resourceId);
     // Waiting or delayed copies go at once; a running one (locked) completes as a no-op.
     for (const r of rows) await this.queue.remove(r.id).catch(() => 0);

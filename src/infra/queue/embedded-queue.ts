@@ -103,8 +103,8 @@ export class EmbeddedQueue implements JobQueue {
     this.keeper = null;
   }
 
-  async cancel(resourceId: string): Promise<void> {
-    await jobs.cancelJobsOf(this.db, resourceId, new Date().toISOString());
+  async cancel(resourceId: string, opts?: { discardCompleted?: boolean }): Promise<void> {
+    await jobs.cancelJobsOf(this.db, resourceId, new Date().toISOString(), opts?.discardCompleted);
     // Same-process workers abort at once; workers elsewhere notice on their next heartbeat.
     await this.pubsub.publish(JOB_CANCEL_CHANNEL, resourceId);
   }

@@ -76,12 +76,12 @@ export async function releaseJob(
   return Number(r.numUpdatedRows) > 0;
 }
 
-export async function cancelJobsOf(db: Db, resourceId: string, now: string): Promise<number> {
+export async function cancelJobsOf(db: Db, resourceId: string, now: string, discardCompleted = false): Promise<number> {
   const r = await db
     .updateTable('jobs')
     .set({ status: 'cancelled', lease_owner: null, lease_expires_at: null, updated_at: now })
     .where('resource_id', '=', resourceId)
-    .where('status', 'in', ['queued', 'active'])
+    .where('status', 'in', discardCompleted ? ['queued', 'active', 'completed'] : ['queued', 'active'])
     .executeTakeFirst();
   return Number(r.numUpdatedRows);
 }
