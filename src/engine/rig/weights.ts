@@ -141,8 +141,11 @@ export interface RegionField {
   radius: number[];
 }
 
-/** @param joints rig joints in working pixels */
-export function regionField(m: Mask, dist: Float32Array, joints: Point[]): RegionField {
+/**
+ * @param joints rig joints in working pixels
+ * @param headFloor a quadruped's neck height (working px): below it the head's score grows by BEHIND_JOINT per pixel
+ */
+export function regionField(m: Mask, dist: Float32Array, joints: Point[], headFloor = Infinity): RegionField {
   const J = (i: number): Point => joints[i];
   const lerp = (a: Point, b: Point, t: number): Point => ({ x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t });
   const torsoLen = Math.hypot(J(1).x - J(0).x, J(1).y - J(0).y) || 1;
@@ -179,6 +182,8 @@ export function regionField(m: Mask, dist: Float32Array, joints: Point[]): Regio
     const d = geodesic(m, seeds);
     for (let i = 0; i < d.length; i++) d[i] -= r;
     if (b > 1) behindJoint(d, m.w, a, e, r);
+    // A level body's head (a quadruped's) stays above its neck: the chest under it is the body's.
+    if (b === 1 && Number.isFinite(headFloor)) for (let i = 0; i < d.length; i++) d[i] += BEHIND_JOINT * Math.max(0, Math.floor(i / m.w) + 0.5 - headFloor);
     scores.push(d);
     radius.push(r);
     seedSets.push(seeds);
