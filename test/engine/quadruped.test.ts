@@ -98,6 +98,22 @@ test('a quadruped drawing keeps its body level while its legs follow the perform
     }
     assert.ok(deepest <= 0.2 * torso, `leg chain ${code} reaches ${(deepest / torso).toFixed(2)} torso lengths behind its joint`);
   }
+  // The head's region is the head, beyond the neck (issue 10): before, the head bone ran from the belly
+  // line up to an ear's tip and its region was a diagonal wedge of the body reaching 0.4 of the figure's
+  // length behind the neck, so a nod creased the back.
+  {
+    const neck = rig.joints[1],
+      side = Math.sign(neck.x - rig.joints[0].x);
+    let lo = Infinity,
+      hi = -Infinity,
+      behind = 0;
+    for (let v = 0; v < rig.vertices.length; v += 2) [lo, hi] = [Math.min(lo, rig.vertices[v]), Math.max(hi, rig.vertices[v])];
+    for (let t = 0; t < rig.triangleBones.length; t++) {
+      if (rig.triangleBones[t] !== 1) continue;
+      for (let q = 0; q < 3; q++) behind = Math.max(behind, side * (neck.x - rig.vertices[rig.triangles[t * 3 + q] * 2]));
+    }
+    assert.ok(behind <= 0.1 * (hi - lo), `the head's region reaches ${(behind / (hi - lo)).toFixed(2)} of the length behind the neck`);
+  }
   // The drawing's own axis at rest (a pig's head and tail need not sit level): tilt is measured from it.
   const tex = await sharp(join(c.dir, c.textureFile)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   const rest = coverageAxis(tex.data, tex.info.width, tex.info.height).angle;

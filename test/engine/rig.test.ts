@@ -349,3 +349,49 @@ test('trousers are not taken for a skirt: the legs part cleanly', async () => {
   const rig = buildRig(analysis, rgba, w, h);
   assert.ok(weightNear(rig, 6, 178, 350, 6) > 0.9 && weightNear(rig, 8, 122, 350, 6) > 0.9, 'each leg rigid with its thigh');
 });
+
+test('a stick-thin shin below a wide skirt is the shin from just past the knee (the thigh stops at the knee)', async () => {
+  // The thigh's thickness is measured halfway down it, inside the skirt: 18 working px against the
+  // shin's 3. With that bonus its region ran a third of the way down the shin, and a bent knee tore
+  // the shin there into a one-pixel sheet (char2 on animate-x dance_1: the foot a loose piece).
+  const w = 300,
+    h = 520;
+  const kp = (x: number, y: number): Keypoint => ({ x, y, score: 1 });
+  const body = [
+    kp(150, 70),
+    kp(160, 60),
+    kp(140, 60),
+    kp(170, 65),
+    kp(130, 65),
+    kp(190, 130),
+    kp(110, 130),
+    kp(215, 200),
+    kp(85, 200),
+    kp(225, 265),
+    kp(75, 265),
+    kp(170, 260),
+    kp(130, 260),
+    kp(172, 390),
+    kp(128, 390),
+    kp(174, 480),
+    kp(126, 480),
+  ];
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">
+    <circle cx="150" cy="70" r="38" fill="#c96"/>
+    <rect x="110" y="120" width="80" height="140" rx="10" fill="#36c"/>
+    <polyline points="170,300 172,390 174,480" stroke="#333" stroke-width="8" fill="none" stroke-linecap="round"/>
+    <polyline points="130,300 128,390 126,480" stroke="#333" stroke-width="8" fill="none" stroke-linecap="round"/>
+    <polygon points="110,245 190,245 260,350 40,350" fill="#63c"/>
+    <polyline points="190,130 215,200 225,265" stroke="#c33" stroke-width="20" fill="none" stroke-linecap="round"/>
+    <polyline points="110,130 85,200 75,265" stroke="#3c3" stroke-width="20" fill="none" stroke-linecap="round"/>
+  </svg>`;
+  const { analysis, rgba } = await figureFromSvg(svg, body, w, h);
+  const rig = buildRig(analysis, rgba, w, h);
+  for (const [shin, x] of [
+    [7, 172.5],
+    [9, 127.5],
+  ]) {
+    const wt = weightNear(rig, shin, x, 410, 10);
+    assert.ok(wt > 0.9, `20 px below the knee the shin (bone ${shin}) has weight ${wt.toFixed(2)}`);
+  }
+});

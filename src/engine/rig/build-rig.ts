@@ -69,6 +69,10 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
   const dil = dilate(mask, 2);
   const dilDist = distanceToOutside(dil);
   const joints = texJoints.map((p) => ({ x: p.x * scale, y: p.y * scale }));
+  if (analysis.figure === 'quadruped') {
+    quadrupedHead(mask, joints);
+    for (const j of [1, 2]) texJoints[j] = { x: joints[j].x / scale, y: joints[j].y / scale };
+  }
   const torsoLen = boneLength(joints, 0);
 
   // ~60 rows of interior points over the figure's long side: fine enough that seams cut along
@@ -78,7 +82,7 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
   const nv = mesh.xs.length;
   if (mesh.triangles.length / 3 < 16) throw new RigError('the character silhouette is too small to rig');
 
-  const field = regionField(dil, distanceToOutside(mask), joints);
+  const field = regionField(dil, distanceToOutside(mask), joints, analysis.figure === 'quadruped' ? joints[1].y : Infinity);
   const boneIdx = new Int32Array(nv * MAX_INFLUENCES);
   const boneW = new Float32Array(nv * MAX_INFLUENCES);
   const band = Math.max(2, 0.12 * torsoLen);
@@ -154,4 +158,40 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
     labels: { width: dil.w, height: dil.h, data: Buffer.from(chainLabels(field.scores, dil.data)).toString('base64') },
     triangleClip: order.map((t) => clip[t]),
   };
+}
+
+/**
+ * A four-legged figure's neck and head (working px, moved in place). Its neck is the shoulders' centre,
+ * on the belly line under the head, and its head joint the skeleton's end on the head's side (an ear's
+ * tip): the head bone then ran from the belly up through the front half of the body, its seeds and its
+ * region a diagonal wedge of body, so a nod creased the back (a notch behind the head, a hump when it
+ * lifted). The neck is lifted to the middle of the body's height over the shoulders, where the head
+ * turns, and the head joint is the centre of the figure beyond it (on the head's side, above the belly
+ * line): the head's region is the part beyond the neck, and the torso's seed line runs up through the
+ * body to the neck.
+ */
+function quadrupedHead(mask: { w: number; h: number; data: Uint8Array }, joints: Point[]): void {
+  const root = joints[0],
+    shoulders = joints[1];
+  const side = Math.sign(shoulders.x - root.x) || 1;
+  const cx = Math.max(0, Math.min(mask.w - 1, Math.round(shoulders.x)));
+  const belly = Math.min(mask.h - 1, Math.round(shoulders.y));
+  let top = -1;
+  for (let y = 0; y <= belly && top < 0; y++) if (mask.data[y * mask.w + cx]) top = y;
+  if (top < 0) return;
+  const neck = { x: shoulders.x, y: (top + shoulders.y) / 2 };
+  let n = 0,
+    sx = 0,
+    sy = 0;
+  for (let y = 0; y < belly; y++) {
+    for (let x = 0; x < mask.w; x++) {
+      if (!mask.data[y * mask.w + x] || side * (x + 0.5 - neck.x) <= 0) continue;
+      n++;
+      sx += x + 0.5;
+      sy += y + 0.5;
+    }
+  }
+  if (n === 0) return;
+  joints[1] = neck;
+  joints[2] = { x: sx / n, y: sy / n };
 }

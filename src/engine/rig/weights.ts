@@ -141,8 +141,11 @@ export interface RegionField {
   radius: number[];
 }
 
-/** @param joints rig joints in working pixels */
-export function regionField(m: Mask, dist: Float32Array, joints: Point[]): RegionField {
+/**
+ * @param joints rig joints in working pixels
+ * @param headFloor a quadruped's neck height (working px): below it the head's score grows by BEHIND_JOINT per pixel
+ */
+export function regionField(m: Mask, dist: Float32Array, joints: Point[], headFloor = Infinity): RegionField {
   const J = (i: number): Point => joints[i];
   const lerp = (a: Point, b: Point, t: number): Point => ({ x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t });
   const torsoLen = Math.hypot(J(1).x - J(0).x, J(1).y - J(0).y) || 1;
@@ -179,9 +182,16 @@ export function regionField(m: Mask, dist: Float32Array, joints: Point[]): Regio
     const d = geodesic(m, seeds);
     for (let i = 0; i < d.length; i++) d[i] -= r;
     if (b > 1) behindJoint(d, m.w, a, e, r);
+    // A level body's head (a quadruped's) stays above its neck: the chest under it is the body's.
+    if (b === 1 && Number.isFinite(headFloor)) for (let i = 0; i < d.length; i++) d[i] += BEHIND_JOINT * Math.max(0, Math.floor(i / m.w) + 0.5 - headFloor);
     scores.push(d);
     radius.push(r);
     seedSets.push(seeds);
+  }
+  // An upper limb stops at its elbow or knee (its child's radius is known only now).
+  for (let b = 2; b < BONE_COUNT; b++) {
+    const child = BONES.findIndex((c) => c.parent === b);
+    if (child >= 0) pastJoint(scores[b], m.w, J(BONES[b].from), J(BONES[b].to), radius[b] - radius[child]);
   }
   absorbIslands(m, scores, seedSets);
   return { scores, radius };
@@ -215,6 +225,32 @@ function behindJoint(d: Float64Array, w: number, a: Point, e: Point, r: number):
       y = Math.floor(i / w) + 0.5;
     const depth = -((x - a.x) * ux + (y - a.y) * uy) - r;
     if (depth > 0) d[i] += BEHIND_JOINT * depth;
+  }
+}
+
+/**
+ * An upper limb (upper arm, thigh) keeps to its own side of the elbow or knee it ends at. Its radius is
+ * measured halfway along it, where it may be hidden in something wide: a drawn girl's thigh under her
+ * skirt measured 19 working px, her stick-thin shin 5. With that bonus the thigh's region ran on past
+ * the knee by the difference, over half the shin, and the shin's weights switched from thigh to shin
+ * there, far from the knee: when the knee bent 100 degrees the two transforms, that far from their
+ * pivot, tore the shin's upper half into a sheet one pixel thin (char2 on animate-x dance_1, the foot a
+ * loose piece on frames 68 and 72). Past the line through the end joint, square to the bone, the score
+ * grows by BEHIND_JOINT per pixel wherever the bone is the thicker of the two (`excess`, its radius
+ * over its child's, > 0), so the border settles within excess / 3 of the joint; an upper limb no
+ * thicker than its forearm or shin is left as it was.
+ */
+function pastJoint(d: Float64Array, w: number, a: Point, e: Point, excess: number): void {
+  const len = Math.hypot(e.x - a.x, e.y - a.y);
+  if (len < 1e-6 || excess <= 0) return;
+  const ux = (e.x - a.x) / len,
+    uy = (e.y - a.y) / len;
+  for (let i = 0; i < d.length; i++) {
+    if (!Number.isFinite(d[i])) continue;
+    const x = (i % w) + 0.5,
+      y = Math.floor(i / w) + 0.5;
+    const depth = (x - e.x) * ux + (y - e.y) * uy;
+    if (depth > 0) d[i] += Math.min(BEHIND_JOINT * depth, 2 * excess);
   }
 }
 
