@@ -93,6 +93,12 @@ export interface CharacterAnalysis {
   figure?: 'biped' | 'quadruped';
   /** Per COCO-17 joint, which method placed it (drawings only). */
   jointSources?: Array<'model' | 'heuristic' | 'skeleton'>;
+  /**
+   * Limbs placed by the silhouette's proportions where the picture shows no limb (character/limb-presence.ts):
+   * the rig keeps them rigid with the torso, so a guessed limb does not tear a slice out of the body.
+   * Absent = none.
+   */
+  rigidLimbs?: Array<'leftArm' | 'rightArm' | 'leftLeg' | 'rightLeg'>;
   /** Rectangle of the source image that `texture.png` holds (keypoints stay in source space). */
   crop: { x: number; y: number; width: number; height: number };
   /**

@@ -16,6 +16,7 @@ import { detectStillLandmarks, type StillLandmarks } from '../vision/still-landm
 import { findForeground, refineSegmentationWithPose } from './foreground.js';
 import { heuristicPose } from './heuristic-pose.js';
 import { skeletonPose } from './skeleton-pose.js';
+import { limbsNotFound } from './limb-presence.js';
 import { dilate, maskArea, maskBounds } from '../vision/mask-ops.js';
 import { writeTexture } from './texture.js';
 
@@ -166,6 +167,10 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
     body = guess;
     poseMethod = 'heuristic';
   }
+  // A limb guessed from the proportions where the picture shows none rides with the torso.
+  const guessedFrom =
+    poseMethod === 'heuristic' ? body.map(() => 'heuristic' as const) : poseMethod === 'skeleton' ? jointSources : undefined;
+  const rigidLimbs = guessedFrom ? limbsNotFound(fg.mask, w, h, body, guessedFrom) : [];
   const face = still && poseMethod !== 'heuristic' ? faceOnHead(still.face, body) : null;
   const hands = still && poseMethod !== 'heuristic' ? handsAtWrists(still.hands, body) : [];
   const toSource = (l: Landmarks): Landmarks => ({ score: l.score, points: l.points.map((p) => ({ x: p.x / ws, y: p.y / ws })) });
@@ -209,6 +214,7 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
     poseMethod,
     figure,
     ...(jointSources ? { jointSources } : {}),
+    ...(rigidLimbs.length ? { rigidLimbs } : {}),
     crop,
     face: face && toSource(face),
     hands: hands.map((hnd) => ({ side: hnd.side, ...toSource(hnd) })),

@@ -8,7 +8,9 @@
  *     pixel gets its path to the root (breadth-first over the skeleton).
  *  3. Branch ends are the extremities. Spurs (ends whose branch is shorter than the body is thick where
  *     it joins) are ignored. Upright figure: head = the upper end nearest the root's vertical, feet =
- *     the lowest end on each side, hands = the remaining end reaching furthest out on each side.
+ *     the lowest end on each side, hands = the remaining end reaching furthest out on each side (one arm
+ *     alone when it leaves the body below its top 30% and reaches out sideways, at most 45° above the
+ *     horizontal).
  *     Four-legged figure (wider than tall, four ends below the body): the head is on the side with more
  *     mass above the body line; the front legs take the arm slots, the hind legs the leg slots.
  *  4. Along a limb's path from its end to the root: where the limb enters the body (the thickness
@@ -243,7 +245,7 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
   const used = new Set<number>();
   const below = ends.filter((e) => e.y > ry);
   let kind: SkeletonPose['kind'] = 'biped';
-  let arms: [Pt, Pt, Pt][] = [];
+  let arms: Array<[Pt, Pt, Pt] | null> = [];
   let legs: [Pt, Pt, Pt][] = [];
   let head: Pt | null = null;
   if (quadrupedShape && below.length >= 3) {
@@ -331,13 +333,28 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
   if (handR && handL && Math.min(rx - handR.x, handL.x - rx) > 0.12 * bw) {
     arms = [limb(handL), limb(handR)];
     fromSkeleton.push(5, 6, 7, 8, 9, 10);
+  } else {
+    // One arm only (the other not drawn, or lost by the mask: the juice cup's image-left arm): a branch
+    // reaching out sideways from the body's side is that arm: it leaves the body below the figure's top
+    // 30% and reaches out at most 45° above the horizontal, so a straw, a leaf or a tuft on top of the
+    // figure is not taken for an arm.
+    const single = (e: (typeof ends)[number] | undefined): [Pt, Pt, Pt] | null => {
+      if (!e || Math.abs(e.x - rx) <= 0.12 * bw) return null;
+      const l = limb(e);
+      const top = toImage((y0 + Math.round(0.3 * bh)) * w).y;
+      return l[0].y > top && l[0].y - l[2].y < Math.abs(l[2].x - l[0].x) ? l : null;
+    };
+    arms = [single(handL), single(handR)];
+    if (arms[0]) fromSkeleton.push(5, 7, 9);
+    if (arms[1]) fromSkeleton.push(6, 8, 10);
   }
   if (!fromSkeleton.length) return null;
   // The head keypoint is the head's centre, not the end that led to it: a pigtail, a crown's spike or a
   // hat's tip is an upper end too (char2's right pigtail stood in for its head, so the head bone lay 45
   // degrees off upright and every frame turned the face by as much). Along that end's path to the root:
   // the centre of its largest round above the shoulders.
-  if (head && h0) head = headCentre(h0.path, arms.length ? Math.min(arms[0][0].y, arms[1][0].y) : toImage(root).y);
+  const shoulderYs = arms.flatMap((a) => (a ? [a[0].y] : []));
+  if (head && h0) head = headCentre(h0.path, shoulderYs.length ? Math.min(...shoulderYs) : toImage(root).y);
   const body = buildBody(head, arms, legs, toImage(root), false);
   return body ? { body, kind, fromSkeleton } : null;
 }
@@ -497,21 +514,31 @@ function legsBelowBelly(
 }
 
 /**
- * COCO-17 from the limbs found ([left, right] pairs of [attach, middle, end]); limbs not found are left
+ * COCO-17 from the limbs found ([left, right] pairs of [attach, middle, end], an arm may be null); limbs not found are left
  * with score 0 for the caller to fill. Face points around the head.
  */
-function buildBody(head: Pt | null, arms: [Pt, Pt, Pt][], legs: [Pt, Pt, Pt][], root: Pt, quadruped: boolean): Keypoint[] | null {
+function buildBody(
+  head: Pt | null,
+  arms: Array<[Pt, Pt, Pt] | null>,
+  legs: [Pt, Pt, Pt][],
+  root: Pt,
+  quadruped: boolean,
+): Keypoint[] | null {
   const kp: Keypoint[] = Array.from({ length: 17 }, () => ({ x: root.x, y: root.y, score: 0 }));
   const set = (i: number, p: Pt): void => {
     kp[i] = { x: p.x, y: p.y, score: SKELETON_SCORE };
   };
-  if (arms.length === 2) {
-    set(5, arms[0][0]);
-    set(7, arms[0][1]);
-    set(9, arms[0][2]);
-    set(6, arms[1][0]);
-    set(8, arms[1][1]);
-    set(10, arms[1][2]);
+  // Each arm on its own: a figure may show one arm only (the other is left to the caller).
+  const [armL, armR] = arms;
+  if (armL) {
+    set(5, armL[0]);
+    set(7, armL[1]);
+    set(9, armL[2]);
+  }
+  if (armR) {
+    set(6, armR[0]);
+    set(8, armR[1]);
+    set(10, armR[2]);
   }
   if (legs.length === 2) {
     set(11, legs[0][0]);

@@ -49,6 +49,32 @@ export class RigError extends Error {
   }
 }
 
+/** Bones of each limb (BONES order). */
+const LIMB_BONES: Record<NonNullable<CharacterAnalysis['rigidLimbs']>[number], number[]> = {
+  leftArm: [2, 3],
+  rightArm: [4, 5],
+  leftLeg: [6, 7],
+  rightLeg: [8, 9],
+};
+
+/**
+ * A limb the picture does not show (its joints guessed from the proportions, `rigidLimbs`) claims no
+ * region: whatever its bones would have won goes to the torso, so that part of the body stays rigid with
+ * it instead of swinging with the performer's limb (issue 10: the juice cup's body torn into "arms").
+ */
+function collapseRigidLimbs(scores: Float64Array[], rigid: CharacterAnalysis['rigidLimbs']): void {
+  const torso = scores[0];
+  for (const limb of rigid ?? []) {
+    for (const b of LIMB_BONES[limb] ?? []) {
+      const s = scores[b];
+      for (let p = 0; p < s.length; p++) {
+        if (s[p] < torso[p]) torso[p] = s[p];
+        s[p] = Infinity;
+      }
+    }
+  }
+}
+
 /** The longest side of the grid the rig is computed on. */
 const WORK_SIZE = 400;
 
@@ -83,6 +109,7 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
   if (mesh.triangles.length / 3 < 16) throw new RigError('the character silhouette is too small to rig');
 
   const field = regionField(dil, distanceToOutside(mask), joints, analysis.figure === 'quadruped' ? joints[1].y : Infinity);
+  collapseRigidLimbs(field.scores, analysis.rigidLimbs);
   const boneIdx = new Int32Array(nv * MAX_INFLUENCES);
   const boneW = new Float32Array(nv * MAX_INFLUENCES);
   const band = Math.max(2, 0.12 * torsoLen);
