@@ -135,6 +135,47 @@ function quadSeeds(m: Mask, quad: Point[]): number[] {
   return out;
 }
 
+/** A limb's half thickness: the mask's depth at the best-centred of a few points along its middle. */
+function limbThickness(m: Mask, dist: Float32Array, a: Point, e: Point): number {
+  let best = 0;
+  for (const t of [0.4, 0.5, 0.6, 0.7]) {
+    const ix = Math.floor(a.x + (e.x - a.x) * t),
+      iy = Math.floor(a.y + (e.y - a.y) * t);
+    if (ix >= 0 && iy >= 0 && ix < m.w && iy < m.h) best = Math.max(best, dist[iy * m.w + ix]);
+  }
+  return best;
+}
+
+/** Body core depth, in the thickest limb's half thicknesses (see bodyCore). */
+const BODY_CORE = 1.5;
+
+/**
+ * The body's core: pixels between the hip and shoulder lines deeper inside the mask than BODY_CORE times
+ * the thickest limb's half thickness, seeds of the torso with its quad. The quad alone leaves out the
+ * sides of a body much wider than the shoulder–hip span (a candy-corn or pear-shaped cartoon whose
+ * shoulders and hips sit well inside it), and a limb whose seeds start near the body's edge won them
+ * by the geodesic; seeded from the core the torso reaches that edge first. No limb is that thick
+ * anywhere along its middle, so an arm lying across the body still claims its own width.
+ */
+function bodyCore(m: Mask, dist: Float32Array, joints: Point[]): number[] {
+  let limb = 0;
+  for (let b = 2; b < BONE_COUNT; b++) limb = Math.max(limb, limbThickness(m, dist, joints[BONES[b].from], joints[BONES[b].to]));
+  const root = joints[0],
+    neck = joints[1];
+  const vx = neck.x - root.x,
+    vy = neck.y - root.y;
+  const len2 = vx * vx + vy * vy;
+  const out: number[] = [];
+  if (!(limb > 0) || len2 < 1e-6) return out;
+  const depth = BODY_CORE * limb;
+  for (let i = 0; i < dist.length; i++) {
+    if (dist[i] < depth || !m.data[i]) continue;
+    const t = (((i % m.w) + 0.5 - root.x) * vx + (Math.floor(i / m.w) + 0.5 - root.y) * vy) / len2;
+    if (t >= 0 && t <= 1) out.push(i);
+  }
+  return out;
+}
+
 export interface RegionField {
   /** Per bone, per pixel: geodesic distance minus the bone's radius. */
   scores: Float64Array[];
@@ -162,28 +203,23 @@ export function regionField(m: Mask, dist: Float32Array, joints: Point[], headFl
       // Torso: the shoulder–hip quad, corners pulled 15 % towards the middle so limb roots blend.
       const c = lerp(J(0), J(1), 0.5);
       const quad = [J(3), J(6), J(12), J(9)].map((p) => lerp(p, c, 0.15));
-      seeds = quadSeeds(m, quad).concat(segmentSeeds(m, J(0), J(1)));
+      seeds = quadSeeds(m, quad).concat(segmentSeeds(m, J(0), J(1)), bodyCore(m, dist, joints));
     } else if (b === 1) {
       // Head: neck to face centre and on past it, where the top of the head is.
       seeds = segmentSeeds(m, a, e, 0.3, 1.8);
     } else {
       // Limbs: skip the first bit of the upper limb so the torso keeps the shoulder/hip.
       seeds = segmentSeeds(m, a, e, def.parent === 0 ? 0.25 : 0, 1);
-      let best = 0;
-      for (const t of [0.4, 0.5, 0.6, 0.7]) {
-        const p = lerp(a, e, t);
-        const ix = Math.floor(p.x),
-          iy = Math.floor(p.y);
-        if (ix >= 0 && iy >= 0 && ix < m.w && iy < m.h) best = Math.max(best, dist[iy * m.w + ix]);
-      }
       const len = Math.hypot(e.x - a.x, e.y - a.y);
-      r = Math.min(best, 0.4 * len, 0.18 * torsoLen);
+      r = Math.min(limbThickness(m, dist, a, e), 0.4 * len, 0.18 * torsoLen);
     }
     const d = geodesic(m, seeds);
     for (let i = 0; i < d.length; i++) d[i] -= r;
     if (b > 1) behindJoint(d, m.w, a, e, r);
     // A level body's head (a quadruped's) stays above its neck: the chest under it is the body's.
-    if (b === 1 && Number.isFinite(headFloor)) for (let i = 0; i < d.length; i++) d[i] += BEHIND_JOINT * Math.max(0, Math.floor(i / m.w) + 0.5 - headFloor);
+    if (b === 1 && Number.isFinite(headFloor))
+      for (let i = 0; i < d.length; i++) d[i] += BEHIND_JOINT * Math.max(0, Math.floor(i / m.w) + 0.5 - headFloor);
+    if (b > 1 && def.parent === 0) limbShape(d, m.w, a, e, limbThickness(m, dist, a, e), torsoLen);
     scores.push(d);
     radius.push(r);
     seedSets.push(seeds);
@@ -251,6 +287,39 @@ function pastJoint(d: Float64Array, w: number, a: Point, e: Point, excess: numbe
       y = Math.floor(i / w) + 0.5;
     const depth = (x - e.x) * ux + (y - e.y) * uy;
     if (depth > 0) d[i] += Math.min(BEHIND_JOINT * depth, 2 * excess);
+  }
+}
+
+/** Score added per pixel of distance from an upper limb's bone beyond its reach (see limbShape). */
+const OFF_BONE = 2;
+/** An upper limb's reach from its bone segment: LIMB_REACH radii, at least LIMB_REACH_MIN torso lengths. */
+const LIMB_REACH = 2;
+const LIMB_REACH_MIN = 0.1;
+
+/**
+ * An upper limb (upper arm, thigh) keeps to the limb as drawn: the pixels within about its own
+ * thickness of its bone segment. Its seeds start just past the shoulder or hip and carry a bonus of its
+ * radius, so by the geodesic alone it wins whatever part of a wide body lies nearer to them than to the
+ * torso's seed quad (the shoulder–hip quad, pulled in): on a figure whose thin limbs join a body much
+ * wider than the quad (a candy-corn or pear-shaped cartoon), a wedge of each side of the body went with
+ * the upper arms and the body's lower corners with the thighs, and as they turned the body tore into
+ * slices. Past LIMB_REACH radii (at least LIMB_REACH_MIN torso lengths) from the segment, the score grows
+ * by OFF_BONE per pixel: the body's own pixels stay with the torso and the seam sits where the thin limb
+ * meets the body. Hands and feet (the forearm's and shin's) are not limited; a person's upper arm or
+ * thigh lies within its own thickness of its bone, so people's regions hardly change.
+ */
+function limbShape(d: Float64Array, w: number, a: Point, e: Point, r: number, torsoLen: number): void {
+  const vx = e.x - a.x,
+    vy = e.y - a.y;
+  const len2 = vx * vx + vy * vy;
+  const reach = Math.max(LIMB_REACH * r, LIMB_REACH_MIN * torsoLen);
+  for (let i = 0; i < d.length; i++) {
+    if (!Number.isFinite(d[i])) continue;
+    const x = (i % w) + 0.5,
+      y = Math.floor(i / w) + 0.5;
+    const t = len2 > 1e-12 ? Math.min(1, Math.max(0, ((x - a.x) * vx + (y - a.y) * vy) / len2)) : 0;
+    const off = Math.hypot(x - a.x - t * vx, y - a.y - t * vy) - reach;
+    if (off > 0) d[i] += OFF_BONE * off;
   }
 }
 
