@@ -253,15 +253,7 @@ const BEHIND_JOINT = 2;
 function behindJoint(d: Float64Array, w: number, a: Point, e: Point, r: number): void {
   const len = Math.hypot(e.x - a.x, e.y - a.y);
   if (len < 1e-6) return;
-  const ux = (e.x - a.x) / len,
-    uy = (e.y - a.y) / len;
-  for (let i = 0; i < d.length; i++) {
-    if (!Number.isFinite(d[i])) continue;
-    const x = (i % w) + 0.5,
-      y = Math.floor(i / w) + 0.5;
-    const depth = -((x - a.x) * ux + (y - a.y) * uy) - r;
-    if (depth > 0) d[i] += BEHIND_JOINT * depth;
-  }
+  pastLine(d, w, a, -(e.x - a.x) / len, -(e.y - a.y) / len, r, Infinity);
 }
 
 /**
@@ -279,14 +271,21 @@ function behindJoint(d: Float64Array, w: number, a: Point, e: Point, r: number):
 function pastJoint(d: Float64Array, w: number, a: Point, e: Point, excess: number): void {
   const len = Math.hypot(e.x - a.x, e.y - a.y);
   if (len < 1e-6 || excess <= 0) return;
-  const ux = (e.x - a.x) / len,
-    uy = (e.y - a.y) / len;
+  pastLine(d, w, e, (e.x - a.x) / len, (e.y - a.y) / len, 0, 2 * excess);
+}
+
+/**
+ * Adds BEHIND_JOINT per pixel of depth past a line, at most `cap`: the line through `p` square to the
+ * unit direction (ux, uy), depth measured along that direction less `slack`. The one walk behind
+ * behindJoint and pastJoint.
+ */
+function pastLine(d: Float64Array, w: number, p: Point, ux: number, uy: number, slack: number, cap: number): void {
   for (let i = 0; i < d.length; i++) {
     if (!Number.isFinite(d[i])) continue;
     const x = (i % w) + 0.5,
       y = Math.floor(i / w) + 0.5;
-    const depth = (x - e.x) * ux + (y - e.y) * uy;
-    if (depth > 0) d[i] += Math.min(BEHIND_JOINT * depth, 2 * excess);
+    const depth = (x - p.x) * ux + (y - p.y) * uy - slack;
+    if (depth > 0) d[i] += Math.min(BEHIND_JOINT * depth, cap);
   }
 }
 
