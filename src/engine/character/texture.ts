@@ -244,8 +244,7 @@ function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): [nu
       out8[o] = (c0 * r0) / p0;
       out8[o + 1] = (c1 * r1) / p1;
       out8[o + 2] = (c2 * r2) / p2;
-      if (k !== 1) continue;
-      onMask[t] = job.mask[q];
+      if (k === 1) onMask[t] = job.mask[q];
       if (lines && lines.mask[q]) {
         const a0 = Math.max(0, 1 - c0 / p0),
           a1 = Math.max(0, 1 - c1 / p1),
@@ -253,20 +252,39 @@ function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): [nu
         const m = Math.max(1e-3, a0, a1, a2),
           tone = lines.tone;
         const d = Math.max(Math.abs(a0 / m - tone[0]), Math.abs(a1 / m - tone[1]), Math.abs(a2 / m - tone[2]));
-        if (d <= LINE_TONE_TOLERANCE) line[t] = 1;
+        if (d <= LINE_TONE_TOLERANCE) line[t] = k;
       }
     }
   }
   // A line's own darkness (median over the candidates): where the figure's stroke crosses a line, the
   // pixel is darker than the line alone and stays ink, so the outline is not notched at every line.
-  let candidates = 0;
-  for (let t = 0; t < tw * th; t++) candidates += line[t];
+  // Candidates in the ring (line[t] = 1) set it; with none there, those inside the figure (2) do.
+  let ring = 0,
+    inside = 0;
+  for (let t = 0; t < tw * th; t++) {
+    if (line[t] === 1) ring++;
+    else if (line[t] === 2) inside++;
+  }
+  const from = ring ? 1 : 2;
+  const candidates = ring || inside;
   if (candidates) {
     const vals = new Float32Array(candidates);
     let k = 0;
-    for (let t = 0; t < tw * th; t++) if (line[t]) vals[k++] = strength[t];
+    for (let t = 0; t < tw * th; t++) if (line[t] === from) vals[k++] = strength[t];
     const lineStrength = vals.sort()[candidates >> 1];
-    for (let t = 0; t < tw * th; t++) if (line[t] && strength[t] > LINE_DARKER * lineStrength) line[t] = 0;
+    for (let t = 0; t < tw * th; t++) {
+      if (!line[t]) continue;
+      if (strength[t] > LINE_DARKER * lineStrength) line[t] = 0;
+      else if (line[t] === 2) {
+        // Inside the figure a ruled line is paper too: it takes the paper's colour (the drawing's own
+        // strokes crossing it are darker than the line and stay), so the character does not carry the
+        // sheet's lines across its body.
+        line[t] = 0;
+        out8[t * 4] = r0;
+        out8[t * 4 + 1] = r1;
+        out8[t * 4 + 2] = r2;
+      }
+    }
   }
   // Paper in the ring reachable from the outside through paper (4-connected): seeded by the ring's
   // paper pixels next to the outside, grown through the ring's paper.
