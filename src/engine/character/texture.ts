@@ -87,7 +87,8 @@ export async function writeTexture(job: TextureJob): Promise<void> {
   } catch (err) {
     throw new EngineError('UNSUPPORTED_MEDIA', `Image cannot be decoded: ${(err as Error).message}`, { imageFile: job.imageFile });
   }
-  const paper = job.paper ? cutAlongInk(rgba, tw, th, job) : null;
+  const cut = job.paper ? cutAlongInk(rgba, tw, th, job) : null;
+  const paper = cut?.paper ?? null;
   if (!job.paper) alphaFromMask(rgba, job);
   if (Math.max(tw, th) > MAX_TEXTURE_SIDE) {
     const { data, info } = await sharp(rgba, { raw: { width: tw, height: th, channels: 4 } })
@@ -96,14 +97,17 @@ export async function writeTexture(job: TextureJob): Promise<void> {
       .toBuffer({ resolveWithObject: true });
     [rgba, tw, th] = [data, info.width, info.height];
   }
-  // The picture's own alpha is trusted with its colours; a mask-cut edge is not (see edge-colour.ts).
-  if (!job.keepSourceAlpha) {
-    // Drawings are cut along the ink at the texture's resolution: only the anti-aliased rim is mixed,
-    // with the paper. Masks come from a working-size grid (and the person model's 256 px one).
+  if (cut) {
+    // Drawings are cut along the ink at the texture's resolution: the stroke's blur beyond the cut and the
+    // outline's rim take the stroke's own colour (outlineRim). Unmixing that rim against the paper with
+    // the figure's colour extrapolated from inside (edge-colour.ts) drew a light line along the outside of
+    // every outline: a drawing's inside is paper-coloured.
+    outlineRim(new Uint8ClampedArray(rgba.buffer, rgba.byteOffset, rgba.length), cut.rim, tw, th);
+  } else if (!job.keepSourceAlpha) {
+    // The picture's own alpha is trusted with its colours; a mask-cut edge is not (see edge-colour.ts).
+    // Masks come from a working-size grid (and the person model's 256 px one).
     const workPx = tw / crop.width / job.maskScale;
-    const inset = paper ? 1 : Math.max(1, EDGE_UNCERTAINTY * workPx);
-    const trim = paper ? 1 : Math.max(2, EDGE_TRIM * workPx);
-    cleanEdges(rgba, tw, th, { inset, trim, background: paper ?? undefined });
+    cleanEdges(rgba, tw, th, { inset: Math.max(1, EDGE_UNCERTAINTY * workPx), trim: Math.max(2, EDGE_TRIM * workPx) });
   }
   const png = await sharp(rgba, { raw: { width: tw, height: th, channels: 4 } })
     .png({ compressionLevel: 4 })
@@ -157,7 +161,15 @@ const INK = 28 / 255;
  * Runs over every texture pixel (several million on a phone photo): typed arrays, per-row and
  * per-column lookups computed once, no allocation per pixel.
  */
-function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): [number, number, number] {
+/** What the outline's rim needs from the cut (see outlineRim), at the texture's size. */
+interface RimInput {
+  kept: Uint8Array;
+  strength: Float32Array;
+  line: Uint8Array;
+  ringPx: number;
+}
+
+function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): { paper: [number, number, number]; rim: RimInput } {
   const { crop, maskWidth: mw, maskHeight: mh, maskScale: s } = job;
   const model = job.paper!;
   const pp = model.paper;
@@ -370,15 +382,16 @@ function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): [nu
     out8[t * 4 + 3] = a;
     if (out8[t * 4 + 3] === 0) out8[t * 4] = out8[t * 4 + 1] = out8[t * 4 + 2] = 0;
   }
-  outlineRim(out8, kept, strength, line, tw, th, Math.round(Math.min(kx, ky)));
   // Colours were lifted to this reference: it is the paper's colour all over the texture.
-  return [r0, r1, r2];
+  return { paper: [r0, r1, r2], rim: { kept, strength, line, ringPx: Math.round(Math.min(kx, ky)) } };
 }
 
 /** Stroke blur at least this share of the ink level, touching the figure, is drawn as part of its outline. */
 const RIM_INK = 0.5;
 /** Alpha of the outline's rim: counted as figure (>= 128) yet lighter than the stroke it extends. */
 const RIM_ALPHA = 160;
+/** Pixels beyond the rim over which the stroke's partial-alpha blur takes the stroke's colour. */
+const BLUR_REACH = 4;
 
 /**
  * The outline's outer rim, where a person annotating the drawing puts the figure's edge: AnimatedDrawings'
@@ -391,49 +404,81 @@ const RIM_ALPHA = 160;
  * pictures): IoU char1 0.984 -> 0.989, char2 0.893 -> 0.956, char3 0.963 -> 0.986, char6 0.955 -> 0.980.
  * A ruled line's pixels never join.
  */
-function outlineRim(
-  out8: Uint8ClampedArray,
-  kept: Uint8Array,
-  strength: Float32Array,
-  line: Uint8Array,
-  tw: number,
-  th: number,
-  ringPx: number,
-): void {
+function outlineRim(out8: Uint8ClampedArray, rim: RimInput, tw: number, th: number): void {
+  const { kept, strength, line, ringPx } = rim;
   const n = tw * th;
-  // src[t]: the figure pixel whose colour a rim pixel takes; -1 where none.
+  // src[t]: the figure pixel whose colour a rim pixel takes (the inkiest one it touches); -1 where none.
   const src = new Int32Array(n).fill(-1);
   for (let t = 0; t < n; t++) if (kept[t]) src[t] = t;
-  const neighbourIn = (t: number, from: Int32Array, only: Uint8Array | null): number => {
+  const inkiestNeighbour = (t: number, from: Int32Array, only: Uint8Array | null): number => {
     const x = t % tw;
+    let best = -1;
     for (let dy = -tw; dy <= tw; dy += tw) {
       for (let dx = -1; dx <= 1; dx++) {
         if ((dx < 0 && x === 0) || (dx > 0 && x === tw - 1)) continue;
         const u = t + dy + dx;
         if (u < 0 || u >= n || from[u] < 0 || (only && !only[u])) continue;
-        return from[u];
+        if (best < 0 || strength[from[u]] > strength[best]) best = from[u];
       }
     }
-    return -1;
+    return best;
   };
+  // The figure's own outermost pixels are the stroke's anti-aliased edge, part ink and part paper: drawn
+  // opaque in their own colour they made a light line round the outline on a dark background. They take
+  // the colour of the inkiest figure pixel within two pixels (the stroke beside them).
+  const edgeColour: Array<[number, number]> = [];
+  for (let t = 0; t < n; t++) {
+    if (!kept[t]) continue;
+    const x = t % tw;
+    const y = (t - x) / tw;
+    let outer = false;
+    for (let dy = -1; dy <= 1 && !outer; dy++)
+      for (let dx = -1; dx <= 1; dx++) {
+        const xx = x + dx,
+          yy = y + dy;
+        if (xx >= 0 && yy >= 0 && xx < tw && yy < th && !kept[yy * tw + xx]) outer = true;
+      }
+    if (!outer) continue;
+    let best = t;
+    for (let yy = Math.max(0, y - 2); yy <= Math.min(th - 1, y + 2); yy++)
+      for (let xx = Math.max(0, x - 2); xx <= Math.min(tw - 1, x + 2); xx++) {
+        const u = yy * tw + xx;
+        if (kept[u] && strength[u] > strength[best]) best = u;
+      }
+    if (best !== t) edgeColour.push([t, best]);
+  }
+  for (const [t, from] of edgeColour) {
+    out8[t * 4] = out8[from * 4];
+    out8[t * 4 + 1] = out8[from * 4 + 1];
+    out8[t * 4 + 2] = out8[from * 4 + 2];
+    strength[t] = strength[from];
+  }
   const blur = RIM_INK * INK;
   for (let t = 0; t < n; t++) {
     if (kept[t] || line[t] || strength[t] < blur) continue;
-    src[t] = neighbourIn(t, src, kept);
+    src[t] = inkiestNeighbour(t, src, kept);
   }
   for (let i = 0; i < ringPx; i++) {
     const before = src.slice();
-    for (let t = 0; t < n; t++) if (before[t] < 0 && !line[t]) src[t] = neighbourIn(t, before, null);
+    for (let t = 0; t < n; t++) if (before[t] < 0 && !line[t]) src[t] = inkiestNeighbour(t, before, null);
+  }
+  const rimmed = new Uint8Array(n);
+  for (let t = 0; t < n; t++) if (src[t] >= 0 && !kept[t]) rimmed[t] = 1;
+  // The stroke's blur further out (partial alpha, its own colour lifted towards the paper's) is ink at
+  // partial coverage too: it takes the stroke's colour and keeps its alpha, or it shows as a light
+  // fringe round the figure on a dark background.
+  for (let i = 0; i < BLUR_REACH; i++) {
+    const before = src.slice();
+    for (let t = 0; t < n; t++) if (before[t] < 0 && out8[t * 4 + 3] > 0) src[t] = inkiestNeighbour(t, before, null);
   }
   for (let t = 0; t < n; t++) {
     const from = src[t];
     if (from < 0 || kept[t]) continue;
     const o = t * 4;
-    if (out8[o + 3] >= RIM_ALPHA) continue;
     const f = from * 4;
     out8[o] = out8[f];
     out8[o + 1] = out8[f + 1];
     out8[o + 2] = out8[f + 2];
-    out8[o + 3] = RIM_ALPHA;
+    if (rimmed[t]) out8[o + 3] = Math.max(out8[o + 3], RIM_ALPHA);
   }
 }
