@@ -103,3 +103,43 @@ test('char3: the upper arms and thighs do not take wedges of the body', { skip: 
     assert.ok(far <= 0.55 * torso, `limb chain ${code} reaches ${(far / torso).toFixed(2)} torso lengths from its upper bone`);
   }
 });
+
+test('a thick arm joining a stout body at a shoulder deep inside it leaves the body below the armpit to the torso', () => {
+  // char1-like: an elliptic body with its shoulders well inside it, thick sleeve arms out to the sides
+  // (35 px), joined to the body's upper flanks; the armpits are where the sleeves' lower edges meet it.
+  const w = 240,
+    h = 220;
+  const data = new Uint8Array(w * h);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const body = ((x - 120) / 50) ** 2 + ((y - 110) / 60) ** 2 <= 1;
+      const arm = y >= 60 && y <= 95 && ((x >= 10 && x <= 90) || (x >= 150 && x <= 230));
+      const leg = y >= 160 && y <= 215 && ((x >= 92 && x <= 112) || (x >= 128 && x <= 148));
+      if (body || arm || leg) data[y * w + x] = 1;
+    }
+  }
+  const m = { w, h, data };
+  const P = (x: number, y: number): Point => ({ x, y });
+  // RIG_JOINTS order: root, neck, head, left arm, right arm, left leg, right leg.
+  const joints = [P(120, 150), P(120, 75), P(120, 55), P(92, 75), P(58, 78), P(22, 78), P(148, 75), P(182, 78), P(218, 78)];
+  joints.push(P(102, 150), P(102, 185), P(102, 210), P(138, 150), P(138, 185), P(138, 210));
+  const f = regionField(m, distanceToOutside(m), joints);
+  // The armpits: the sleeves' lower edge (y 95) on the body's outline.
+  const pitDx = 50 * Math.sqrt(1 - ((95 - 110) / 60) ** 2);
+  for (const [b, pit] of [
+    [2, P(120 - pitDx, 95)],
+    [4, P(120 + pitDx, 95)],
+  ] as const) {
+    let below = 0;
+    for (let i = 0; i < w * h; i++) {
+      if (!data[i]) continue;
+      const y = Math.floor(i / w) + 0.5;
+      if (y < pit.y + 4 || y > 150) continue;
+      let win = 0;
+      for (let c = 1; c < BONE_COUNT; c++) if (f.scores[c][i] < f.scores[win][i]) win = c;
+      if (win === b || win === b + 1) below++;
+    }
+    // Before: the upper arm took the body's flank down past the armpit, its outline with it.
+    assert.ok(below <= 20, `${BONES[b].name}: ${below} px of the body below the armpit go with the arm`);
+  }
+});
