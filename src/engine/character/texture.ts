@@ -88,7 +88,6 @@ export async function writeTexture(job: TextureJob): Promise<void> {
     throw new EngineError('UNSUPPORTED_MEDIA', `Image cannot be decoded: ${(err as Error).message}`, { imageFile: job.imageFile });
   }
   const cut = job.paper ? cutAlongInk(rgba, tw, th, job) : null;
-  const paper = cut?.paper ?? null;
   if (!job.paper) alphaFromMask(rgba, job);
   if (Math.max(tw, th) > MAX_TEXTURE_SIDE) {
     const { data, info } = await sharp(rgba, { raw: { width: tw, height: th, channels: 4 } })
@@ -102,7 +101,7 @@ export async function writeTexture(job: TextureJob): Promise<void> {
     // outline's rim take the stroke's own colour (outlineRim). Unmixing that rim against the paper with
     // the figure's colour extrapolated from inside (edge-colour.ts) drew a light line along the outside of
     // every outline: a drawing's inside is paper-coloured.
-    outlineRim(new Uint8ClampedArray(rgba.buffer, rgba.byteOffset, rgba.length), cut.rim, tw, th);
+    outlineRim(new Uint8ClampedArray(rgba.buffer, rgba.byteOffset, rgba.length), cut, tw, th);
   } else if (!job.keepSourceAlpha) {
     // The picture's own alpha is trusted with its colours; a mask-cut edge is not (see edge-colour.ts).
     // Masks come from a working-size grid (and the person model's 256 px one).
@@ -150,6 +149,14 @@ const LINE_DARKER = 1.3;
 /** Ink from this strength (share darker than the paper in the darkest channel): as the drawing mask's MIN_INK. */
 const INK = 28 / 255;
 
+/** What the outline's rim needs from the cut (see outlineRim), at the texture's size. */
+interface RimInput {
+  kept: Uint8Array;
+  strength: Float32Array;
+  line: Uint8Array;
+  ringPx: number;
+}
+
 /**
  * Drawings: alpha from the ink along the figure's edge, colours without the paper's shading, on the
  * texture's pixels (`tw` x `th`, the crop at full resolution or reduced to MAX_TEXTURE_SIDE). Inside the
@@ -161,15 +168,7 @@ const INK = 28 / 255;
  * Runs over every texture pixel (several million on a phone photo): typed arrays, per-row and
  * per-column lookups computed once, no allocation per pixel.
  */
-/** What the outline's rim needs from the cut (see outlineRim), at the texture's size. */
-interface RimInput {
-  kept: Uint8Array;
-  strength: Float32Array;
-  line: Uint8Array;
-  ringPx: number;
-}
-
-function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): { paper: [number, number, number]; rim: RimInput } {
+function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): RimInput {
   const { crop, maskWidth: mw, maskHeight: mh, maskScale: s } = job;
   const model = job.paper!;
   const pp = model.paper;
@@ -382,8 +381,7 @@ function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): { p
     out8[t * 4 + 3] = a;
     if (out8[t * 4 + 3] === 0) out8[t * 4] = out8[t * 4 + 1] = out8[t * 4 + 2] = 0;
   }
-  // Colours were lifted to this reference: it is the paper's colour all over the texture.
-  return { paper: [r0, r1, r2], rim: { kept, strength, line, ringPx: Math.round(Math.min(kx, ky)) } };
+  return { kept, strength, line, ringPx: Math.round(Math.min(kx, ky)) };
 }
 
 /** Stroke blur at least this share of the ink level, touching the figure, is drawn as part of its outline. */
