@@ -229,11 +229,6 @@ export function regionField(m: Mask, dist: Float32Array, joints: Point[], headFl
     const child = BONES.findIndex((c) => c.parent === b);
     if (child >= 0) pastJoint(scores[b], m.w, J(BONES[b].from), J(BONES[b].to), radius[b] - radius[child]);
   }
-  // An arm, upper arm and forearm, stays on its side of where it meets the body.
-  for (const b of ARM_ROOTS) {
-    const def = BONES[b];
-    armRoot(m, [scores[b], scores[b + 1]], J(def.from), J(def.to), J(BONES[b + 1].to), radius[b], J(0), lerp(J(0), J(1), 0.5));
-  }
   absorbIslands(m, scores, seedSets);
   return { scores, radius };
 }
@@ -291,118 +286,6 @@ function pastLine(d: Float64Array, w: number, p: Point, ux: number, uy: number, 
       y = Math.floor(i / w) + 0.5;
     const depth = (x - p.x) * ux + (y - p.y) * uy - slack;
     if (depth > 0) d[i] += Math.min(BEHIND_JOINT * depth, cap);
-  }
-}
-
-/** Upper arms (BONES order), whose seam with the torso armRoot places. */
-const ARM_ROOTS = new Set([2, 4]);
-/** Share of a disc round an outline pixel inside the mask from which that pixel is an armpit corner. */
-const ARMPIT_CONCAVITY = 0.62;
-/** Largest cosine between the armpit gap's opening and the bone for a junction (see armRoot). */
-const GAP_ALONG = 0.85;
-
-/**
- * An arm (upper arm and forearm) ends where the arm as drawn meets the body. A drawn figure's shoulder
- * joint often sits deep inside a stout body (char1, whose thick sleeves join the body's upper flanks): the
- * upper arm's seeds start inside the torso and, with its radius bonus and the behindJoint tolerance, it
- * took a slab of the body's flank down to the armpit, the body's drawn outline there with it; on the
- * dances that slab swung with the arm as loose bits of outline and left a notch in the body. The seam is
- * cut from the armpit (the most concave outline pixel near the upper arm on the hip's side of its bone)
- * through the shoulder joint, the pivot, so the seam stays closed there, on to the outline beyond; what
- * the wrist cannot reach past the cut (the body's side) scores BEHIND_JOINT per pixel of distance from
- * the seam for both arm bones. An armpit whose gap opens along the bone (an arm hanging beside the body:
- * the gap's end is no junction, the arm is joined above it), a seam off the mask, or a cut that does not
- * separate the body's middle from the wrist leaves the arm as it was. A person's armpit sits just under
- * the shoulder, so the seam runs square to the arm through the joint, where behindJoint puts it anyway.
- */
-function armRoot(m: Mask, ds: Float64Array[], a: Point, e: Point, end: Point, r: number, root: Point, mid: Point): void {
-  const { w, h, data } = m;
-  const len = Math.hypot(e.x - a.x, e.y - a.y);
-  if (len < 1e-6 || !(r > 0)) return;
-  const ux = (e.x - a.x) / len,
-    uy = (e.y - a.y) / len;
-  const side = (x: number, y: number): number => Math.sign(ux * (y - a.y) - uy * (x - a.x));
-  const hipSide = side(root.x, root.y);
-  if (hipSide === 0) return;
-  const inside = (x: number, y: number): boolean => x >= 0 && y >= 0 && x < w && y < h && data[y * w + x] === 1;
-  const R = Math.max(3, Math.round(r));
-  // The armpit: the most concave outline pixel near the upper arm on the hip's side of its bone.
-  let armpit = -1,
-    best = ARMPIT_CONCAVITY;
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      if (!data[y * w + x]) continue;
-      if (inside(x - 1, y) && inside(x + 1, y) && inside(x, y - 1) && inside(x, y + 1)) continue;
-      const px = x + 0.5 - a.x,
-        py = y + 0.5 - a.y;
-      const t = (px * ux + py * uy) / len,
-        off = Math.abs(px * -uy + py * ux);
-      if (t < -0.25 || t > 1.25 || off > 3 * r || side(x + 0.5, y + 0.5) !== hipSide) continue;
-      let n = 0,
-        k = 0;
-      for (let dy = -R; dy <= R; dy++)
-        for (let dx = -R; dx <= R; dx++) {
-          if (dx * dx + dy * dy > R * R) continue;
-          k++;
-          if (inside(x + dx, y + dy)) n++;
-        }
-      if (n / k > best) {
-        best = n / k;
-        armpit = y * w + x;
-      }
-    }
-  }
-  if (armpit < 0) return;
-  const ax = (armpit % w) + 0.5,
-    ay = Math.floor(armpit / w) + 0.5;
-  // The way the gap at the armpit opens: across the bone under an arm held out from the body; along it
-  // beside an arm hanging down the body, whose gap's end is no junction (the arm is joined above it).
-  let gx = 0,
-    gy = 0;
-  const G = 2 * R;
-  for (let dy = -G; dy <= G; dy++)
-    for (let dx = -G; dx <= G; dx++)
-      if (dx * dx + dy * dy <= G * G && !inside(Math.floor(ax) + dx, Math.floor(ay) + dy) && side(ax + dx, ay + dy) === hipSide) {
-        gx += dx;
-        gy += dy;
-      }
-  const gl = Math.hypot(gx, gy);
-  if (!(gl > 0) || Math.abs(gx * ux + gy * uy) > GAP_ALONG * gl) return;
-  // The seam: from the armpit through the shoulder joint (the pivot, so the seam stays closed near it)
-  // on to the outline beyond.
-  const sl = Math.hypot(a.x - ax, a.y - ay);
-  if (sl < 1) return;
-  const cx = (a.x - ax) / sl,
-    cy = (a.y - ay) / sl;
-  let bestD = 0;
-  while (inside(Math.floor(ax + cx * (bestD + 1)), Math.floor(ay + cy * (bestD + 1))) && bestD < w + h) bestD++;
-  if (bestD < 2) return;
-  // The cut: the chord, a pixel thick, run a few pixels past both ends.
-  const cut = new Uint8Array(w * h);
-  for (let s = -3; s <= bestD + 3; s += 0.5)
-    for (const [ox, oy] of [
-      [0, 0],
-      [1, 0],
-      [0, 1],
-    ]) {
-      const x = Math.floor(ax + cx * s) + ox,
-        y = Math.floor(ay + cy * s) + oy;
-      if (x >= 0 && y >= 0 && x < w && y < h) cut[y * w + x] = 1;
-    }
-  const open = new Uint8Array(w * h);
-  for (let i = 0; i < open.length; i++) open[i] = data[i] && !cut[i] ? 1 : 0;
-  const start = Math.floor(end.y) * w + Math.floor(end.x);
-  const midI = Math.floor(mid.y) * w + Math.floor(mid.x);
-  if (!open[start] || !open[midI]) return;
-  const reach = geodesic({ w, h, data: open }, [start]);
-  if (Number.isFinite(reach[midI])) return;
-  for (let i = 0; i < data.length; i++) {
-    if (!data[i] || Number.isFinite(reach[i])) continue;
-    const x = (i % w) + 0.5 - ax,
-      y = Math.floor(i / w) + 0.5 - ay;
-    const s = Math.min(bestD, Math.max(0, x * cx + y * cy));
-    const add = BEHIND_JOINT * Math.hypot(x - s * cx, y - s * cy);
-    for (const d of ds) d[i] += add;
   }
 }
 
