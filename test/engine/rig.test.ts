@@ -263,12 +263,13 @@ test("the issue's PCK uses a fresh reference, aligns translation and scale, and 
   assert.equal(pckFrameStrict(d, null)!.hits, 0);
 });
 
-/** A synthetic figure facing the camera in a flared skirt (or, with `skirt` false, in trousers). */
-async function skirtFigure(skirt: boolean): Promise<{ analysis: CharacterAnalysis; rgba: Uint8Array; w: number; h: number }> {
-  const w = 300,
-    h = 520;
+/**
+ * COCO keypoints of the synthetic figure facing the camera (head and arms as `facingSvg` draws them),
+ * its legs' hip, knee and ankle columns given per side (rows 260, 390, 480; its left leg on the image's right).
+ */
+function facingBody(left: [number, number, number], right: [number, number, number]): Keypoint[] {
   const kp = (x: number, y: number): Keypoint => ({ x, y, score: 1 });
-  const body = [
+  return [
     kp(150, 70),
     kp(160, 60),
     kp(140, 60),
@@ -280,26 +281,35 @@ async function skirtFigure(skirt: boolean): Promise<{ analysis: CharacterAnalysi
     kp(85, 200),
     kp(225, 265),
     kp(75, 265),
-    kp(175, 260),
-    kp(125, 260),
-    kp(180, 390),
-    kp(120, 390),
-    kp(182, 480),
-    kp(118, 480),
+    kp(left[0], 260),
+    kp(right[0], 260),
+    kp(left[1], 390),
+    kp(right[1], 390),
+    kp(left[2], 480),
+    kp(right[2], 480),
   ];
-  const cloth = skirt
-    ? '<polygon points="110,245 190,245 270,370 30,370" fill="#63c"/>'
-    : '<polygon points="110,245 190,245 200,330 150,300 100,330" fill="#63c"/>';
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">
+}
+
+/** The synthetic figure's picture (300x520): head and torso, then `middle` (legs, cloth), then the arms over them. */
+function facingSvg(middle: string): string {
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="300" height="520">
     <circle cx="150" cy="70" r="38" fill="#c96"/>
     <rect x="110" y="120" width="80" height="140" rx="10" fill="#36c"/>
-    <polyline points="175,260 180,390 182,480" stroke="#333" stroke-width="30" fill="none" stroke-linecap="round"/>
-    <polyline points="125,260 120,390 118,480" stroke="#333" stroke-width="30" fill="none" stroke-linecap="round"/>
-    ${cloth}
+    ${middle}
     <polyline points="190,130 215,200 225,265" stroke="#c33" stroke-width="20" fill="none" stroke-linecap="round"/>
     <polyline points="110,130 85,200 75,265" stroke="#3c3" stroke-width="20" fill="none" stroke-linecap="round"/>
   </svg>`;
-  return figureFromSvg(svg, body, w, h);
+}
+
+/** A synthetic figure facing the camera in a flared skirt (or, with `skirt` false, in trousers). */
+async function skirtFigure(skirt: boolean): Promise<{ analysis: CharacterAnalysis; rgba: Uint8Array; w: number; h: number }> {
+  const cloth = skirt
+    ? '<polygon points="110,245 190,245 270,370 30,370" fill="#63c"/>'
+    : '<polygon points="110,245 190,245 200,330 150,300 100,330" fill="#63c"/>';
+  const svg = facingSvg(`<polyline points="175,260 180,390 182,480" stroke="#333" stroke-width="30" fill="none" stroke-linecap="round"/>
+    <polyline points="125,260 120,390 118,480" stroke="#333" stroke-width="30" fill="none" stroke-linecap="round"/>
+    ${cloth}`);
+  return figureFromSvg(svg, facingBody([175, 180, 182], [125, 120, 118]), 300, 520);
 }
 
 /** Whether (x, y) lies in some triangle of the rig deformed by `aff` (legs apart). */
@@ -354,38 +364,10 @@ test('a stick-thin shin below a wide skirt is the shin from just past the knee (
   // The thigh's thickness is measured halfway down it, inside the skirt: 18 working px against the
   // shin's 3. With that bonus its region ran a third of the way down the shin, and a bent knee tore
   // the shin there into a one-pixel sheet (char2 on animate-x dance_1: the foot a loose piece).
-  const w = 300,
-    h = 520;
-  const kp = (x: number, y: number): Keypoint => ({ x, y, score: 1 });
-  const body = [
-    kp(150, 70),
-    kp(160, 60),
-    kp(140, 60),
-    kp(170, 65),
-    kp(130, 65),
-    kp(190, 130),
-    kp(110, 130),
-    kp(215, 200),
-    kp(85, 200),
-    kp(225, 265),
-    kp(75, 265),
-    kp(170, 260),
-    kp(130, 260),
-    kp(172, 390),
-    kp(128, 390),
-    kp(174, 480),
-    kp(126, 480),
-  ];
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">
-    <circle cx="150" cy="70" r="38" fill="#c96"/>
-    <rect x="110" y="120" width="80" height="140" rx="10" fill="#36c"/>
-    <polyline points="170,300 172,390 174,480" stroke="#333" stroke-width="8" fill="none" stroke-linecap="round"/>
+  const svg = facingSvg(`<polyline points="170,300 172,390 174,480" stroke="#333" stroke-width="8" fill="none" stroke-linecap="round"/>
     <polyline points="130,300 128,390 126,480" stroke="#333" stroke-width="8" fill="none" stroke-linecap="round"/>
-    <polygon points="110,245 190,245 260,350 40,350" fill="#63c"/>
-    <polyline points="190,130 215,200 225,265" stroke="#c33" stroke-width="20" fill="none" stroke-linecap="round"/>
-    <polyline points="110,130 85,200 75,265" stroke="#3c3" stroke-width="20" fill="none" stroke-linecap="round"/>
-  </svg>`;
-  const { analysis, rgba } = await figureFromSvg(svg, body, w, h);
+    <polygon points="110,245 190,245 260,350 40,350" fill="#63c"/>`);
+  const { analysis, rgba, w, h } = await figureFromSvg(svg, facingBody([170, 172, 174], [130, 128, 126]), 300, 520);
   const rig = buildRig(analysis, rgba, w, h);
   for (const [shin, x] of [
     [7, 172.5],
