@@ -5,26 +5,19 @@
  * and the thighs its lower corners, and the dances tore the body into slices.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { createEngine, type Rig } from '../../src/engine/index.js';
 import { resolveTools } from '../../src/engine/media/ffmpeg.js';
 import { distanceToOutside } from '../../src/engine/rig/mask.js';
 import { BONES, BONE_COUNT, type Point } from '../../src/engine/rig/skeleton.js';
 import { regionField } from '../../src/engine/rig/weights.js';
-import { mediaPath, missingMedia } from '../helpers/engine-fixtures.js';
+import { mediaPath, missingMedia, workDir } from '../helpers/engine-fixtures.js';
 
 const engine = createEngine({ tools: resolveTools(process.env) });
 const CHAR3 = 'images/animateddrawings--char3-texture.png';
-let work = '';
-before(async () => {
-  work = await mkdtemp(join(tmpdir(), 'marionette-limbs-'));
-});
-after(async () => {
-  await rm(work, { recursive: true, force: true });
-});
+const work = workDir('marionette-limbs-');
 
 /** Distance from (x, y) to the segment a–e. */
 function segmentDistance(x: number, y: number, a: Point, e: Point): number {
@@ -75,7 +68,7 @@ test('a thin limb joining a round body wider than its shoulders claims only its 
 });
 
 test('char3: the upper arms and thighs do not take wedges of the body', { skip: missingMedia(CHAR3) }, async () => {
-  const c = await engine.analyzeCharacter({ imageFile: mediaPath(CHAR3), outDir: join(work, 'char3'), thumbnail: false });
+  const c = await engine.analyzeCharacter({ imageFile: mediaPath(CHAR3), outDir: join(work(), 'char3'), thumbnail: false });
   const rig = (JSON.parse(await readFile(join(c.dir, c.characterFile), 'utf8')) as { rig: Rig }).rig;
   const labels = rig.labels!;
   const lab = Buffer.from(labels.data, 'base64');

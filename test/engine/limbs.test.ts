@@ -5,26 +5,19 @@
  * body away; a limb drawn as a thin branch is found by the skeleton even when it is the only arm.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import sharp from 'sharp';
 import { createEngine, type CharacterAssets, type MotionAssets, type Rig } from '../../src/engine/index.js';
 import { resolveTools } from '../../src/engine/media/ffmpeg.js';
 import { figurePieces } from '../../src/engine/render/figure-metrics.js';
 import { createFrameRenderer } from '../../src/engine/render/render-video.js';
-import { mediaPath, missingMedia } from '../helpers/engine-fixtures.js';
+import { mediaPath, missingMedia, workDir } from '../helpers/engine-fixtures.js';
 
 const engine = createEngine({ tools: resolveTools(process.env) });
 const CUP = 'images/animate-x--4.png';
-let work = '';
-before(async () => {
-  work = await mkdtemp(join(tmpdir(), 'marionette-limbs-'));
-});
-after(async () => {
-  await rm(work, { recursive: true, force: true });
-});
+const work = workDir('marionette-limbs-');
 
 /** Frames (every 4th) painted transparent: how many are in more than one piece. */
 async function splitFrames(c: CharacterAssets, m: MotionAssets): Promise<{ split: number; sampled: number }> {
@@ -50,11 +43,11 @@ const FIGURES = {
 };
 
 test('a figure with no limbs (a snake, a blob) keeps its guessed limbs rigid and renders in one piece', async () => {
-  const m = await engine.writeTemplateMotion('tpl_dance', join(work, 'm-dance'));
+  const m = await engine.writeTemplateMotion('tpl_dance', join(work(), 'm-dance'));
   for (const [name, svg] of Object.entries(FIGURES)) {
-    const file = join(work, `${name}.png`);
+    const file = join(work(), `${name}.png`);
     await writeFile(file, await sharp(Buffer.from(svg)).png().toBuffer());
-    const c = await engine.analyzeCharacter({ imageFile: file, outDir: join(work, name), thumbnail: false });
+    const c = await engine.analyzeCharacter({ imageFile: file, outDir: join(work(), name), thumbnail: false });
     assert.deepEqual(c.analysis.rigidLimbs, ['leftArm', 'rightArm', 'leftLeg', 'rightLeg'], name);
     // Before: the snake's guessed arms and legs each took a stretch of its body: in 4 pieces on every frame.
     const r = await splitFrames(c, m);
@@ -63,7 +56,7 @@ test('a figure with no limbs (a snake, a blob) keeps its guessed limbs rigid and
 });
 
 test('the juice cup: its one visible arm is a skeleton branch, the arm the mask lost is rigid', { skip: missingMedia(CUP) }, async () => {
-  const c = await engine.analyzeCharacter({ imageFile: mediaPath(CUP), outDir: join(work, 'cup'), thumbnail: false });
+  const c = await engine.analyzeCharacter({ imageFile: mediaPath(CUP), outDir: join(work(), 'cup'), thumbnail: false });
   const a = c.analysis;
   assert.equal(a.poseMethod, 'skeleton');
   // Figure's left arm (image right): shoulder at the body's side, wrist out on the drawn arm (its hand is

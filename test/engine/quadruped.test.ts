@@ -6,27 +6,20 @@
  * drawing's own axis at rest.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import sharp from 'sharp';
 import { createEngine, type Rig } from '../../src/engine/index.js';
 import { resolveTools } from '../../src/engine/media/ffmpeg.js';
 import { figurePieces } from '../../src/engine/render/figure-metrics.js';
 import { createFrameRenderer } from '../../src/engine/render/render-video.js';
 import type { Point } from '../../src/engine/rig/skeleton.js';
-import { mediaPath, missingMedia } from '../helpers/engine-fixtures.js';
+import { mediaPath, missingMedia, workDir } from '../helpers/engine-fixtures.js';
 
 const engine = createEngine({ tools: resolveTools(process.env) });
 const PIG = 'images/animateddrawings--char6-image.png';
-let work = '';
-before(async () => {
-  work = await mkdtemp(join(tmpdir(), 'marionette-quadruped-'));
-});
-after(async () => {
-  await rm(work, { recursive: true, force: true });
-});
+const work = workDir('marionette-quadruped-');
 
 /** Signed angle (degrees, 0 = horizontal) of the principal axis of the pixels with alpha >= 128, and the box. */
 function coverageAxis(
@@ -70,7 +63,7 @@ function coverageAxis(
 }
 
 test('a quadruped drawing keeps its body level while its legs follow the performer', { skip: missingMedia(PIG) }, async () => {
-  const c = await engine.analyzeCharacter({ imageFile: mediaPath(PIG), outDir: join(work, 'pig'), thumbnail: false });
+  const c = await engine.analyzeCharacter({ imageFile: mediaPath(PIG), outDir: join(work(), 'pig'), thumbnail: false });
   assert.equal(c.analysis.figure, 'quadruped');
   const rig = (JSON.parse(await readFile(join(c.dir, c.characterFile), 'utf8')) as { rig: Rig }).rig;
   // No leg's region reaches into the body behind its shoulder or hip (issue 10): before, a hind leg took the
@@ -118,7 +111,7 @@ test('a quadruped drawing keeps its body level while its legs follow the perform
   const tex = await sharp(join(c.dir, c.textureFile)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   const rest = coverageAxis(tex.data, tex.info.width, tex.info.height).angle;
   for (const id of ['tpl_jacks', 'tpl_dance']) {
-    const m = await engine.writeTemplateMotion(id, join(work, `m-${id}`));
+    const m = await engine.writeTemplateMotion(id, join(work(), `m-${id}`));
     const fr = await createFrameRenderer({ rig, textureFile: join(c.dir, c.textureFile), motion: m, background: { mode: 'transparent' } });
     const { width: W, height: H } = fr;
     const frame = new Uint8Array(W * H * 4);

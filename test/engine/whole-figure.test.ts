@@ -5,10 +5,9 @@
  * renderer's own frame painter (createFrameRenderer), sampled at 6 frames/s like the bench.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { createEngine, type CharacterAssets, type MotionAssets, type Rig } from '../../src/engine/index.js';
 import { resolveTools } from '../../src/engine/media/ffmpeg.js';
 import { figurePieces, groundContact, lowestRow, type ContactSample } from '../../src/engine/render/figure-metrics.js';
@@ -16,18 +15,12 @@ import { groundOffsets } from '../../src/engine/render/retarget.js';
 import { createFrameRenderer } from '../../src/engine/render/render-video.js';
 import type { Point } from '../../src/engine/rig/skeleton.js';
 import { figureCharacter } from '../helpers/figures.js';
-import { missingMedia } from '../helpers/engine-fixtures.js';
+import { missingMedia, workDir } from '../helpers/engine-fixtures.js';
 import { char1Character } from '../helpers/engine-render.js';
 
 const engine = createEngine({ tools: resolveTools(process.env) });
 const CHAR1 = 'images/animateddrawings--char1-texture.png';
-let work = '';
-before(async () => {
-  work = await mkdtemp(join(tmpdir(), 'marionette-whole-'));
-});
-after(async () => {
-  await rm(work, { recursive: true, force: true });
-});
+const work = workDir('marionette-whole-');
 
 interface Walk {
   split: number;
@@ -100,9 +93,9 @@ test('ground offsets: the lowest point meets ankle + sole while a foot is down, 
 });
 
 test('a long skirt to the ground: one piece, joined between the legs, feet on the ground', async () => {
-  const c = await figureCharacter('long-skirt', join(work, 'skirt'));
+  const c = await figureCharacter('long-skirt', join(work(), 'skirt'));
   for (const id of ['tpl_jacks', 'tpl_dance']) {
-    const m = await engine.writeTemplateMotion(id, join(work, `m-${id}`));
+    const m = await engine.writeTemplateMotion(id, join(work(), `m-${id}`));
     const r = await walk(c, m, id === 'tpl_jacks');
     assert.ok(r.split / r.sampled <= 0.05, `${id}: in pieces on ${r.split} of ${r.sampled} frames`);
     assert.ok(r.contact.frames > 0 && r.contact.within >= 0.95, `${id}: ground ${JSON.stringify(r.contact)}`);
@@ -120,17 +113,17 @@ test('a long skirt to the ground: one piece, joined between the legs, feet on th
 });
 
 test('appendages stay on: a tail, a cape with a staff in hand, wings', async () => {
-  const m = await engine.writeTemplateMotion('tpl_dance', join(work, 'm-dance'));
+  const m = await engine.writeTemplateMotion('tpl_dance', join(work(), 'm-dance'));
   for (const kind of ['tail', 'cape-staff', 'wings'] as const) {
-    const r = await walk(await figureCharacter(kind, join(work, kind)), m);
+    const r = await walk(await figureCharacter(kind, join(work(), kind)), m);
     assert.ok(r.split / r.sampled <= 0.05, `${kind}: in pieces on ${r.split} of ${r.sampled} frames`);
   }
 });
 
 test('a drawing stays one piece and on the ground', { skip: missingMedia(CHAR1) }, async () => {
-  const c = await char1Character(join(work, 'char1'));
+  const c = await char1Character(join(work(), 'char1'));
   for (const id of ['tpl_dance', 'tpl_jump']) {
-    const r = await walk(c, await engine.writeTemplateMotion(id, join(work, `m1-${id}`)));
+    const r = await walk(c, await engine.writeTemplateMotion(id, join(work(), `m1-${id}`)));
     assert.ok(r.split / r.sampled <= 0.05, `${id}: in pieces on ${r.split} of ${r.sampled} frames`);
     assert.ok(r.contact.within >= 0.95, `${id}: ground ${JSON.stringify(r.contact)}`);
   }

@@ -1,10 +1,13 @@
 /**
  * Shared test fixtures: locating the shared sample media (read in place, never copied) and turning
  * the AnimatedDrawings char1 annotation into a CharacterAnalysis, so rig and render tests do not
- * depend on the pose detector.
+ * depend on the pose detector; a per-file temporary work directory.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { CharacterAnalysis, Keypoint } from '../../src/engine/types.js';
 
@@ -67,4 +70,16 @@ export function analysisFromAnimatedDrawings(cfgFile: string, width: number, hei
     poseMethod: 'heuristic',
     crop: { x: 0, y: 0, width, height },
   };
+}
+
+/** A temporary directory for one test file: made before its tests run, removed after them; call to read it. */
+export function workDir(prefix: string): () => string {
+  let dir = '';
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), prefix));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+  return () => dir;
 }
