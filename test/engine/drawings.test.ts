@@ -127,6 +127,22 @@ describe('drawings against the artists annotations', () => {
     assert.ok(blue / opaque <= 0.04, `${((100 * blue) / opaque).toFixed(1)}% of the figure is line-coloured`);
   });
 
+  it('ruled and squared lines do not show through a coloured fill', { skip }, async () => {
+    // The sheet's lines show through crayon as a darkening by their own transmittance (texture.ts
+    // liftLines). Measured as rows of the opaque texture darker than 0.93 x the median of the rows
+    // around them: on the coloured candy corn on ruled paper 9.5% of rows before, 5.5% after (the rest
+    // is the drawing's own horizontal strokes and the lines' faint ends at the outline); on squared
+    // paper in grey pencil 7.5% before, 0% after.
+    for (const [name, opts, bound] of [
+      ['fill-ruled', { orientation: 1, megapixels: 3 }, 0.07],
+      ['fill-squared-pencil', { orientation: 1, megapixels: 3, paper: 'squared', pencil: true }, 0.03],
+    ] as const) {
+      const { r } = await analysePhoto('char3', name, opts);
+      const share = await darkRowShare(join(tmp, name, r.textureFile));
+      assert.ok(share <= bound, `${name}: ${(100 * share).toFixed(1)}% of the rows darker than those around them`);
+    }
+  });
+
   for (const [what, id, opts, iouFloor, jointFloor] of variations) {
     it(`on paper: ${what}`, { skip }, async () => {
       const { r, s } = await analysePhoto(id, what.replace(/\W+/g, '-'), opts);
@@ -138,3 +154,33 @@ describe('drawings against the artists annotations', () => {
     });
   }
 });
+
+/** Share of the texture's rows whose opaque texels are on average darker than 0.93 x the median row around them. */
+async function darkRowShare(file: string): Promise<number> {
+  const { data, info } = await sharp(file).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { width: w, height: h } = info;
+  const mean = new Float64Array(h);
+  const count = new Int32Array(h);
+  for (let y = 0; y < h; y++) {
+    let sum = 0;
+    for (let x = 0; x < w; x++) {
+      const p = (y * w + x) * 4;
+      if (data[p + 3] < 255) continue;
+      sum += (data[p] + data[p + 1] + data[p + 2]) / 3;
+      count[y]++;
+    }
+    mean[y] = count[y] ? sum / count[y] : 0;
+  }
+  const r = Math.max(4, Math.round(h / 60));
+  let rows = 0,
+    dark = 0;
+  for (let y = r; y < h - r; y++) {
+    if (count[y] < 20) continue;
+    const around: number[] = [];
+    for (let d = -r; d <= r; d++) if (count[y + d] >= 20) around.push(mean[y + d]);
+    around.sort((a, b) => a - b);
+    rows++;
+    if (mean[y] < 0.93 * around[around.length >> 1]) dark++;
+  }
+  return rows ? dark / rows : 0;
+}

@@ -43,7 +43,17 @@ export interface PaperModel {
    * and the lines' hue (see hueAt), so the edge cut at full resolution does not keep a stub of a line
    * where it touches the figure's outline.
    */
-  lines?: { mask: Uint8Array; tone: Float32Array };
+  lines?: {
+    mask: Uint8Array;
+    /** Hue of the family with the most lines. */
+    tone: Float32Array;
+    /** Degrees by which the lines are turned from the picture's rows (see dominantAngle). */
+    angle: number;
+    /** The families found: lines along the rows (ruled) and/or along the columns (squared), each with its hue and count. */
+    families: Array<{ vertical: boolean; tone: Float32Array; count: number }>;
+    /** Widest line, working pixels. */
+    thickness: number;
+  };
   width: number;
   height: number;
 }
@@ -605,7 +615,9 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
     for (const p of drop) ink[p] = 0;
     const lineMask = model.lines?.mask ?? new Uint8Array(w * h);
     for (const p of drop) lineMask[p] = 1;
-    model.lines = { mask: lineMask, tone };
+    const families = [...(model.lines?.families ?? []), { vertical: k === 1, tone, count: run.bands.length }];
+    const main = families.reduce((a, b) => (b.count > a.count ? b : a));
+    model.lines = { mask: lineMask, tone: main.tone, angle, families, thickness: thinLine };
   }
   if (ruledLines) ink = close(ink, w, h, 1);
   if (model.lines) model.lines.mask = dilate(model.lines.mask, w, h, 1);

@@ -278,6 +278,8 @@ function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): Rim
   }
   const from = ring ? 1 : 2;
   const candidates = ring || inside;
+  // Pixels of the figure on a ruled line, lifted to the paper colour here or by liftLines.
+  const onLine = new Uint8Array(tw * th);
   if (candidates) {
     const vals = new Float32Array(candidates);
     let k = 0;
@@ -291,11 +293,13 @@ function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): Rim
         // strokes crossing it are darker than the line and stay), so the character does not carry the
         // sheet's lines across its body.
         line[t] = 0;
+        onLine[t] = 1;
         out8[t * 4] = r0;
         out8[t * 4 + 1] = r1;
         out8[t * 4 + 2] = r2;
       }
     }
+    if (lines) liftLines({ out8, strength, cls, onLine, tw, th, lines, lineStrength, ref, texPerWork: kx / s });
   }
   // Paper in the ring reachable from the outside through paper (4-connected): seeded by the ring's
   // paper pixels next to the outside, grown through the ring's paper.
@@ -381,9 +385,142 @@ function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): Rim
     out8[t * 4 + 3] = a;
     if (out8[t * 4 + 3] === 0) out8[t * 4] = out8[t * 4 + 1] = out8[t * 4 + 2] = 0;
   }
-  return { kept, strength, line, ringPx: Math.round(Math.min(kx, ky)) };
+  // The rim grows with the figure (RIM_SHARE of its longest side, at least one picture pixel): the
+  // annotation is drawn at a working size, so an enlarged drawing's annotated rim is wider in pixels.
+  let bx0 = mw,
+    bx1 = -1,
+    by0 = mh,
+    by1 = -1;
+  for (let y = 0; y < mh; y++) {
+    for (let x = 0; x < mw; x++) {
+      if (!job.mask[y * mw + x]) continue;
+      if (x < bx0) bx0 = x;
+      if (x > bx1) bx1 = x;
+      if (y < by0) by0 = y;
+      if (y > by1) by1 = y;
+    }
+  }
+  const figure = Math.max(0, bx1 - bx0 + 1, by1 - by0 + 1) / s;
+  const pic = Math.max(1, figure * RIM_SHARE);
+  return { kept, strength, line, ringPx: Math.floor(Math.min(kx, ky) * pic + 0.25) };
 }
 
+/**
+ * Ruled or squared lines crossing the figure's coloured fill. The sheet's line shows through crayon,
+ * marker and paint as a darkening by the line's own transmittance (per channel, relative to the paper:
+ * 1 - its strength x its hue), which the hue test of the ink mask cannot see under a colour. A pixel
+ * inside the figure, on the lines' direction (the sheet's angle), is a line pixel when the fill on both
+ * sides across the line (just beyond the widest line) is the same colour and the pixel is that colour
+ * darkened by the line's transmittance at one coverage for all three channels, and the pixel a little
+ * further along the line is one too. Such pixels are divided by the line's transmittance at their
+ * coverage, so the fill's own texture stays and the line is gone; a drawn stroke across the line darkens
+ * the channels the line does not and stays. Measured on the synthetic photos (bench/_drawing-cases.ts):
+ * see docs/figures.md.
+ */
+function liftLines(o: {
+  out8: Uint8ClampedArray;
+  strength: Float32Array;
+  cls: Uint8Array;
+  onLine: Uint8Array;
+  tw: number;
+  th: number;
+  lines: NonNullable<PaperModel['lines']>;
+  lineStrength: number;
+  ref: number[];
+  texPerWork: number;
+}): void {
+  const { out8, strength, cls, onLine, tw, th, lines, ref } = o;
+  // Across the line: just beyond the widest line the ink mask took out, in texture pixels.
+  const reach = Math.max(2, Math.ceil(lines.thickness * o.texPerWork) + 1);
+  const along = 2 * reach;
+  const a = (lines.angle * Math.PI) / 180;
+  const n = tw * th;
+  const cover = new Float32Array(n);
+  for (const family of lines.families) {
+    // The line's darkness is measured on the main family's pixels; a second family takes its own hue.
+    const absorb = [0, 1, 2].map((c) => Math.min(0.95, o.lineStrength * family.tone[c]));
+    let j = 0;
+    for (let c = 1; c < 3; c++) if (absorb[c] > absorb[j]) j = c;
+    if (absorb[j] < 0.08) continue;
+    // A second family of another hue is not the sheet's (a fill's streaks can line up too).
+    const dt = Math.max(...[0, 1, 2].map((c) => Math.abs(family.tone[c] - lines.tone[c])));
+    if (dt > LINE_TONE_TOLERANCE) continue;
+    const [ux, uy] = family.vertical ? [-Math.sin(a), Math.cos(a)] : [Math.cos(a), Math.sin(a)];
+    // Perpendicular to the line (nx, ny); offsets across it from just past the line's blur to the
+    // widest line.
+    const nx = -uy,
+      ny = ux;
+    const offsets: Array<[number, number]> = [];
+    for (let d = 2; d <= reach; d++) {
+      const o2: [number, number] = [Math.round(nx * d), Math.round(ny * d)];
+      if (!offsets.some((q) => q[0] === o2[0] && q[1] === o2[1])) offsets.push(o2);
+    }
+    const adx = Math.round(ux * along),
+      ady = Math.round(uy * along);
+    // Inside the figure: the working mask's inside, or ink in its ring (a thin limb is mostly ring).
+    const inFigure = (u: number): boolean => cls[u] === 2 || (cls[u] === 1 && strength[u] >= INK);
+    cover.fill(0);
+    for (let y = 0; y < th; y++) {
+      for (let x = 0; x < tw; x++) {
+        const t = y * tw + x;
+        if (!inFigure(t)) continue;
+        const P = t * 4;
+        for (const [pdx, pdy] of offsets) {
+          const xa = x + pdx,
+            ya = y + pdy,
+            xb = x - pdx,
+            yb = y - pdy;
+          if (xa < 0 || xb < 0 || xa >= tw || xb >= tw || ya < 0 || yb < 0 || ya >= th || yb >= th) break;
+          const ua = ya * tw + xa,
+            ub = yb * tw + xb;
+          if (!inFigure(ua) || !inFigure(ub)) break;
+          const A = ua * 4,
+            B = ub * 4;
+          const mj = (out8[A + j] + out8[B + j]) / 2;
+          if (mj < 40) continue;
+          const alpha = (1 - out8[P + j] / mj) / absorb[j];
+          if (alpha < 0.2 || alpha > 1.6) continue;
+          const k = Math.min(1, alpha);
+          let ok = true;
+          for (let c = 0; c < 3 && ok; c++) {
+            const ac = out8[A + c],
+              bc = out8[B + c];
+            const m = (ac + bc) / 2;
+            if (Math.abs(ac - bc) > 0.2 * Math.max(ac, bc) + 12) ok = false;
+            else if (Math.abs(out8[P + c] - m * (1 - k * absorb[c])) > 14 + 0.12 * m) ok = false;
+          }
+          // Both sides may still be on the line's blur at small offsets: the strongest reading counts.
+          if (ok && k > cover[t]) cover[t] = k;
+        }
+      }
+    }
+    for (let y = 0; y < th; y++) {
+      for (let x = 0; x < tw; x++) {
+        const t = y * tw + x;
+        const k = cover[t];
+        if (!k) continue;
+        const x1 = x + adx,
+          y1 = y + ady,
+          x2 = x - adx,
+          y2 = y - ady;
+        const on1 = x1 >= 0 && y1 >= 0 && x1 < tw && y1 < th && (cover[y1 * tw + x1] > 0 || onLine[y1 * tw + x1] > 0);
+        const on2 = x2 >= 0 && y2 >= 0 && x2 < tw && y2 < th && (cover[y2 * tw + x2] > 0 || onLine[y2 * tw + x2] > 0);
+        if (!on1 && !on2) continue;
+        let st = 0;
+        for (let c = 0; c < 3; c++) {
+          const v = out8[t * 4 + c] / (1 - k * absorb[c]);
+          out8[t * 4 + c] = v;
+          st = Math.max(st, 1 - v / Math.max(1, ref[c]));
+        }
+        strength[t] = st;
+        onLine[t] = 1;
+      }
+    }
+  }
+}
+
+/** Width of the outline's rim beyond the ink, as a share of the figure's longest side (at least one picture pixel). */
+const RIM_SHARE = 0.002;
 /** Stroke blur at least this share of the ink level, touching the figure, is drawn as part of its outline. */
 const RIM_INK = 0.5;
 /** Alpha of the outline's rim: counted as figure (>= 128) yet lighter than the stroke it extends. */
