@@ -377,3 +377,58 @@ test('a stick-thin shin below a wide skirt is the shin from just past the knee (
     assert.ok(wt > 0.9, `20 px below the knee the shin (bone ${shin}) has weight ${wt.toFixed(2)}`);
   }
 });
+
+test("a photographed person's forearm foreshortened in the picture is drawn at a forearm's length; a drawing's is its own", async () => {
+  const { createRetargeter, AFFINE } = await import('../../src/engine/render/retarget.js');
+  const { templateTrack } = await import('../../src/engine/builtins/templates.js');
+  const w = 300,
+    h = 500;
+  const kp = (x: number, y: number): Keypoint => ({ x, y, score: 1 });
+  // Hands in pockets: forearms (elbow → wrist) 52 px against a 130 px torso, 0.4 of it.
+  const body = [
+    kp(150, 70),
+    kp(160, 60),
+    kp(140, 60),
+    kp(170, 65),
+    kp(130, 65),
+    kp(190, 130),
+    kp(110, 130),
+    kp(200, 210),
+    kp(100, 210),
+    kp(200, 262),
+    kp(100, 262),
+    kp(175, 260),
+    kp(125, 260),
+    kp(180, 360),
+    kp(120, 360),
+    kp(182, 450),
+    kp(118, 450),
+  ];
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">
+    <circle cx="150" cy="70" r="40" fill="#c96"/>
+    <rect x="105" y="120" width="90" height="150" rx="10" fill="#36c"/>
+    <polyline points="175,260 180,360 182,450" stroke="#333" stroke-width="30" fill="none" stroke-linecap="round"/>
+    <polyline points="125,260 120,360 118,450" stroke="#333" stroke-width="30" fill="none" stroke-linecap="round"/>
+    <polyline points="190,130 200,210 200,262" stroke="#c33" stroke-width="22" fill="none" stroke-linecap="round"/>
+    <polyline points="110,130 100,210 100,262" stroke="#3c3" stroke-width="22" fill="none" stroke-linecap="round"/>
+  </svg>`;
+  const { analysis, rgba } = await figureFromSvg(svg, body, w, h);
+  const rig = buildRig(analysis, rgba, w, h);
+  const want = (0.5 * 130) / 52;
+  assert.ok(rig.fullLength, 'a photo with short forearms gets full lengths');
+  assert.ok(Math.abs(rig.fullLength[3] - want) < 0.01 && Math.abs(rig.fullLength[5] - want) < 0.01, `forearms ${rig.fullLength}`);
+  assert.deepEqual(
+    rig.fullLength.filter((_, b) => b !== 3 && b !== 5),
+    [1, 1, 1, 1, 1, 1, 1, 1],
+  );
+  // The same picture read as a drawing keeps its proportions.
+  assert.equal(buildRig({ ...analysis, poseMethod: 'skeleton' }, rgba, w, h).fullLength, undefined);
+  // With the performer's forearm in the image plane (tpl_idle, frame 0), the forearm is drawn at its full length.
+  const track = templateTrack('tpl_idle');
+  const r = createRetargeter(rig, track, track.width);
+  const aff = new Float64Array(10 * AFFINE);
+  const p: Array<{ x: number; y: number }> = [];
+  r.pose(0, aff, p);
+  const rest = Math.hypot(rig.joints[8].x - rig.joints[7].x, rig.joints[8].y - rig.joints[7].y) * r.scale;
+  assert.ok(Math.abs(Math.hypot(p[8].x - p[7].x, p[8].y - p[7].y) - rest * want) < 0.5);
+});

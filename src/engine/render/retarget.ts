@@ -184,6 +184,8 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number, bot
   const refLen = BONES.map((_, b) => percentile(seenLen(b), 0.9));
   const shoulderW = (j: Point[]): number => Math.hypot(j[3].x - j[6].x, j[3].y - j[6].y);
   const refShoulder = percentile(driving.filter((_, i) => scores[i][3] >= MIN_SCORE && scores[i][6] >= MIN_SCORE).map(shoulderW), 0.9);
+  // A bone foreshortened in the character's picture is drawn at its full length (rig.fullLength).
+  const full = BONES.map((_, b) => rig.fullLength?.[b] ?? 1);
   const ratio = (v: number, ref: number): number => (Number.isFinite(ref) && ref > 1 ? Math.max(MIN_FORESHORTEN, Math.min(1, v / ref)) : 1);
 
   // Angles and length factors carried over between frames for bones whose keypoints are unreliable.
@@ -240,7 +242,7 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number, bot
       }
       // M = scale · R(angle) · R(φ) · diag(along, across) · R(−φ), φ = the bone's rest direction:
       // stretched along the bone by its foreshortening, across it only for the torso (turning).
-      const f = along[b],
+      const f = along[b] * full[b],
         g = b === 0 ? across : 1;
       const cp = Math.cos(restAngle[b]),
         sp = Math.sin(restAngle[b]);

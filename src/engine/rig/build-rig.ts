@@ -39,6 +39,12 @@ export interface Rig {
    */
   labels?: { width: number; height: number; data: string };
   triangleClip?: number[];
+  /**
+   * Optional (older rigs lack it; absent = 1): per bone (BONES order), its full length over its length
+   * in the picture, >= 1. The retargeter draws a bone at its full length times the performer's
+   * foreshortening. See fullLengths.
+   */
+  fullLength?: number[];
 }
 
 /** Rigging refused the input; the facade maps it to EngineError('INVALID_CHARACTER'). */
@@ -73,6 +79,40 @@ function collapseRigidLimbs(scores: Float64Array[], rigid: CharacterAnalysis['ri
       }
     }
   }
+}
+
+/**
+ * A person's forearm (elbow to wrist) over the torso (shoulder centre to hip centre): 0.145 and 0.288
+ * of stature in Drillis and Contini's segment proportions.
+ */
+export const FOREARM_OVER_TORSO = 0.5;
+/** A forearm foreshortened in the picture is drawn at most this much longer than it is there. */
+const MAX_FULL_LENGTH = 1.4;
+
+/**
+ * Per bone, its full length over its length in the picture. A photographed person's forearm can be
+ * foreshortened in the picture (hands in pockets, on the hips, pointing at the camera): the retargeter
+ * would then draw it that short on every frame, even with the performer's forearm in the image plane,
+ * and the drawn arm ends well short of the performer's wrist (mimicmotion demo1, hands in her pockets:
+ * forearms 0.38 and 0.40 of her torso). A forearm shorter than a person's (FOREARM_OVER_TORSO) is taken
+ * as foreshortened and given that length. Only for a model pose on an upright figure (a photographed
+ * person): a drawing's or an animal's proportions are its own. A limb the picture does not show
+ * (rigidLimbs) rides with the torso and keeps 1.
+ */
+function fullLengths(analysis: CharacterAnalysis, joints: Point[]): number[] | undefined {
+  if (analysis.poseMethod !== 'model' || analysis.figure === 'quadruped') return undefined;
+  const torso = boneLength(joints, 0);
+  const rigid = new Set(analysis.rigidLimbs ?? []);
+  const full = BONES.map(() => 1);
+  for (const [b, limb] of [
+    [3, 'leftArm'],
+    [5, 'rightArm'],
+  ] as const) {
+    const len = boneLength(joints, b);
+    if (rigid.has(limb) || len < 1) continue;
+    full[b] = Math.round(Math.min(MAX_FULL_LENGTH, Math.max(1, (FOREARM_OVER_TORSO * torso) / len)) * 1000) / 1000;
+  }
+  return full.some((f) => f > 1) ? full : undefined;
 }
 
 /** The longest side of the grid the rig is computed on. */
@@ -184,6 +224,7 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
     boneWeights: Array.from(seams.boneW, (x) => Math.round(x * 1000) / 1000),
     labels: { width: dil.w, height: dil.h, data: Buffer.from(chainLabels(field.scores, dil.data)).toString('base64') },
     triangleClip: order.map((t) => clip[t]),
+    fullLength: fullLengths(analysis, texJoints),
   };
 }
 
