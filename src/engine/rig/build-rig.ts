@@ -9,6 +9,7 @@ import { buildMesh } from './mesh.js';
 import { chainLabels, clipCodes, cutSeams } from './seams.js';
 import { BONES, BONE_COUNT, BONE_LAYER, RIG_JOINTS, boneLength, jointsFromKeypoints, type Point } from './skeleton.js';
 import { MAX_INFLUENCES, pointWeights, regionField } from './weights.js';
+import { hasNeck, headRamp } from './drawings.js';
 import { SKIRT_REGIONS, findSkirt, skirtWeights } from './skirt.js';
 
 export interface Rig {
@@ -148,7 +149,9 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
   const nv = mesh.xs.length;
   if (mesh.triangles.length / 3 < 16) throw new RigError('the character silhouette is too small to rig');
 
-  const field = regionField(dil, distanceToOutside(mask), joints, analysis.figure === 'quadruped' ? joints[1].y : Infinity);
+  // A drawing (joints from the silhouette's skeleton) takes the drawn-limb rules; people's rigs never do.
+  const drawn = analysis.poseMethod === 'skeleton' && analysis.figure !== 'quadruped';
+  const field = regionField(dil, distanceToOutside(mask), joints, analysis.figure === 'quadruped' ? joints[1].y : Infinity, drawn);
   collapseRigidLimbs(field.scores, analysis.rigidLimbs);
   const boneIdx = new Int32Array(nv * MAX_INFLUENCES);
   const boneW = new Float32Array(nv * MAX_INFLUENCES);
@@ -168,6 +171,7 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
       inSkirt[v] = 1;
   }
   if (unreachable > nv * 0.5) throw new RigError('the skeleton does not lie on the character');
+  if (drawn && !hasNeck(mask, joints[1], joints[2])) headRamp(mesh.xs, mesh.ys, joints[1], joints[2], boneIdx, boneW, MAX_INFLUENCES);
 
   // Dominant bone per triangle = largest summed vertex weight; then stable sort by layer, bone.
   const nt = mesh.triangles.length / 3;

@@ -9,94 +9,10 @@
  * parent/children, and only within a band around the region border: limbs move rigidly and joints
  * bend smoothly.
  */
+import { DRAWN_PARENT_BAND, drawnArms } from './drawings.js';
+import { BEHIND_JOINT, geodesic, pastLine } from './fields.js';
 import { BONES, BONE_COUNT, type Point } from './skeleton.js';
 import type { Mask } from './mask.js';
-
-/** Binary heap keyed by float distance, over pixel indices. */
-class MinHeap {
-  private keys = new Float64Array(1024);
-  private vals = new Int32Array(1024);
-  size = 0;
-  push(k: number, v: number): void {
-    if (this.size === this.keys.length) {
-      const nk = new Float64Array(this.size * 2);
-      nk.set(this.keys);
-      this.keys = nk;
-      const nv = new Int32Array(this.size * 2);
-      nv.set(this.vals);
-      this.vals = nv;
-    }
-    let i = this.size++;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (this.keys[p] <= k) break;
-      this.keys[i] = this.keys[p];
-      this.vals[i] = this.vals[p];
-      i = p;
-    }
-    this.keys[i] = k;
-    this.vals[i] = v;
-  }
-  /** Pops the minimum; returns its value, key in `lastKey`. */
-  lastKey = 0;
-  pop(): number {
-    const top = this.vals[0];
-    this.lastKey = this.keys[0];
-    const k = this.keys[--this.size],
-      v = this.vals[this.size];
-    let i = 0;
-    for (;;) {
-      let c = 2 * i + 1;
-      if (c >= this.size) break;
-      if (c + 1 < this.size && this.keys[c + 1] < this.keys[c]) c++;
-      if (this.keys[c] >= k) break;
-      this.keys[i] = this.keys[c];
-      this.vals[i] = this.vals[c];
-      i = c;
-    }
-    this.keys[i] = k;
-    this.vals[i] = v;
-    return top;
-  }
-}
-
-/** Multi-source Dijkstra on the 8-connected grid of `m`'s inside pixels. */
-export function geodesic(m: Mask, seeds: number[]): Float64Array {
-  const { w, h, data } = m;
-  // Float64 like the heap keys: a float32 store would round below the popped key and drop nodes.
-  const d = new Float64Array(w * h).fill(Infinity);
-  const heap = new MinHeap();
-  for (const s of seeds) {
-    if (data[s] && d[s] !== 0) {
-      d[s] = 0;
-      heap.push(0, s);
-    }
-  }
-  const D = Math.SQRT2;
-  while (heap.size > 0) {
-    const p = heap.pop();
-    const dp = heap.lastKey;
-    if (dp > d[p]) continue;
-    const x = p % w,
-      y = (p / w) | 0;
-    for (let dy = -1; dy <= 1; dy++) {
-      const ny = y + dy;
-      if (ny < 0 || ny >= h) continue;
-      for (let dx = -1; dx <= 1; dx++) {
-        const nx = x + dx;
-        if ((dx === 0 && dy === 0) || nx < 0 || nx >= w) continue;
-        const q = ny * w + nx;
-        if (!data[q]) continue;
-        const nd = dp + (dx !== 0 && dy !== 0 ? D : 1);
-        if (nd < d[q]) {
-          d[q] = nd;
-          heap.push(nd, q);
-        }
-      }
-    }
-  }
-  return d;
-}
 
 function segmentSeeds(m: Mask, a: Point, b: Point, from = 0, to = 1): number[] {
   const out: number[] = [];
@@ -180,13 +96,22 @@ export interface RegionField {
   /** Per bone, per pixel: geodesic distance minus the bone's radius. */
   scores: Float64Array[];
   radius: number[];
+  /**
+   * Per bone, a share of pointWeights' band for the blend between it and its parent (1 = the whole
+   * band). Absent = 1 everywhere.
+   */
+  parentBand?: number[];
 }
 
 /**
  * @param joints rig joints in working pixels
  * @param headFloor a quadruped's neck height (working px): below it the head's score grows by BEHIND_JOINT per pixel
+ * @param drawn the figure is a drawing (its joints from the silhouette's skeleton): its arms end where
+ *   the arm as drawn meets the body (armRoot) and bend at the elbow only (elbowLine, ELBOW_BAND). A
+ *   person's rig never takes these rules (a photo's shoulders sit at the armpit already, and the
+ *   armpit seam cost the anime character's pose fidelity).
  */
-export function regionField(m: Mask, dist: Float32Array, joints: Point[], headFloor = Infinity): RegionField {
+export function regionField(m: Mask, dist: Float32Array, joints: Point[], headFloor = Infinity, drawn = false): RegionField {
   const J = (i: number): Point => joints[i];
   const lerp = (a: Point, b: Point, t: number): Point => ({ x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t });
   const torsoLen = Math.hypot(J(1).x - J(0).x, J(1).y - J(0).y) || 1;
@@ -229,12 +154,11 @@ export function regionField(m: Mask, dist: Float32Array, joints: Point[], headFl
     const child = BONES.findIndex((c) => c.parent === b);
     if (child >= 0) pastJoint(scores[b], m.w, J(BONES[b].from), J(BONES[b].to), radius[b] - radius[child]);
   }
+  if (drawn) drawnArms(m, scores, radius, joints);
   absorbIslands(m, scores, seedSets);
-  return { scores, radius };
+  const parentBand = drawn ? [...DRAWN_PARENT_BAND] : undefined;
+  return { scores, radius, ...(parentBand ? { parentBand } : {}) };
 }
-
-/** Score added per pixel of depth behind a limb bone's joint (past the tolerance, see behindJoint). */
-const BEHIND_JOINT = 2;
 
 /**
  * A limb bone keeps to its own side of the joint it turns about (shoulder, hip, elbow, knee). Its seeds
@@ -272,21 +196,6 @@ function pastJoint(d: Float64Array, w: number, a: Point, e: Point, excess: numbe
   const len = Math.hypot(e.x - a.x, e.y - a.y);
   if (len < 1e-6 || excess <= 0) return;
   pastLine(d, w, e, (e.x - a.x) / len, (e.y - a.y) / len, 0, 2 * excess);
-}
-
-/**
- * Adds BEHIND_JOINT per pixel of depth past a line, at most `cap`: the line through `p` square to the
- * unit direction (ux, uy), depth measured along that direction less `slack`. The one walk behind
- * behindJoint and pastJoint.
- */
-function pastLine(d: Float64Array, w: number, p: Point, ux: number, uy: number, slack: number, cap: number): void {
-  for (let i = 0; i < d.length; i++) {
-    if (!Number.isFinite(d[i])) continue;
-    const x = (i % w) + 0.5,
-      y = Math.floor(i / w) + 0.5;
-    const depth = (x - p.x) * ux + (y - p.y) * uy - slack;
-    if (depth > 0) d[i] += Math.min(BEHIND_JOINT * depth, cap);
-  }
 }
 
 /** Score added per pixel of distance from an upper limb's bone beyond its reach (see limbShape). */
@@ -476,7 +385,9 @@ export function pointWeights(
     // Half weight exactly on the border (s == smin for both), fading to 0 at `band` beyond it.
     // Torso↔limb borders blend over half the band: a raised arm would otherwise drag a wide strip
     // of the chest up with it.
-    const pairBand = (b === 0) !== (win === 0) && b !== 1 && win !== 1 ? band * 0.5 : band;
+    let pairBand = (b === 0) !== (win === 0) && b !== 1 && win !== 1 ? band * 0.5 : band;
+    if (f.parentBand && BONES[b].parent === win) pairBand *= f.parentBand[b];
+    else if (f.parentBand && BONES[win].parent === b) pairBand *= f.parentBand[win];
     const u = (s - smin) / pairBand;
     if (u < 1) cand.push([b, (1 - u) * (1 - u)]);
   }

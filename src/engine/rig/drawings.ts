@@ -1,0 +1,297 @@
+/**
+ * Rules for drawings only (joints from the silhouette's skeleton; people's rigs never take them), so a
+ * drawn limb keeps its shape while it moves and the body's outline stays with the body. An arm ends
+ * where the arm as drawn meets the body, at the armpit (armRoot) or where its chords widen into the body
+ * (armJunction), and bends at its elbow only (elbowLine, ELBOW_BAND); a head with no neck bends with the
+ * body (hasNeck, headRamp).
+ */
+import { BEHIND_JOINT, chord, geodesic, pastLine } from './fields.js';
+import type { Mask } from './mask.js';
+import { BONES, BONE_COUNT, type Point } from './skeleton.js';
+
+/** Forearms (BONES order), whose blend with the upper arm a drawing confines to ELBOW_BAND. */
+const FOREARMS = [3, 5];
+/**
+ * A drawing's elbow blends over this share of the band. Linear blend skinning averages the upper arm's
+ * and the forearm's transforms across the band, and where they differ by a folded elbow's angle the
+ * average pulls the texels towards the elbow: over the whole band (12% of the torso's length, a third
+ * of char1's short thick upper arm) the folded arm curled into a round blob. Over a third of it the arm
+ * stays rigid up to the elbow and bends there.
+ */
+const ELBOW_BAND = 1 / 3;
+
+/** Upper arms (BONES order), whose seam with the torso armRoot places. */
+const ARM_ROOTS = new Set([2, 4]);
+/** Share of a disc round an outline pixel inside the mask from which that pixel is an armpit corner. */
+const ARMPIT_CONCAVITY = 0.62;
+/** Largest cosine between the armpit gap's opening and the bone for a junction (see armRoot). */
+const GAP_ALONG = 0.85;
+
+/**
+ * An arm (upper arm and forearm) ends where the arm as drawn meets the body. A drawn figure's shoulder
+ * joint often sits deep inside a stout body (char1, whose thick sleeves join the body's upper flanks): the
+ * upper arm's seeds start inside the torso and, with its radius bonus and the behindJoint tolerance, it
+ * took a slab of the body's flank down to the armpit, the body's drawn outline there with it; on the
+ * dances that slab swung with the arm as loose bits of outline and left a notch in the body. The seam is
+ * cut from the armpit (the most concave outline pixel near the upper arm on the hip's side of its bone)
+ * through the shoulder joint, the pivot, so the seam stays closed there, on to the outline beyond; what
+ * the wrist cannot reach past the cut (the body's side) scores BEHIND_JOINT per pixel of distance from
+ * the seam for both arm bones. An armpit whose gap opens along the bone (an arm hanging beside the body:
+ * the gap's end is no junction, the arm is joined above it), a seam off the mask, or a cut that does not
+ * separate the body's middle from the wrist leaves the arm as it was. Drawings only: on the anime
+ * character (musepose) the seam moved the arm's border and cost 0.03-0.06 of its pose fidelity (PCK).
+ */
+function armRoot(m: Mask, ds: Float64Array[], a: Point, e: Point, end: Point, r: number, root: Point, mid: Point): void {
+  const { w, h, data } = m;
+  const len = Math.hypot(e.x - a.x, e.y - a.y);
+  if (len < 1e-6 || !(r > 0)) return;
+  const ux = (e.x - a.x) / len,
+    uy = (e.y - a.y) / len;
+  const side = (x: number, y: number): number => Math.sign(ux * (y - a.y) - uy * (x - a.x));
+  const hipSide = side(root.x, root.y);
+  if (hipSide === 0) return;
+  const inside = (x: number, y: number): boolean => x >= 0 && y >= 0 && x < w && y < h && data[y * w + x] === 1;
+  const R = Math.max(3, Math.round(r));
+  // The armpit: the most concave outline pixel near the upper arm on the hip's side of its bone.
+  let armpit = -1,
+    best = ARMPIT_CONCAVITY;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      if (!data[y * w + x]) continue;
+      if (inside(x - 1, y) && inside(x + 1, y) && inside(x, y - 1) && inside(x, y + 1)) continue;
+      const px = x + 0.5 - a.x,
+        py = y + 0.5 - a.y;
+      const t = (px * ux + py * uy) / len,
+        off = Math.abs(px * -uy + py * ux);
+      if (t < -0.25 || t > 1.25 || off > 3 * r || side(x + 0.5, y + 0.5) !== hipSide) continue;
+      let n = 0,
+        k = 0;
+      for (let dy = -R; dy <= R; dy++)
+        for (let dx = -R; dx <= R; dx++) {
+          if (dx * dx + dy * dy > R * R) continue;
+          k++;
+          if (inside(x + dx, y + dy)) n++;
+        }
+      if (n / k > best) {
+        best = n / k;
+        armpit = y * w + x;
+      }
+    }
+  }
+  if (armpit < 0) return;
+  const ax = (armpit % w) + 0.5,
+    ay = Math.floor(armpit / w) + 0.5;
+  // The way the gap at the armpit opens: across the bone under an arm held out from the body; along it
+  // beside an arm hanging down the body, whose gap's end is no junction (the arm is joined above it).
+  let gx = 0,
+    gy = 0;
+  const G = 2 * R;
+  for (let dy = -G; dy <= G; dy++)
+    for (let dx = -G; dx <= G; dx++)
+      if (dx * dx + dy * dy <= G * G && !inside(Math.floor(ax) + dx, Math.floor(ay) + dy) && side(ax + dx, ay + dy) === hipSide) {
+        gx += dx;
+        gy += dy;
+      }
+  const gl = Math.hypot(gx, gy);
+  if (!(gl > 0) || Math.abs(gx * ux + gy * uy) > GAP_ALONG * gl) return;
+  // The seam: from the armpit through the shoulder joint (the pivot, so the seam stays closed near it)
+  // on to the outline beyond.
+  const sl = Math.hypot(a.x - ax, a.y - ay);
+  if (sl < 1) return;
+  const cx = (a.x - ax) / sl,
+    cy = (a.y - ay) / sl;
+  let bestD = 0;
+  while (inside(Math.floor(ax + cx * (bestD + 1)), Math.floor(ay + cy * (bestD + 1))) && bestD < w + h) bestD++;
+  if (bestD < 2) return;
+  cutArm(m, ds, { x: ax, y: ay }, cx, cy, bestD, end, mid);
+}
+
+/**
+ * Cuts an arm off the body along a chord: from `p` along the unit direction (cx, cy) for `len` pixels.
+ * What the wrist (`end`) cannot reach past the cut scores BEHIND_JOINT per pixel of distance from the
+ * chord for the arm's bones (`ds`). Nothing changes unless the cut separates the body's middle (`mid`)
+ * from the wrist.
+ */
+function cutArm(m: Mask, ds: Float64Array[], p: Point, cx: number, cy: number, len: number, end: Point, mid: Point): void {
+  const { w, h, data } = m;
+  // The cut: the chord, a pixel thick, run a few pixels past both ends.
+  const cut = new Uint8Array(w * h);
+  for (let s = -3; s <= len + 3; s += 0.5)
+    for (const [ox, oy] of [
+      [0, 0],
+      [1, 0],
+      [0, 1],
+    ]) {
+      const x = Math.floor(p.x + cx * s) + ox,
+        y = Math.floor(p.y + cy * s) + oy;
+      if (x >= 0 && y >= 0 && x < w && y < h) cut[y * w + x] = 1;
+    }
+  const open = new Uint8Array(w * h);
+  for (let i = 0; i < open.length; i++) open[i] = data[i] && !cut[i] ? 1 : 0;
+  const start = Math.floor(end.y) * w + Math.floor(end.x);
+  const midI = Math.floor(mid.y) * w + Math.floor(mid.x);
+  if (!open[start] || !open[midI]) return;
+  const reach = geodesic({ w, h, data: open }, [start]);
+  if (Number.isFinite(reach[midI])) return;
+  for (let i = 0; i < data.length; i++) {
+    if (!data[i] || Number.isFinite(reach[i])) continue;
+    const x = (i % w) + 0.5 - p.x,
+      y = Math.floor(i / w) + 0.5 - p.y;
+    const s = Math.min(len, Math.max(0, x * cx + y * cy));
+    const add = BEHIND_JOINT * Math.hypot(x - s * cx, y - s * cy);
+    for (const d of ds) d[i] += add;
+  }
+}
+
+/** A chord this many times the arm's own width (its median chord) is the body's, not the arm's. */
+const JUNCTION_WIDENING = 1.6;
+
+/**
+ * A drawn arm that joins the body on its upper arm (char3's thin arms on the flanks of a candy-corn
+ * body whose shoulder joints sit inside it) ends where it meets the body: the chord square to the upper
+ * arm, walking from the elbow towards the shoulder, just before the chords widen past JUNCTION_WIDENING
+ * times the arm's own width. limbShape still lets an upper arm reach its radius and more round its bone,
+ * so past the body's outline the arm took a wedge of the flank, which turned with the arm and left a
+ * step in the body's side at shoulder height. The cut is made as armRoot's. An arm joined at or before
+ * its elbow (char1's, whose elbows sit at the armpits) is left to armRoot.
+ */
+function armJunction(m: Mask, ds: Float64Array[], a: Point, e: Point, wr: Point, mid: Point): void {
+  const len = Math.hypot(e.x - a.x, e.y - a.y),
+    len2 = Math.hypot(wr.x - e.x, wr.y - e.y);
+  if (len < 4 || len2 < 4) return;
+  const ux = (a.x - e.x) / len,
+    uy = (a.y - e.y) / len;
+  // The arm's own width: the median chord square to the forearm along its middle.
+  const fx = (wr.x - e.x) / len2,
+    fy = (wr.y - e.y) / len2;
+  const own: number[] = [];
+  for (let t = 0.2; t <= 0.8; t += 0.1) own.push(chord(m, { x: e.x + fx * len2 * t, y: e.y + fy * len2 * t }, -fy, fx).width);
+  own.sort((p, q) => p - q);
+  const width = own[own.length >> 1];
+  if (!(width > 0)) return;
+  let last: { p: Point; from: number; width: number } | null = null;
+  for (let s = 0; s <= len; s += 1) {
+    const p = { x: e.x + ux * s, y: e.y + uy * s };
+    const c = chord(m, p, -uy, ux);
+    if (c.width === 0) return;
+    if (c.width > JUNCTION_WIDENING * width) {
+      // Joined at or before the elbow: armRoot's case.
+      if (!last || s < 0.1 * len) return;
+      cutArm(m, ds, { x: last.p.x - uy * last.from, y: last.p.y + ux * last.from }, -uy, ux, last.width, wr, mid);
+      return;
+    }
+    last = { p, from: c.from, width: c.width };
+  }
+}
+
+/**
+ * A drawn arm's upper arm and forearm meet on the line through the elbow that halves the angle between
+ * them. By the geodesic the border sits where the two bones' distances less their radii are equal: on
+ * a thick arm (char1's) a curve that leaves the forearm a cap of the upper arm's sleeve and the upper
+ * arm a rim of the forearm's, both turning with the wrong bone when the elbow folds. Past the line each
+ * bone's score grows by BEHIND_JOINT per pixel, so the border is that line and the arm is rigid on
+ * either side of it.
+ */
+function elbowLine(upper: Float64Array, fore: Float64Array, w: number, a: Point, e: Point, wr: Point): void {
+  const l1 = Math.hypot(e.x - a.x, e.y - a.y),
+    l2 = Math.hypot(wr.x - e.x, wr.y - e.y);
+  if (l1 < 1e-6 || l2 < 1e-6) return;
+  // The bisector's normal: the mean of the two bones' unit directions (pointing down the arm).
+  let nx = (e.x - a.x) / l1 + (wr.x - e.x) / l2,
+    ny = (e.y - a.y) / l1 + (wr.y - e.y) / l2;
+  const nl = Math.hypot(nx, ny);
+  if (nl < 1e-3) return;
+  nx /= nl;
+  ny /= nl;
+  pastLine(upper, w, e, nx, ny, 0, Infinity);
+  pastLine(fore, w, e, -nx, -ny, 0, Infinity);
+}
+
+/**
+ * The drawn-arm rules on a region field's scores (regionField, `drawn`): per arm, the armpit seam, the
+ * junction cut and the elbow line. `joints` in working px, RIG_JOINTS order.
+ */
+export function drawnArms(m: Mask, scores: Float64Array[], radius: number[], joints: Point[]): void {
+  const mid = { x: (joints[0].x + joints[1].x) / 2, y: (joints[0].y + joints[1].y) / 2 };
+  for (const b of ARM_ROOTS) {
+    const a = joints[BONES[b].from],
+      e = joints[BONES[b].to],
+      wr = joints[BONES[b + 1].to];
+    // An arm, upper arm and forearm, stays on its side of where it meets the body.
+    armRoot(m, [scores[b], scores[b + 1]], a, e, wr, radius[b], joints[0], mid);
+    armJunction(m, [scores[b], scores[b + 1]], a, e, wr, mid);
+    elbowLine(scores[b], scores[b + 1], m.w, a, e, wr);
+  }
+}
+
+/** Per bone, the share of the blend band with its parent on a drawing (see ELBOW_BAND). */
+export const DRAWN_PARENT_BAND: readonly number[] = BONES.map((_, b) => (FOREARMS.includes(b) ? ELBOW_BAND : 1));
+
+/** A neck: somewhere between the neck and head joints, the figure narrower than this share of the head above it. */
+const NECK_NARROWING = 0.85;
+
+/** Where the head starts along the neck→head axis, as a share of it. */
+const HEAD_FROM = 0.6;
+
+/**
+ * Whether the drawn head sits on a neck: a chord across the neck→head axis, between the two joints,
+ * narrower than NECK_NARROWING times the widest chord above it up to a little past the head joint,
+ * that widest chord in the head (past HEAD_FROM of the axis).
+ */
+export function hasNeck(mask: Mask, neck: Point, head: Point): boolean {
+  const len = Math.hypot(head.x - neck.x, head.y - neck.y);
+  if (len < 2) return true;
+  const steps = 24;
+  const nx = -(head.y - neck.y) / len,
+    ny = (head.x - neck.x) / len;
+  const at = (t: number): Point => ({ x: neck.x + (head.x - neck.x) * t, y: neck.y + (head.y - neck.y) * t });
+  const widths = Array.from({ length: steps + 1 }, (_, i) => chord(mask, at((1.3 * i) / steps), nx, ny).width);
+  const last = Math.round(steps / 1.3);
+  for (let i = 0; i <= last; i++) {
+    let j = i + 1;
+    for (let k = i + 2; k <= steps; k++) if (widths[k] > widths[j]) j = k;
+    // The wider part must be the head (by its joint), not the arms' span at the shoulders.
+    if (widths[i] > 0 && widths[i] < NECK_NARROWING * widths[j] && j >= HEAD_FROM * last) return true;
+  }
+  return false;
+}
+
+/**
+ * A drawn head with no neck (char3's candy corn, whose head is the top of one cone with the body) bends
+ * with the body instead of turning as a block: its region's border with the torso ran across the whole
+ * cone at shoulder height, far from the neck joint at its middle, so each nod sheared the top of the
+ * cone against the body and left a step at the sides. A vertex between the neck and the head joint
+ * shares its torso and head weight between the two in proportion to its height along the axis
+ * (smoothstep; an arm's share is kept), so a nod bends the cone without a step.
+ */
+export function headRamp(
+  xs: Float64Array,
+  ys: Float64Array,
+  neck: Point,
+  head: Point,
+  boneIdx: Int32Array,
+  boneW: Float32Array,
+  influences: number,
+): void {
+  const vx = head.x - neck.x,
+    vy = head.y - neck.y;
+  const len2 = vx * vx + vy * vy;
+  const w = new Float64Array(BONE_COUNT);
+  for (let v = 0; v < xs.length; v++) {
+    const o = v * influences;
+    w.fill(0);
+    for (let k = 0; k < influences; k++) w[boneIdx[o + k]] += boneW[o + k];
+    const t = Math.min(1, Math.max(0, ((xs[v] - neck.x) * vx + (ys[v] - neck.y) * vy) / len2));
+    const s = t * t * (3 - 2 * t);
+    // The torso's and head's shares together, split by height; an arm's share is left as it was.
+    const body = w[0] + w[1];
+    w[0] = body * (1 - s);
+    w[1] = body * s;
+    const used = [...w.keys()].filter((b) => w[b] > 0).sort((a, b) => w[b] - w[a]);
+    if (used.length > influences) continue;
+    for (let k = 0; k < influences; k++) {
+      boneIdx[o + k] = k < used.length ? used[k] : 0;
+      boneW[o + k] = k < used.length ? w[used[k]] : 0;
+    }
+  }
+}
