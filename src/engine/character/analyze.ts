@@ -19,6 +19,7 @@ import { skeletonPose } from './skeleton-pose.js';
 import { limbsNotFound } from './limb-presence.js';
 import { dilate, maskArea, maskBounds } from '../vision/mask-ops.js';
 import { writeTexture } from './texture.js';
+import { cutEnclosedBackground } from './enclosed-background.js';
 
 export interface AnalyzeCharacterOptions {
   tools: MediaTools;
@@ -173,6 +174,9 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
   const rigidLimbs = guessedFrom ? limbsNotFound(fg.mask, w, h, body, guessedFrom) : [];
   const face = still && poseMethod !== 'heuristic' ? faceOnHead(still.face, body) : null;
   const hands = still && poseMethod !== 'heuristic' ? handsAtWrists(still.hands, body) : [];
+  // The person model's mask closes concavities over busy backgrounds; the pose and the picture's colours
+  // say which of that is background (enclosed-background.ts). Only the texture's cut changes.
+  const textureMask = fg.method === 'segmentation' ? cutEnclosedBackground(work, w, h, fg.mask, body).mask : fg.mask;
   const toSource = (l: Landmarks): Landmarks => ({ score: l.score, points: l.points.map((p) => ({ x: p.x / ws, y: p.y / ws })) });
   body = body.map((k) => ({ x: k.x / ws, y: k.y / ws, score: k.score }));
   check();
@@ -195,7 +199,7 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
   await writeTexture({
     imageFile,
     crop,
-    mask: fg.mask,
+    mask: textureMask,
     maskWidth: w,
     maskHeight: h,
     maskScale: ws,

@@ -54,7 +54,7 @@ const BACKGROUND_DISTANCE = 48;
 /**
  * Two-pass chamfer distance (1, sqrt 2) to the nearest pixel where `seed` is set; Infinity when none.
  */
-function distanceTo(seed: Uint8Array, w: number, h: number): Float32Array {
+export function distanceTo(seed: Uint8Array, w: number, h: number): Float32Array {
   const d = new Float32Array(w * h);
   for (let p = 0; p < w * h; p++) d[p] = seed[p] ? 0 : Infinity;
   const D = Math.SQRT2;
@@ -239,7 +239,12 @@ export function cleanEdges(rgba: Uint8Array, w: number, h: number, opts: EdgeCle
     if (!like) continue;
     cut[p] = 2;
     const x = p % w;
-    if ((x > 0 && toEdge[p - 1] === 0) || (x < w - 1 && toEdge[p + 1] === 0) || (p >= w && toEdge[p - w] === 0) || (p < n - w && toEdge[p + w] === 0)) {
+    if (
+      (x > 0 && toEdge[p - 1] === 0) ||
+      (x < w - 1 && toEdge[p + 1] === 0) ||
+      (p >= w && toEdge[p - w] === 0) ||
+      (p < n - w && toEdge[p + w] === 0)
+    ) {
       cut[p] = 1;
       stack.push(p);
     }
