@@ -9,7 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { EngineError } from '../types.js';
 import { dilate, erode } from '../vision/mask-ops.js';
-import { cleanEdges } from './edge-colour.js';
+import { cleanEdges, pullPush } from './edge-colour.js';
 import { LINE_TONE_TOLERANCE, type PaperModel } from './drawing.js';
 
 /** Long-side cap of texture.png; above it the crop is downscaled (scale = texture width / crop.width). */
@@ -171,7 +171,7 @@ interface RimInput {
 function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): RimInput {
   const { crop, maskWidth: mw, maskHeight: mh, maskScale: s } = job;
   const model = job.paper!;
-  const pp = model.paper;
+  const pp = paperUnderFigure(model, job.mask);
   const off = model.offSheet;
   const lines = model.lines;
   const inner = erode(job.mask, mw, mh, 1);
@@ -436,6 +436,7 @@ function liftLines(o: {
   const a = (lines.angle * Math.PI) / 180;
   const n = tw * th;
   const cover = new Float32Array(n);
+  const smooth = new Float32Array(n * 3);
   for (const family of lines.families) {
     // The line's darkness is measured on the main family's pixels; a second family takes its own hue.
     const absorb = [0, 1, 2].map((c) => Math.min(0.95, o.lineStrength * family.tone[c]));
@@ -459,12 +460,38 @@ function liftLines(o: {
       ady = Math.round(uy * along);
     // Inside the figure: the working mask's inside, or ink in its ring (a thin limb is mostly ring).
     const inFigure = (u: number): boolean => cls[u] === 2 || (cls[u] === 1 && strength[u] >= INK);
+    // Crayon and marker are grainy: colours are read averaged along the line (ALONG_TAPS pixels), where
+    // the line itself does not change, and only the lift is applied to each pixel.
+    const taps: number[] = [];
+    for (let i = -(ALONG_TAPS >> 1); i <= ALONG_TAPS >> 1; i++) taps.push(Math.round(ux * i), Math.round(uy * i));
+    for (let y = 0; y < th; y++) {
+      for (let x = 0; x < tw; x++) {
+        const t = y * tw + x;
+        let r = 0,
+          g = 0,
+          b = 0,
+          k = 0;
+        for (let i = 0; i < taps.length; i += 2) {
+          const xx = x + taps[i],
+            yy = y + taps[i + 1];
+          if (xx < 0 || yy < 0 || xx >= tw || yy >= th) continue;
+          const q = (yy * tw + xx) * 4;
+          r += out8[q];
+          g += out8[q + 1];
+          b += out8[q + 2];
+          k++;
+        }
+        smooth[t * 3] = r / k;
+        smooth[t * 3 + 1] = g / k;
+        smooth[t * 3 + 2] = b / k;
+      }
+    }
     cover.fill(0);
     for (let y = 0; y < th; y++) {
       for (let x = 0; x < tw; x++) {
         const t = y * tw + x;
         if (!inFigure(t)) continue;
-        const P = t * 4;
+        const P = t * 3;
         for (const [pdx, pdy] of offsets) {
           const xa = x + pdx,
             ya = y + pdy,
@@ -474,20 +501,20 @@ function liftLines(o: {
           const ua = ya * tw + xa,
             ub = yb * tw + xb;
           if (!inFigure(ua) || !inFigure(ub)) break;
-          const A = ua * 4,
-            B = ub * 4;
-          const mj = (out8[A + j] + out8[B + j]) / 2;
+          const A = ua * 3,
+            B = ub * 3;
+          const mj = (smooth[A + j] + smooth[B + j]) / 2;
           if (mj < 40) continue;
-          const alpha = (1 - out8[P + j] / mj) / absorb[j];
+          const alpha = (1 - smooth[P + j] / mj) / absorb[j];
           if (alpha < 0.2 || alpha > 1.6) continue;
           const k = Math.min(1, alpha);
           let ok = true;
           for (let c = 0; c < 3 && ok; c++) {
-            const ac = out8[A + c],
-              bc = out8[B + c];
+            const ac = smooth[A + c],
+              bc = smooth[B + c];
             const m = (ac + bc) / 2;
             if (Math.abs(ac - bc) > 0.2 * Math.max(ac, bc) + 12) ok = false;
-            else if (Math.abs(out8[P + c] - m * (1 - k * absorb[c])) > 14 + 0.12 * m) ok = false;
+            else if (Math.abs(smooth[P + c] - m * (1 - k * absorb[c])) > 14 + 0.12 * m) ok = false;
           }
           // Both sides may still be on the line's blur at small offsets: the strongest reading counts.
           if (ok && k > cover[t]) cover[t] = k;
@@ -519,6 +546,49 @@ function liftLines(o: {
   }
 }
 
+/**
+ * The paper's colour under the figure. The paper model is a closing of the picture at 4% of its long side:
+ * a coloured-in area wider than that (a jumper, a dress) stays in it as "paper", and dividing by it lifts
+ * the fill towards white from its middle (a pale glow). The paper beyond the closing's reach of the
+ * figure is filled in smoothly under it (pull-push; the table beyond the sheet does not count) and taken
+ * inside the figure where it is lighter than the model, so a fill keeps its colour and the light's
+ * fall-off and a shadow across the sheet are still divided out.
+ */
+function paperUnderFigure(model: PaperModel, mask: Uint8Array): Float32Array {
+  const { width: w, height: h, paper, offSheet } = model;
+  const reach = Math.max(2, Math.round(Math.max(w, h) * PAPER_REACH));
+  const near = dilate(mask, w, h, reach);
+  const known = new Uint8Array(w * h);
+  let count = 0;
+  for (let p = 0; p < w * h; p++) {
+    if (near[p] || (offSheet && offSheet[p])) continue;
+    known[p] = 1;
+    count++;
+  }
+  // Too little paper around (the figure fills the sheet): keep the model as it is.
+  if (count < 0.05 * w * h) return paper;
+  const around = pullPush(paper, known, w, h);
+  if (!around) return paper;
+  // Only inside the figure, and only where the model is darker than the paper around (a fill taken in):
+  // at the outline the model follows the paper's own shading closely and the cut reads ink against it.
+  const inside = erode(mask, w, h, 1);
+  const out = paper.slice();
+  for (let p = 0; p < w * h; p++) {
+    if (!inside[p]) continue;
+    const o = p * 3;
+    if (around[o] + around[o + 1] + around[o + 2] > paper[o] + paper[o + 1] + paper[o + 2]) {
+      out[o] = around[o];
+      out[o + 1] = around[o + 1];
+      out[o + 2] = around[o + 2];
+    }
+  }
+  return out;
+}
+
+/** Reach of the paper model's closing (its radius and blur, paperModel), as a share of the long side. */
+const PAPER_REACH = 0.06;
+/** Pixels along a ruled line over which liftLines reads its colours. */
+const ALONG_TAPS = 5;
 /** Width of the outline's rim beyond the ink, as a share of the figure's longest side (at least one picture pixel). */
 const RIM_SHARE = 0.002;
 /** Stroke blur at least this share of the ink level, touching the figure, is drawn as part of its outline. */
