@@ -1,0 +1,210 @@
+/**
+ * Thin parts the person model left out. The model reads the picture at 256 px and was trained on
+ * people: on a cartoon object with stick arms (a juice cup reaching out with an open hand) a thin
+ * limb of a colour no person has drops out of its mask whole, and the texture loses it.
+ *
+ * Completion at the working size: pixels outside the mask are grown from the mask's edge, breadth
+ * first, through pixels whose colour matches a colour of the figure just inside its edge nearby and
+ * that the outside around them hardly has (a thin limb is a small share of the outside in the window;
+ * a table, a wall or a floor is a large one). The growth stops at REACH of the figure's long side
+ * from the mask, and a grown piece is kept only when it touches the figure along a short stretch and
+ * stays small: a protrusion (arm, tail, prop), not a same-coloured surface the figure stands on or
+ * leans against. A piece that is not connected to the mask is never reached.
+ */
+import { distanceTo } from './edge-colour.js';
+
+/** Farthest a grown piece reaches from the mask, as a share of the figure's long side. */
+const REACH = 0.3;
+/** Longest contact with the mask a kept piece may have, as a share of the figure's long side. */
+const CONTACT = 0.06;
+/** Largest kept piece, as a share of the mask's area. */
+const PIECE_AREA = 0.08;
+/** Colour bins: 2^(8-BIN_SHIFT) levels a channel. */
+const BIN_SHIFT = 4;
+const BINS = 256 >> BIN_SHIFT;
+/** A bin is of the figure's palette from this share of the mask's area. */
+const PALETTE_SHARE = 0.003;
+/** Depth (working px) past which mask pixels give the palette (the edge's blend with the outside does not). */
+const INSIDE = 2;
+/** Radius of the outside window, as a share of the figure's long side. */
+const OUTSIDE_WINDOW = 0.15;
+/** Smallest kept piece, as a share of the mask's area (specks along the edge stay with the edge cleanup). */
+const MIN_PIECE = 0.004;
+/** Colour distance (RGB) within which an outside sample counts as the same colour as the pixel. */
+const NEAR_OUTSIDE = 30;
+/** Largest share of the outside samples in the window a grown pixel's colour may have. */
+const OUTSIDE_SHARE = 0.12;
+/** Scattered samples of the outside window. */
+const OUTSIDE_SAMPLES = 160;
+
+/** The mask with thin outside parts of the figure's colours added (a new array), and how many pixels came. */
+export function completeThinParts(rgba: Buffer, w: number, h: number, mask: Uint8Array): { mask: Uint8Array; added: number } {
+  const n = w * h;
+  let x0 = w,
+    y0 = h,
+    x1 = -1,
+    y1 = -1,
+    area = 0;
+  const outside = new Uint8Array(n);
+  for (let p = 0; p < n; p++) {
+    if (!mask[p]) {
+      outside[p] = 1;
+      continue;
+    }
+    area++;
+    const x = p % w,
+      y = (p - x) / w;
+    if (x < x0) x0 = x;
+    if (x > x1) x1 = x;
+    if (y < y0) y0 = y;
+    if (y > y1) y1 = y;
+  }
+  if (x1 < 0) return { mask, added: 0 };
+  const size = Math.max(x1 - x0 + 1, y1 - y0 + 1);
+  const reach = Math.max(4, Math.round(REACH * size));
+  const toOutside = distanceTo(outside, w, h);
+  const offsets = (count: number, r: number, seed: number): Int32Array => {
+    const o = new Int32Array(count * 2);
+    let s = seed;
+    const rnd = (): number => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
+    for (let k = 0; k < count; ) {
+      const dx = Math.round((rnd() * 2 - 1) * r),
+        dy = Math.round((rnd() * 2 - 1) * r);
+      if (dx * dx + dy * dy > r * r) continue;
+      o[k * 2] = dx;
+      o[k * 2 + 1] = dy;
+      k++;
+    }
+    return o;
+  };
+  // The figure's palette: colour bins (BIN levels a channel) holding at least PALETTE_SHARE of the
+  // figure, widened by one bin; a thin part far from the edge it leaves (an arm beside the body, like the
+  // legs) has the figure's colours somewhere, not always where it touches.
+  const bins = new Uint32Array(BINS ** 3);
+  const bin = (p: number): number => ((rgba[p * 4] >> BIN_SHIFT) * BINS + (rgba[p * 4 + 1] >> BIN_SHIFT)) * BINS + (rgba[p * 4 + 2] >> BIN_SHIFT);
+  for (let p = 0; p < n; p++) if (mask[p] && toOutside[p] >= INSIDE) bins[bin(p)]++;
+  const palette = new Uint8Array(BINS ** 3);
+  for (let r = 0; r < BINS; r++)
+    for (let g = 0; g < BINS; g++)
+      for (let b = 0; b < BINS; b++) {
+        if (bins[(r * BINS + g) * BINS + b] < PALETTE_SHARE * area) continue;
+        for (let i = Math.max(0, r - 1); i <= Math.min(BINS - 1, r + 1); i++)
+          for (let j = Math.max(0, g - 1); j <= Math.min(BINS - 1, g + 1); j++)
+            for (let k = Math.max(0, b - 1); k <= Math.min(BINS - 1, b + 1); k++) palette[(i * BINS + j) * BINS + k] = 1;
+      }
+  const outsideOffsets = offsets(OUTSIDE_SAMPLES, Math.max(6, Math.round(OUTSIDE_WINDOW * size)), 4);
+  const dist2 = (p: number, q: number): number =>
+    (rgba[p * 4] - rgba[q * 4]) ** 2 + (rgba[p * 4 + 1] - rgba[q * 4 + 1]) ** 2 + (rgba[p * 4 + 2] - rgba[q * 4 + 2]) ** 2;
+  const figureLike = (p: number): boolean => {
+    if (!palette[bin(p)]) return false;
+    const x = p % w,
+      y = (p - x) / w;
+    let seen = 0,
+      within = 0;
+    for (let k = 0; k < outsideOffsets.length; k += 2) {
+      const xx = x + outsideOffsets[k],
+        yy = y + outsideOffsets[k + 1];
+      if (xx < 0 || yy < 0 || xx >= w || yy >= h) continue;
+      const q = yy * w + xx;
+      if (!outside[q]) continue;
+      seen++;
+      if (dist2(p, q) < NEAR_OUTSIDE * NEAR_OUTSIDE) within++;
+    }
+    return seen > 0 && within <= OUTSIDE_SHARE * seen;
+  };
+  // 0 unvisited, 1 grown, 2 rejected; breadth first so `depth` is the distance walked from the mask.
+  const state = new Uint8Array(n);
+  const depth = new Int32Array(n);
+  let queue: number[] = [];
+  const neighbours = (p: number): number[] => {
+    const x = p % w;
+    return [x > 0 ? p - 1 : -1, x < w - 1 ? p + 1 : -1, p >= w ? p - w : -1, p < n - w ? p + w : -1];
+  };
+  for (let p = 0; p < n; p++) {
+    if (!outside[p]) continue;
+    if (!neighbours(p).some((q) => q >= 0 && mask[q])) continue;
+    state[p] = figureLike(p) ? 1 : 2;
+    if (state[p] === 1) {
+      depth[p] = 1;
+      queue.push(p);
+    }
+  }
+  while (queue.length) {
+    const next: number[] = [];
+    for (const p of queue) {
+      if (depth[p] >= reach) continue;
+      for (const q of neighbours(p)) {
+        if (q < 0 || !outside[q] || state[q]) continue;
+        state[q] = figureLike(q) ? 1 : 2;
+        if (state[q] === 1) {
+          depth[q] = depth[p] + 1;
+          next.push(q);
+        }
+      }
+    }
+    queue = next;
+  }
+  // Pieces of grown pixels (4-connected): kept when short in contact and small.
+  const out = mask.slice();
+  const seen = new Uint8Array(n);
+  const maxContact = Math.max(3, Math.round(CONTACT * size));
+  const maxArea = PIECE_AREA * area;
+  const minArea = MIN_PIECE * area;
+  let added = 0;
+  const stack: number[] = [];
+  const piece: number[] = [];
+  for (let s = 0; s < n; s++) {
+    if (state[s] !== 1 || seen[s]) continue;
+    seen[s] = 1;
+    stack.push(s);
+    piece.length = 0;
+    let contact = 0;
+    while (stack.length) {
+      const p = stack.pop()!;
+      piece.push(p);
+      if (depth[p] === 1) contact++;
+      for (const q of neighbours(p)) {
+        if (q >= 0 && state[q] === 1 && !seen[q]) {
+          seen[q] = 1;
+          stack.push(q);
+        }
+      }
+    }
+    if (contact > maxContact || piece.length > maxArea || piece.length < minArea) continue;
+    // Joined by its own width: a part of the figure leaves it as thick as it is; a sunlit strip of a
+    // table met at one corner (through a neck narrower than itself) is the background.
+    if (contact < 0.5 * thickness(piece, w)) continue;
+    for (const p of piece) out[p] = 1;
+    added += piece.length;
+  }
+  return { mask: out, added };
+}
+
+/** Width of a piece (pixel indices): twice its largest inscribed radius (chamfer, working px). */
+function thickness(piece: number[], w: number): number {
+  let x0 = Infinity,
+    y0 = Infinity,
+    x1 = -1,
+    y1 = -1;
+  for (const p of piece) {
+    const x = p % w,
+      y = (p - x) / w;
+    x0 = Math.min(x0, x);
+    x1 = Math.max(x1, x);
+    y0 = Math.min(y0, y);
+    y1 = Math.max(y1, y);
+  }
+  // One pixel of margin, so the piece's own border counts as outside it.
+  const bw = x1 - x0 + 3,
+    bh = y1 - y0 + 3;
+  const off = new Uint8Array(bw * bh).fill(1);
+  for (const p of piece) {
+    const x = p % w,
+      y = (p - x) / w;
+    off[(y - y0 + 1) * bw + x - x0 + 1] = 0;
+  }
+  const d = distanceTo(off, bw, bh);
+  let r = 0;
+  for (let i = 0; i < d.length; i++) if (d[i] > r) r = d[i];
+  return 2 * r;
+}
