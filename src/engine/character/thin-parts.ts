@@ -30,6 +30,13 @@ const INSIDE = 2;
 const OUTSIDE_WINDOW = 0.15;
 /** Smallest kept piece, as a share of the mask's area (specks along the edge stay with the edge cleanup). */
 const MIN_PIECE = 0.004;
+/**
+ * Shortest contact a kept piece may have, as a share of its width (largest inscribed disc) near the
+ * contact, within BASE_DEPTH contacts of it: an arm is joined across its own width, whatever the hand
+ * past it; a sunlit strip of the table met at a corner is joined across 2 px of its 12 (the cup).
+ */
+const NECK = 0.35;
+const BASE_DEPTH = 3;
 /** Colour distance (RGB) within which an outside sample counts as the same colour as the pixel. */
 const NEAR_OUTSIDE = 30;
 /** Largest share of the outside samples in the window a grown pixel's colour may have. */
@@ -67,7 +74,7 @@ export function completeThinParts(rgba: Buffer, w: number, h: number, mask: Uint
     const o = new Int32Array(count * 2);
     let s = seed;
     const rnd = (): number => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
-    for (let k = 0; k < count; ) {
+    for (let k = 0; k < count;) {
       const dx = Math.round((rnd() * 2 - 1) * r),
         dy = Math.round((rnd() * 2 - 1) * r);
       if (dx * dx + dy * dy > r * r) continue;
@@ -81,7 +88,8 @@ export function completeThinParts(rgba: Buffer, w: number, h: number, mask: Uint
   // figure, widened by one bin; a thin part far from the edge it leaves (an arm beside the body, like the
   // legs) has the figure's colours somewhere, not always where it touches.
   const bins = new Uint32Array(BINS ** 3);
-  const bin = (p: number): number => ((rgba[p * 4] >> BIN_SHIFT) * BINS + (rgba[p * 4 + 1] >> BIN_SHIFT)) * BINS + (rgba[p * 4 + 2] >> BIN_SHIFT);
+  const bin = (p: number): number =>
+    ((rgba[p * 4] >> BIN_SHIFT) * BINS + (rgba[p * 4 + 1] >> BIN_SHIFT)) * BINS + (rgba[p * 4 + 2] >> BIN_SHIFT);
   for (let p = 0; p < n; p++) if (mask[p] && toOutside[p] >= INSIDE) bins[bin(p)]++;
   const palette = new Uint8Array(BINS ** 3);
   for (let r = 0; r < BINS; r++)
@@ -95,7 +103,44 @@ export function completeThinParts(rgba: Buffer, w: number, h: number, mask: Uint
   const outsideOffsets = offsets(OUTSIDE_SAMPLES, Math.max(6, Math.round(OUTSIDE_WINDOW * size)), 4);
   const dist2 = (p: number, q: number): number =>
     (rgba[p * 4] - rgba[q * 4]) ** 2 + (rgba[p * 4 + 1] - rgba[q * 4 + 1]) ** 2 + (rgba[p * 4 + 2] - rgba[q * 4 + 2]) ** 2;
-  const figureLike = (p: number): boolean => {
+  const neighbours = (p: number): number[] => {
+    const x = p % w;
+    return [x > 0 ? p - 1 : -1, x < w - 1 ? p + 1 : -1, p >= w ? p - w : -1, p < n - w ? p + w : -1];
+  };
+  // 0 unvisited, 1 grown, 2 rejected; breadth first so `depth` is the distance walked from the mask.
+  const state = new Uint8Array(n);
+  const depth = new Int32Array(n);
+  const grow = (accept: (p: number) => boolean): void => {
+    state.fill(0);
+    let queue: number[] = [];
+    for (let p = 0; p < n; p++) {
+      if (!outside[p] || !neighbours(p).some((q) => q >= 0 && mask[q])) continue;
+      state[p] = accept(p) ? 1 : 2;
+      if (state[p] === 1) {
+        depth[p] = 1;
+        queue.push(p);
+      }
+    }
+    while (queue.length) {
+      const next: number[] = [];
+      for (const p of queue) {
+        if (depth[p] >= reach) continue;
+        for (const q of neighbours(p)) {
+          if (q < 0 || !outside[q] || state[q]) continue;
+          state[q] = accept(q) ? 1 : 2;
+          if (state[q] === 1) {
+            depth[q] = depth[p] + 1;
+            next.push(q);
+          }
+        }
+      }
+      queue = next;
+    }
+  };
+  // A thin part counts itself among the outside's colours in its window (an arm 3% of the figure thick
+  // is about a tenth of it, less where its shading varies); a surface of the figure's colours is most
+  // of it.
+  grow((p) => {
     if (!palette[bin(p)]) return false;
     const x = p % w,
       y = (p - x) / w;
@@ -111,39 +156,7 @@ export function completeThinParts(rgba: Buffer, w: number, h: number, mask: Uint
       if (dist2(p, q) < NEAR_OUTSIDE * NEAR_OUTSIDE) within++;
     }
     return seen > 0 && within <= OUTSIDE_SHARE * seen;
-  };
-  // 0 unvisited, 1 grown, 2 rejected; breadth first so `depth` is the distance walked from the mask.
-  const state = new Uint8Array(n);
-  const depth = new Int32Array(n);
-  let queue: number[] = [];
-  const neighbours = (p: number): number[] => {
-    const x = p % w;
-    return [x > 0 ? p - 1 : -1, x < w - 1 ? p + 1 : -1, p >= w ? p - w : -1, p < n - w ? p + w : -1];
-  };
-  for (let p = 0; p < n; p++) {
-    if (!outside[p]) continue;
-    if (!neighbours(p).some((q) => q >= 0 && mask[q])) continue;
-    state[p] = figureLike(p) ? 1 : 2;
-    if (state[p] === 1) {
-      depth[p] = 1;
-      queue.push(p);
-    }
-  }
-  while (queue.length) {
-    const next: number[] = [];
-    for (const p of queue) {
-      if (depth[p] >= reach) continue;
-      for (const q of neighbours(p)) {
-        if (q < 0 || !outside[q] || state[q]) continue;
-        state[q] = figureLike(q) ? 1 : 2;
-        if (state[q] === 1) {
-          depth[q] = depth[p] + 1;
-          next.push(q);
-        }
-      }
-    }
-    queue = next;
-  }
+  });
   // Pieces of grown pixels (4-connected): kept when short in contact and small.
   const out = mask.slice();
   const seen = new Uint8Array(n);
@@ -171,9 +184,10 @@ export function completeThinParts(rgba: Buffer, w: number, h: number, mask: Uint
       }
     }
     if (contact > maxContact || piece.length > maxArea || piece.length < minArea) continue;
-    // Joined by its own width: a part of the figure leaves it as thick as it is; a sunlit strip of a
-    // table met at one corner (through a neck narrower than itself) is the background.
-    if (contact < 0.5 * thickness(piece, w)) continue;
+    // Joined across its own width: a part of the figure leaves the body about as thick as it is near
+    // the body; a sunlit strip of a table met at one corner (a neck far narrower than it) is background.
+    const base = piece.filter((p) => depth[p] <= BASE_DEPTH * contact + 4);
+    if (contact < NECK * thickness(base, w)) continue;
     for (const p of piece) out[p] = 1;
     added += piece.length;
   }
