@@ -101,11 +101,18 @@ export function completeThinParts(rgba: Buffer, w: number, h: number, mask: Uint
             for (let k = Math.max(0, b - 1); k <= Math.min(BINS - 1, b + 1); k++) palette[(i * BINS + j) * BINS + k] = 1;
       }
   const outsideOffsets = offsets(OUTSIDE_SAMPLES, Math.max(6, Math.round(OUTSIDE_WINDOW * size)), 4);
+  const outsideCount = OUTSIDE_SAMPLES;
   const dist2 = (p: number, q: number): number =>
     (rgba[p * 4] - rgba[q * 4]) ** 2 + (rgba[p * 4 + 1] - rgba[q * 4 + 1]) ** 2 + (rgba[p * 4 + 2] - rgba[q * 4 + 2]) ** 2;
-  const neighbours = (p: number): number[] => {
+  // The 4-neighbours of a pixel (-1 past the picture's edge), in one reused array: no garbage per pixel.
+  const nb = new Int32Array(4);
+  const neighbours = (p: number): Int32Array => {
     const x = p % w;
-    return [x > 0 ? p - 1 : -1, x < w - 1 ? p + 1 : -1, p >= w ? p - w : -1, p < n - w ? p + w : -1];
+    nb[0] = x > 0 ? p - 1 : -1;
+    nb[1] = x < w - 1 ? p + 1 : -1;
+    nb[2] = p >= w ? p - w : -1;
+    nb[3] = p < n - w ? p + w : -1;
+    return nb;
   };
   // 0 unvisited, 1 grown, 2 rejected; breadth first so `depth` is the distance walked from the mask.
   const state = new Uint8Array(n);
@@ -114,7 +121,9 @@ export function completeThinParts(rgba: Buffer, w: number, h: number, mask: Uint
     state.fill(0);
     let queue: number[] = [];
     for (let p = 0; p < n; p++) {
-      if (!outside[p] || !neighbours(p).some((q) => q >= 0 && mask[q])) continue;
+      if (!outside[p]) continue;
+      const x = p % w;
+      if (!((x > 0 && mask[p - 1]) || (x < w - 1 && mask[p + 1]) || (p >= w && mask[p - w]) || (p < n - w && mask[p + w]))) continue;
       state[p] = accept(p) ? 1 : 2;
       if (state[p] === 1) {
         depth[p] = 1;
@@ -153,7 +162,8 @@ export function completeThinParts(rgba: Buffer, w: number, h: number, mask: Uint
       const q = yy * w + xx;
       if (!outside[q]) continue;
       seen++;
-      if (dist2(p, q) < NEAR_OUTSIDE * NEAR_OUTSIDE) within++;
+      // Past this many matches the share is over the bound whatever the remaining samples hold.
+      if (dist2(p, q) < NEAR_OUTSIDE * NEAR_OUTSIDE && ++within > OUTSIDE_SHARE * outsideCount) return false;
     }
     return seen > 0 && within <= OUTSIDE_SHARE * seen;
   });
