@@ -4,12 +4,13 @@
  * limb of a colour no person has drops out of its mask whole, and the texture loses it.
  *
  * Completion at the working size: pixels outside the mask are grown from the mask's edge, breadth
- * first, through pixels whose colour matches a colour of the figure just inside its edge nearby and
- * that the outside around them hardly has (a thin limb is a small share of the outside in the window;
- * a table, a wall or a floor is a large one). The growth stops at REACH of the figure's long side
- * from the mask, and a grown piece is kept only when it touches the figure along a short stretch and
- * stays small: a protrusion (arm, tail, prop), not a same-coloured surface the figure stands on or
- * leans against. A piece that is not connected to the mask is never reached.
+ * first, through pixels whose colour is in the figure's palette and that the outside around them
+ * hardly has (a thin limb is a small share of the outside in the window; a table, a wall or a floor is
+ * a large one). The growth stops at REACH of the figure's long side from the mask, and a grown piece
+ * is kept only when it touches the figure along a short stretch, across about its own width, and stays
+ * small: a protrusion (arm, tail, prop), not a same-coloured surface the figure stands on or leans
+ * against. A piece that is not connected to the mask is never reached. Runs in analyze.ts only for
+ * figures the photo pose models refuse (people keep the person model's mask, refined by their pose).
  */
 import { distanceTo } from './edge-colour.js';
 
