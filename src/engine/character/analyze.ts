@@ -20,6 +20,7 @@ import { limbsNotFound } from './limb-presence.js';
 import { dilate, maskArea, maskBounds } from '../vision/mask-ops.js';
 import { writeTexture } from './texture.js';
 import { cutEnclosedBackground } from './enclosed-background.js';
+import { completeThinParts } from './thin-parts.js';
 
 export interface AnalyzeCharacterOptions {
   tools: MediaTools;
@@ -117,6 +118,17 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
   let poseMethod: CharacterAnalysis['poseMethod'];
   let figure: CharacterAnalysis['figure'] = 'biped';
   let jointSources: CharacterAnalysis['jointSources'];
+  if (fg.method === 'segmentation' && fg.confident && !modelPose) {
+    // The person model found a figure that no photo pose model reads as a person (a cup with stick arms):
+    // its mask drops thin limbs of colours no person has; they are grown back before the skeleton reads
+    // the limbs (thin-parts.ts). People keep the model's mask: their pose refines it below.
+    const completed = completeThinParts(work, w, h, fg.mask);
+    if (completed.added) {
+      fg.mask = completed.mask;
+      area = maskArea(fg.mask);
+      bounds = maskBounds(fg.mask, w, h) ?? bounds;
+    }
+  }
   const skeleton = drawnSkeleton ?? (fg.confident && !modelPose ? skeletonPose(fg.mask, w, h) : null);
   if (skeleton) {
     // Pose models trained on photos misread drawings (a stick arm, a crayon fill, a four-legged animal):
