@@ -110,22 +110,8 @@ export function cutEnclosedBackground(
   // Window around a band pixel: a disc reaching past the band to the sure figure and beyond the mask,
   // read at a fixed set of scattered offsets (analysis time budget: the band holds most of the mask).
   const r = band + 4;
-  const offsets = (count: number, seed: number): Int32Array => {
-    const o = new Int32Array(count * 2);
-    let s = seed;
-    const rnd = (): number => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
-    for (let k = 0; k < count;) {
-      const dx = Math.round((rnd() * 2 - 1) * r),
-        dy = Math.round((rnd() * 2 - 1) * r);
-      if (dx * dx + dy * dy > r * r) continue;
-      o[k * 2] = dx;
-      o[k * 2 + 1] = dy;
-      k++;
-    }
-    return o;
-  };
-  const outsideOffsets = offsets(OUTSIDE_SAMPLES, 1);
-  const figureOffsets = offsets(FIGURE_SAMPLES, 2);
+  const outsideOffsets = discOffsets(OUTSIDE_SAMPLES, r, 1);
+  const figureOffsets = discOffsets(FIGURE_SAMPLES, r, 2);
   const dist2 = (p: number, q: number): number =>
     (rgba[p * 4] - rgba[q * 4]) ** 2 + (rgba[p * 4 + 1] - rgba[q * 4 + 1]) ** 2 + (rgba[p * 4 + 2] - rgba[q * 4 + 2]) ** 2;
   /** Nearest colour among the window's `ref` pixels, and (in `share`) the share of them within NEAR. */
@@ -289,4 +275,20 @@ function stampCapsule(sure: Uint8Array, mask: Uint8Array, w: number, h: number, 
       if (Math.hypot(x - a.x - t * dx, y - a.y - t * dy) <= rad) sure[p] = 1;
     }
   }
+}
+
+/** `count` pixel offsets (dx, dy pairs) scattered over a disc of radius `r`, the same for the same seed. */
+export function discOffsets(count: number, r: number, seed: number): Int32Array {
+  const o = new Int32Array(count * 2);
+  let s = seed;
+  const rnd = (): number => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
+  for (let k = 0; k < count;) {
+    const dx = Math.round((rnd() * 2 - 1) * r),
+      dy = Math.round((rnd() * 2 - 1) * r);
+    if (dx * dx + dy * dy > r * r) continue;
+    o[k * 2] = dx;
+    o[k * 2 + 1] = dy;
+    k++;
+  }
+  return o;
 }

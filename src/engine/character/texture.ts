@@ -8,7 +8,7 @@
 import { writeFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { EngineError } from '../types.js';
-import { dilate, erode } from '../vision/mask-ops.js';
+import { dilate, erode, maskBounds } from '../vision/mask-ops.js';
 import { cleanEdges, pullPush } from './edge-colour.js';
 import { LINE_TONE_TOLERANCE, type PaperModel } from './drawing.js';
 
@@ -387,20 +387,8 @@ function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): Rim
   }
   // The rim grows with the figure (RIM_SHARE of its longest side, at least one picture pixel): the
   // annotation is drawn at a working size, so an enlarged drawing's annotated rim is wider in pixels.
-  let bx0 = mw,
-    bx1 = -1,
-    by0 = mh,
-    by1 = -1;
-  for (let y = 0; y < mh; y++) {
-    for (let x = 0; x < mw; x++) {
-      if (!job.mask[y * mw + x]) continue;
-      if (x < bx0) bx0 = x;
-      if (x > bx1) bx1 = x;
-      if (y < by0) by0 = y;
-      if (y > by1) by1 = y;
-    }
-  }
-  const figure = Math.max(0, bx1 - bx0 + 1, by1 - by0 + 1) / s;
+  const box = maskBounds(job.mask, mw, mh);
+  const figure = box ? Math.max(box.x1 - box.x0 + 1, box.y1 - box.y0 + 1) / s : 0;
   const pic = Math.max(1, figure * RIM_SHARE);
   return { kept, strength, line, ringPx: Math.floor(Math.min(kx, ky) * pic + 0.25) };
 }

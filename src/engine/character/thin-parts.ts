@@ -13,6 +13,7 @@
  * figures the photo pose models refuse (people keep the person model's mask, refined by their pose).
  */
 import { distanceTo } from './edge-colour.js';
+import { discOffsets } from './enclosed-background.js';
 
 /** Farthest a grown piece reaches from the mask, as a share of the figure's long side. */
 const REACH = 0.3;
@@ -71,20 +72,6 @@ export function completeThinParts(rgba: Buffer, w: number, h: number, mask: Uint
   const size = Math.max(x1 - x0 + 1, y1 - y0 + 1);
   const reach = Math.max(4, Math.round(REACH * size));
   const toOutside = distanceTo(outside, w, h);
-  const offsets = (count: number, r: number, seed: number): Int32Array => {
-    const o = new Int32Array(count * 2);
-    let s = seed;
-    const rnd = (): number => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
-    for (let k = 0; k < count;) {
-      const dx = Math.round((rnd() * 2 - 1) * r),
-        dy = Math.round((rnd() * 2 - 1) * r);
-      if (dx * dx + dy * dy > r * r) continue;
-      o[k * 2] = dx;
-      o[k * 2 + 1] = dy;
-      k++;
-    }
-    return o;
-  };
   // The figure's palette: colour bins (BIN levels a channel) holding at least PALETTE_SHARE of the
   // figure, widened by one bin; a thin part far from the edge it leaves (an arm beside the body, like the
   // legs) has the figure's colours somewhere, not always where it touches.
@@ -101,7 +88,7 @@ export function completeThinParts(rgba: Buffer, w: number, h: number, mask: Uint
           for (let j = Math.max(0, g - 1); j <= Math.min(BINS - 1, g + 1); j++)
             for (let k = Math.max(0, b - 1); k <= Math.min(BINS - 1, b + 1); k++) palette[(i * BINS + j) * BINS + k] = 1;
       }
-  const outsideOffsets = offsets(OUTSIDE_SAMPLES, Math.max(6, Math.round(OUTSIDE_WINDOW * size)), 4);
+  const outsideOffsets = discOffsets(OUTSIDE_SAMPLES, Math.max(6, Math.round(OUTSIDE_WINDOW * size)), 4);
   const outsideCount = OUTSIDE_SAMPLES;
   const dist2 = (p: number, q: number): number =>
     (rgba[p * 4] - rgba[q * 4]) ** 2 + (rgba[p * 4 + 1] - rgba[q * 4 + 1]) ** 2 + (rgba[p * 4 + 2] - rgba[q * 4 + 2]) ** 2;
