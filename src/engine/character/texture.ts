@@ -439,11 +439,13 @@ function liftLines(o: {
     // widest line.
     const nx = -uy,
       ny = ux;
-    const offsets: Array<[number, number]> = [];
-    for (let d = 2; d <= reach; d++) {
+    const pairs: Array<[number, number]> = [];
+    // Offsets grow by a third each step: a line's blur is a few pixels whatever its width.
+    for (let d = 2; d <= reach; d = Math.max(d + 1, Math.round(d * 1.34))) {
       const o2: [number, number] = [Math.round(nx * d), Math.round(ny * d)];
-      if (!offsets.some((q) => q[0] === o2[0] && q[1] === o2[1])) offsets.push(o2);
+      if (!pairs.some((q) => q[0] === o2[0] && q[1] === o2[1])) pairs.push(o2);
     }
+    const offsets = Int32Array.from(pairs.flat());
     const adx = Math.round(ux * along),
       ady = Math.round(uy * along);
     // Inside the figure: the working mask's inside, or ink in its ring (a thin limb is mostly ring).
@@ -455,6 +457,7 @@ function liftLines(o: {
     for (let y = 0; y < th; y++) {
       for (let x = 0; x < tw; x++) {
         const t = y * tw + x;
+        if (!cls[t]) continue;
         let r = 0,
           g = 0,
           b = 0,
@@ -480,7 +483,9 @@ function liftLines(o: {
         const t = y * tw + x;
         if (!inFigure(t)) continue;
         const P = t * 3;
-        for (const [pdx, pdy] of offsets) {
+        for (let i = 0; i < offsets.length; i += 2) {
+          const pdx = offsets[i],
+            pdy = offsets[i + 1];
           const xa = x + pdx,
             ya = y + pdy,
             xb = x - pdx,
@@ -505,7 +510,10 @@ function liftLines(o: {
             else if (Math.abs(smooth[P + c] - m * (1 - k * absorb[c])) > 14 + 0.12 * m) ok = false;
           }
           // Both sides may still be on the line's blur at small offsets: the strongest reading counts.
-          if (ok && k > cover[t]) cover[t] = k;
+          if (ok && k > cover[t]) {
+            cover[t] = k;
+            if (k === 1) break;
+          }
         }
       }
     }
