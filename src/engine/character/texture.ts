@@ -659,9 +659,29 @@ function outlineRim(out8: Uint8ClampedArray, rim: RimInput, tw: number, th: numb
     if (kept[t] || line[t] || strength[t] < blur) continue;
     src[t] = inkiestNeighbour(t, src, kept);
   }
-  for (let i = 0; i < ringPx; i++) {
-    const before = src.slice();
-    for (let t = 0; t < n; t++) if (before[t] < 0 && !line[t]) src[t] = inkiestNeighbour(t, before, null);
+  // The ring, grown one pixel at a time from the pixels that have a colour, visiting only those beside
+  // the last step: a pixel takes its colour from the pixels coloured before that step.
+  let front: number[] = [];
+  for (let t = 0; t < n; t++) if (src[t] < 0 && !line[t] && inkiestNeighbour(t, src, null) >= 0) front.push(t);
+  const seen = new Uint8Array(n);
+  for (const t of front) seen[t] = 1;
+  for (let i = 0; i < ringPx && front.length; i++) {
+    const from = front.map((t) => inkiestNeighbour(t, src, null));
+    for (let k = 0; k < front.length; k++) src[front[k]] = from[k];
+    const next: number[] = [];
+    for (const t of front) {
+      const x = t % tw;
+      for (let dy = -tw; dy <= tw; dy += tw) {
+        for (let dx = -1; dx <= 1; dx++) {
+          if ((dx < 0 && x === 0) || (dx > 0 && x === tw - 1)) continue;
+          const u = t + dy + dx;
+          if (u < 0 || u >= n || seen[u] || src[u] >= 0 || line[u]) continue;
+          seen[u] = 1;
+          next.push(u);
+        }
+      }
+    }
+    front = next;
   }
   const rimmed = new Uint8Array(n);
   for (let t = 0; t < n; t++) if (src[t] >= 0 && !kept[t]) rimmed[t] = 1;
