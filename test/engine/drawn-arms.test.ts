@@ -18,7 +18,7 @@ import { createFrameRenderer } from '../../src/engine/render/render-video.js';
 import { distanceToOutside } from '../../src/engine/rig/mask.js';
 import { BONE_COUNT, type Point } from '../../src/engine/rig/skeleton.js';
 import { regionField } from '../../src/engine/rig/weights.js';
-import { mediaPath, missingMedia, workDir } from '../helpers/engine-fixtures.js';
+import { discBodyFigure, mediaPath, missingMedia, workDir } from '../helpers/engine-fixtures.js';
 
 const engine = createEngine({ tools: resolveTools(process.env) });
 const CHAR1 = 'images/animateddrawings--char1-texture.png';
@@ -75,18 +75,8 @@ test('a thick drawn arm joined at a shoulder deep in a stout body leaves the bod
 
 test('a thin drawn arm on the flank of a round body ends at the body outline', () => {
   // A disc body (radius 50) with its shoulders well inside it and thin arms (9 px) out to the sides.
-  const w = 200,
-    h = 200;
-  const data = new Uint8Array(w * h);
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      const body = Math.hypot(x - 100, y - 100) <= 50;
-      const arm = y >= 71 && y <= 79 && ((x >= 10 && x <= 60) || (x >= 140 && x <= 190));
-      const leg = y >= 140 && y <= 195 && ((x >= 76 && x <= 84) || (x >= 116 && x <= 124));
-      if (body || arm || leg) data[y * w + x] = 1;
-    }
-  }
-  const m = { w, h, data };
+  const m = discBodyFigure();
+  const { w, h, data } = m;
   const joints = [P(100, 130), P(100, 75), P(100, 45), P(75, 75), P(35, 75), P(12, 75), P(125, 75), P(165, 75), P(188, 75)];
   joints.push(P(80, 130), P(80, 168), P(80, 192), P(120, 130), P(120, 168), P(120, 192));
   const inBody = (drawn: boolean): number => {

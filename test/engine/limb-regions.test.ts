@@ -13,7 +13,7 @@ import { resolveTools } from '../../src/engine/media/ffmpeg.js';
 import { distanceToOutside } from '../../src/engine/rig/mask.js';
 import { BONES, BONE_COUNT, type Point } from '../../src/engine/rig/skeleton.js';
 import { regionField } from '../../src/engine/rig/weights.js';
-import { mediaPath, missingMedia, workDir } from '../helpers/engine-fixtures.js';
+import { discBodyFigure, mediaPath, missingMedia, workDir } from '../helpers/engine-fixtures.js';
 
 const engine = createEngine({ tools: resolveTools(process.env) });
 const CHAR3 = 'images/animateddrawings--char3-texture.png';
@@ -30,18 +30,8 @@ function segmentDistance(x: number, y: number, a: Point, e: Point): number {
 test('a thin limb joining a round body wider than its shoulders claims only its own width', () => {
   // A disc body (radius 50) with shoulders and hips well inside it, thin arms (9 px) out to the sides,
   // thin legs down from its bottom.
-  const w = 200,
-    h = 200;
-  const data = new Uint8Array(w * h);
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      const body = Math.hypot(x - 100, y - 100) <= 50;
-      const arm = y >= 71 && y <= 79 && ((x >= 10 && x <= 60) || (x >= 140 && x <= 190));
-      const leg = y >= 140 && y <= 195 && ((x >= 76 && x <= 84) || (x >= 116 && x <= 124));
-      if (body || arm || leg) data[y * w + x] = 1;
-    }
-  }
-  const m = { w, h, data };
+  const m = discBodyFigure();
+  const { w, h, data } = m;
   const P = (x: number, y: number): Point => ({ x, y });
   // RIG_JOINTS order: root, neck, head, left arm, right arm, left leg, right leg.
   const joints = [P(100, 130), P(100, 75), P(100, 45), P(75, 75), P(35, 75), P(12, 75), P(125, 75), P(165, 75), P(188, 75)];

@@ -83,3 +83,22 @@ export function workDir(prefix: string): () => string {
   });
   return () => dir;
 }
+
+/**
+ * A 200 x 200 mask: a disc body (radius 50 about the centre) with thin arms (9 px) out to the sides at
+ * y 71-79, their shoulders well inside the disc, and thin legs (9 px) down from its bottom.
+ */
+export function discBodyFigure(): { w: number; h: number; data: Uint8Array } {
+  const w = 200,
+    h = 200;
+  const data = new Uint8Array(w * h);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const body = Math.hypot(x - 100, y - 100) <= 50;
+      const arm = y >= 71 && y <= 79 && ((x >= 10 && x <= 60) || (x >= 140 && x <= 190));
+      const leg = y >= 140 && y <= 195 && ((x >= 76 && x <= 84) || (x >= 116 && x <= 124));
+      if (body || arm || leg) data[y * w + x] = 1;
+    }
+  }
+  return { w, h, data };
+}
