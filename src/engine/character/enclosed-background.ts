@@ -17,7 +17,7 @@
  */
 import type { Keypoint } from '../types.js';
 import { distanceTo } from './edge-colour.js';
-import { close } from '../vision/mask-ops.js';
+import { close, maskBounds } from '../vision/mask-ops.js';
 
 /**
  * Width of the unknown band, as a share of the figure's long side (working px). The patches the model
@@ -81,25 +81,11 @@ export function cutEnclosedBackground(
   body: Keypoint[],
 ): { mask: Uint8Array; removed: number } {
   const n = w * h;
-  let x0 = w,
-    y0 = h,
-    x1 = -1,
-    y1 = -1;
+  const box = maskBounds(mask, w, h);
+  if (!box) return { mask, removed: 0 };
   const outside = new Uint8Array(n);
-  for (let p = 0; p < n; p++) {
-    if (!mask[p]) {
-      outside[p] = 1;
-      continue;
-    }
-    const x = p % w,
-      y = (p - x) / w;
-    if (x < x0) x0 = x;
-    if (x > x1) x1 = x;
-    if (y < y0) y0 = y;
-    if (y > y1) y1 = y;
-  }
-  if (x1 < 0) return { mask, removed: 0 };
-  const band = Math.max(6, Math.round(BAND * Math.max(x1 - x0 + 1, y1 - y0 + 1)));
+  for (let p = 0; p < n; p++) if (!mask[p]) outside[p] = 1;
+  const band = Math.max(6, Math.round(BAND * Math.max(box.x1 - box.x0 + 1, box.y1 - box.y0 + 1)));
   const toOutside = distanceTo(outside, w, h);
   const toMask = distanceTo(mask, w, h);
   const sure = new Uint8Array(n);

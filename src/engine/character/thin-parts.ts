@@ -14,6 +14,7 @@
  */
 import { distanceTo } from './edge-colour.js';
 import { discOffsets } from './enclosed-background.js';
+import { maskBounds } from '../vision/mask-ops.js';
 
 /** Farthest a grown piece reaches from the mask, as a share of the figure's long side. */
 const REACH = 0.3;
@@ -49,27 +50,15 @@ const OUTSIDE_SAMPLES = 160;
 /** The mask with thin outside parts of the figure's colours added (a new array), and how many pixels came. */
 export function completeThinParts(rgba: Buffer, w: number, h: number, mask: Uint8Array): { mask: Uint8Array; added: number } {
   const n = w * h;
-  let x0 = w,
-    y0 = h,
-    x1 = -1,
-    y1 = -1,
-    area = 0;
+  const box = maskBounds(mask, w, h);
+  if (!box) return { mask, added: 0 };
+  let area = 0;
   const outside = new Uint8Array(n);
   for (let p = 0; p < n; p++) {
-    if (!mask[p]) {
-      outside[p] = 1;
-      continue;
-    }
-    area++;
-    const x = p % w,
-      y = (p - x) / w;
-    if (x < x0) x0 = x;
-    if (x > x1) x1 = x;
-    if (y < y0) y0 = y;
-    if (y > y1) y1 = y;
+    if (mask[p]) area++;
+    else outside[p] = 1;
   }
-  if (x1 < 0) return { mask, added: 0 };
-  const size = Math.max(x1 - x0 + 1, y1 - y0 + 1);
+  const size = Math.max(box.x1 - box.x0 + 1, box.y1 - box.y0 + 1);
   const reach = Math.max(4, Math.round(REACH * size));
   const toOutside = distanceTo(outside, w, h);
   // The figure's palette: colour bins (BIN levels a channel) holding at least PALETTE_SHARE of the
