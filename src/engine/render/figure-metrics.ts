@@ -137,3 +137,43 @@ export function groundContact(samples: ContactSample[], H: number, soleDrop: num
   }
   return { frames: down.length, within: ok / down.length, offset: errors[Math.floor((errors.length - 1) / 2)] / H, worst: worst / H };
 }
+
+/**
+ * Outline kept (drawn figures): the share of the figure's edge that shows its fill instead of its ink.
+ * A drawing's outline is a stroke of ink all round; where a part turns as a plate carved out of the body
+ * (a slab of shoulder swung out with an arm) or a seam opens, the edge there is bare fill. `rgba` is a
+ * transparent render (colour over black, i.e. premultiplied, and coverage); an edge pixel is a covered pixel (alpha >= 128) with an
+ * uncovered 4-neighbour, and it is bare when no covered pixel within `radius` px of it is darker than
+ * `inkBelow` (luma, 0-255). The figure's own ink and fill must lie either side of `inkBelow`.
+ */
+export function bareEdge(
+  rgba: Uint8Array,
+  w: number,
+  h: number,
+  opts: { inkBelow: number; radius: number },
+): { edge: number; bare: number } {
+  const covered = (x: number, y: number): boolean => x >= 0 && y >= 0 && x < w && y < h && rgba[(y * w + x) * 4 + 3] >= 128;
+  const r = Math.max(1, Math.round(opts.radius));
+  let edge = 0,
+    bare = 0;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      if (!covered(x, y) || (covered(x - 1, y) && covered(x + 1, y) && covered(x, y - 1) && covered(x, y + 1))) continue;
+      edge++;
+      let ink = false;
+      for (let dy = -r; dy <= r && !ink; dy++) {
+        for (let dx = -r; dx <= r; dx++) {
+          if (dx * dx + dy * dy > r * r || !covered(x + dx, y + dy)) continue;
+          const p = ((y + dy) * w + x + dx) * 4;
+          const luma = (0.299 * rgba[p] + 0.587 * rgba[p + 1] + 0.114 * rgba[p + 2]) * (255 / rgba[p + 3]);
+          if (luma < opts.inkBelow) {
+            ink = true;
+            break;
+          }
+        }
+      }
+      if (!ink) bare++;
+    }
+  }
+  return { edge, bare: edge ? bare / edge : 0 };
+}
