@@ -532,4 +532,7 @@ export const PAPER_CASES: Array<{ id: (typeof DRAWINGS)[number]; opts: PaperPhot
   { id: 'char6', opts: { orientation: 1, megapixels: 3, keystone: 0.15 } },
   { id: 'char3', opts: { orientation: 1, megapixels: 3, size: 0.25 } },
   { id: 'char1', opts: { orientation: 1, megapixels: 3, size: 0.85, paper: 'plain' } },
+  // Small on a large photo: read again from the region around it (src/engine/character/reading.ts).
+  { id: 'char6', opts: { orientation: 6, megapixels: 12, size: 0.2 } },
+  { id: 'char1', opts: { orientation: 8, megapixels: 12, size: 0.25, keystone: 0.15 } },
 ];

@@ -1,19 +1,20 @@
 /**
  * Character analysis: one picture -> foreground mask, 2D body pose, RGBA texture crop and thumbnail.
  *
- * Work happens on a copy reduced to WORK_LONG_SIDE (mask, pose); only the texture crop is read back
- * at full resolution, so a 24 MP photo costs little more than a 2 MP one.
+ * Work happens on a copy reduced to WORK_LONG_SIDE (mask, pose; reading.ts, which reads a small drawing
+ * again from its region); only the texture crop is read back at full resolution, so a 24 MP photo costs
+ * little more than a 2 MP one.
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import sharp from 'sharp';
 import { EngineError, type CharacterAnalysis, type Keypoint, type Landmarks } from '../types.js';
 import { abortError, type MediaTools } from '../media/ffmpeg.js';
 import { probeImage } from '../media/probe.js';
 import { createPoseDetector, type PoseDetector } from '../vision/pose-detector.js';
 import { segmentPerson } from '../vision/segmentation.js';
 import { detectStillLandmarks, type StillLandmarks } from '../vision/still-landmarks.js';
-import { findForeground, refineSegmentationWithPose } from './foreground.js';
+import { refineSegmentationWithPose } from './foreground.js';
+import { readFigure } from './reading.js';
 import { heuristicPose } from './heuristic-pose.js';
 import { skeletonPose } from './skeleton-pose.js';
 import { limbsNotFound } from './limb-presence.js';
@@ -42,7 +43,6 @@ export interface AnalyzeCharacterResult {
   thumbnailFile: string | null;
 }
 
-const WORK_LONG_SIDE = 768;
 /** Foreground below this share of the picture is not a figure. */
 const MIN_FIGURE_SHARE = 0.003;
 /** Foreground above this share means nothing was separated from the background. */
@@ -69,20 +69,11 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
   };
   check();
   const info = await probeImage(imageFile);
-  const ws = Math.min(1, WORK_LONG_SIDE / Math.max(info.width, info.height));
-  const w = Math.max(1, Math.round(info.width * ws));
-  const h = Math.max(1, Math.round(info.height * ws));
-  let work: Buffer;
-  try {
-    work = await sharp(imageFile).rotate().resize(w, h, { fit: 'fill', kernel: 'lanczos3' }).ensureAlpha().raw().toBuffer();
-  } catch (err) {
-    throw new EngineError('UNSUPPORTED_MEDIA', `Image cannot be decoded: ${(err as Error).message}`, { imageFile });
-  }
-  check();
-
-  const fg = await findForeground(work, w, h, info.hasAlpha);
+  const reading = await readFigure(imageFile, info, check);
+  const { view } = reading;
+  let { fg, bounds } = reading;
+  const { work, w, h, ws } = view;
   let area = maskArea(fg.mask);
-  let bounds = maskBounds(fg.mask, w, h);
   if (!bounds || area < w * h * MIN_FIGURE_SHARE) {
     throw new EngineError('INVALID_CHARACTER', 'No figure found: nothing in the picture stands out from its background', {
       maskMethod: fg.method,
@@ -189,8 +180,9 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
   // The person model's mask closes concavities over busy backgrounds; the pose and the picture's colours
   // say which of that is background (enclosed-background.ts). Only the texture's cut changes.
   const textureMask = fg.method === 'segmentation' ? cutEnclosedBackground(work, w, h, fg.mask, body).mask : fg.mask;
-  const toSource = (l: Landmarks): Landmarks => ({ score: l.score, points: l.points.map((p) => ({ x: p.x / ws, y: p.y / ws })) });
-  body = body.map((k) => ({ x: k.x / ws, y: k.y / ws, score: k.score }));
+  const { x: ox, y: oy } = view.origin;
+  const toSource = (l: Landmarks): Landmarks => ({ score: l.score, points: l.points.map((p) => ({ x: p.x / ws + ox, y: p.y / ws + oy })) });
+  body = body.map((k) => ({ x: k.x / ws + ox, y: k.y / ws + oy, score: k.score }));
   check();
 
   await mkdir(outDir, { recursive: true });
@@ -198,13 +190,13 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
   const bw = (bounds.x1 - bounds.x0 + 1) / ws;
   const bh = (bounds.y1 - bounds.y0 + 1) / ws;
   const margin = Math.round(Math.max(bw, bh) * 0.05 + 4);
-  const x = Math.max(0, Math.floor(bounds.x0 / ws) - margin);
-  const y = Math.max(0, Math.floor(bounds.y0 / ws) - margin);
+  const x = Math.max(0, Math.floor(bounds.x0 / ws + ox) - margin);
+  const y = Math.max(0, Math.floor(bounds.y0 / ws + oy) - margin);
   const crop = {
     x,
     y,
-    width: Math.min(info.width, Math.ceil((bounds.x1 + 1) / ws) + margin) - x,
-    height: Math.min(info.height, Math.ceil((bounds.y1 + 1) / ws) + margin) - y,
+    width: Math.min(info.width, Math.ceil((bounds.x1 + 1) / ws + ox) + margin) - x,
+    height: Math.min(info.height, Math.ceil((bounds.y1 + 1) / ws + oy) + margin) - y,
   };
   const textureFile = 'texture.png';
   const thumbnailFile = opts.thumbnail ? 'thumbnail.png' : null;
@@ -215,6 +207,7 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
     maskWidth: w,
     maskHeight: h,
     maskScale: ws,
+    maskOrigin: view.origin,
     keepSourceAlpha: fg.method === 'alpha',
     paper: fg.method === 'drawing' ? fg.paper : undefined,
     textureFile: path.join(outDir, textureFile),
@@ -239,7 +232,6 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
 }
 
 type Bounds = { x0: number; y0: number; x1: number; y1: number };
-
 /** The figure's bounding box padded by 10% of its long side, clamped to the picture. */
 function paddedBox(w: number, h: number, b: Bounds): { x0: number; y0: number; w: number; h: number } {
   const pad = Math.round(Math.max(b.x1 - b.x0, b.y1 - b.y0) * 0.1);

@@ -62,6 +62,8 @@ export interface DrawingMaskResult {
   mask: Uint8Array;
   /** Thresholded ink (after ruled lines and the sheet edge were taken out). */
   ink: Uint8Array;
+  /** Box of the main figure's strokes (when there was ink), even where the mask came out too small. */
+  inkBox?: { x0: number; y0: number; x1: number; y1: number };
   model: PaperModel;
   evidence: {
     /** Share of the picture that reads as paper (bright-ish, low ink strength, low chroma). */
@@ -496,6 +498,30 @@ export function offSheet(rgba: Buffer, w: number, h: number): { mask: Uint8Array
   return { mask, edges };
 }
 
+function marked(m: Uint8Array): number {
+  let n = 0;
+  for (let p = 0; p < m.length; p++) n += m[p];
+  return n;
+}
+
+/**
+ * Crumbs of a ruled line left after its pixels of the line's hue went: its blurred edges and JPEG
+ * blocks off that hue, small ink pieces lying mostly beside the line's pixels. Left, they link to the
+ * figure's outline and the largest closing bridges them from line to line into a slab of paper
+ * (char6 on paper in perspective, read closer: a block of ruled paper kept beside the pig). A stroke
+ * crossing a line is one piece with the rest of the stroke, far larger.
+ */
+function dropLineCrumbs(ink: Uint8Array, lineMask: Uint8Array, w: number, h: number, thin: number): void {
+  const band = dilate(lineMask, w, h, 2);
+  const crumb = thin * thin;
+  forEachComponent8(ink, w, h, (members, count) => {
+    if (count > crumb) return;
+    let on = 0;
+    for (let i = 0; i < count; i++) on += band[members[i]];
+    if (on * 2 >= count) for (let i = 0; i < count; i++) ink[members[i]] = 0;
+  });
+}
+
 /**
  * Single long straight lines: a margin, a fold, the edge of another sheet. An ink component reaching over
  * 40% of the picture's width or height whose pixels lie within `thin` px (standard deviation) of one
@@ -535,7 +561,18 @@ function dropLongLines(ink: Uint8Array, w: number, h: number, thin: number): voi
   });
 }
 
-export function drawingMask(rgba: Buffer, w: number, h: number, model = paperModel(rgba, w, h)): DrawingMaskResult {
+/**
+ * What the whole photo said about the sheet, when the image is a region of it read closer (reading.ts):
+ * its long side in this image's pixels (the sheet's lines are as thin as on the whole photo, not as on
+ * the region) and its ruled or squared lines (a region shows too few of them to be recognised as a
+ * regular ruling on its own).
+ */
+export interface SheetHint {
+  long: number;
+  lines?: PaperModel['lines'];
+}
+
+export function drawingMask(rgba: Buffer, w: number, h: number, model = paperModel(rgba, w, h), hint?: SheetHint): DrawingMaskResult {
   const { strength, paper } = model;
   const long = Math.max(w, h);
   // Beyond the sheet's edges nothing is ink (the table reads as dark "ink" against the paper model).
@@ -594,16 +631,19 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
   // Ruled / squared paper. Only pixels of the lines' own colour (relative to the paper) are removed, so
   // a stroke that is long and straight, or that crosses a line, stays.
   // The sheet may be turned in the photo: lines are looked for along the angle at which the ink lines up best.
-  const angle = dominantAngle(ink, w, h);
+  const angle = hint ? (hint.lines?.angle ?? 0) : dominantAngle(ink, w, h);
   const level = angle ? rotateMask(ink, w, h, angle) : ink;
   const runs = [straightRuns(level, w, h, Math.round(0.15 * w), false), straightRuns(level, w, h, Math.round(0.15 * h), true)];
   if (angle) for (const run of runs) run.marks = rotateMask(run.marks, w, h, -angle);
   let ruledLines = 0;
-  const thinLine = Math.max(3, Math.round(long * 0.005));
+  const thinLine = Math.max(3, Math.round((hint?.long ?? Math.max(w, h)) * 0.005));
   for (const [k, run] of runs.entries()) {
-    if (!regularBands(run.bands)) continue;
-    ruledLines += run.bands.length;
-    const tone = lineTone(rgba, paper, run.marks);
+    const known = hint?.lines?.families.find((f) => f.vertical === (k === 1));
+    if (hint ? !known : !regularBands(run.bands)) continue;
+    ruledLines += known ? known.count : run.bands.length;
+    // Read closer, the region's own long runs give the lines' hue against its own paper model when it
+    // shows enough of them; the whole photo's hue is the fallback.
+    const tone = known && marked(run.marks) < thinLine * w ? known.tone : lineTone(rgba, paper, run.marks);
     const hue = new Float32Array(3);
     // Every thin ink run across the lines' direction in the lines' hue goes, not only the long runs
     // found above: a line fades and breaks in a shadow or at low resolution.
@@ -619,6 +659,8 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
     const main = families.reduce((a, b) => (b.count > a.count ? b : a));
     model.lines = { mask: lineMask, tone: main.tone, angle, families, thickness: thinLine };
   }
+  // Only read closer (hint): on the whole photo a faint pencil outline is itself in crumbs that size.
+  if (hint && model.lines) dropLineCrumbs(ink, model.lines.mask, w, h, thinLine);
   if (ruledLines) ink = close(ink, w, h, 1);
   if (model.lines) model.lines.mask = dilate(model.lines.mask, w, h, 1);
   // A single long straight line (a margin, a fold) crossing a doodle is not caught as a component: its
@@ -661,7 +703,7 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
   }
   const speck = Math.max(1, Math.round(long * 0.003));
   const fg = pasteMask(fillOutline(boxStrokes, box.w, box.h, radii[pick], boxOff, speck), box, w, h);
-  return { mask: fg, ink, model, evidence: { ...evidence, sheetEdges: sheet.edges } };
+  return { mask: fg, ink, inkBox: b, model, evidence: { ...evidence, sheetEdges: sheet.edges } };
 }
 
 /** Strokes closer than this share of the long side belong to one drawing (a sketchy, broken outline). */

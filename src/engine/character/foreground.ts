@@ -8,7 +8,7 @@
 import type { MaskMethod } from '../types.js';
 import { segmentPerson } from '../vision/segmentation.js';
 import { borderStats, classicalMask } from './mask-classical.js';
-import { drawingMask, type PaperModel } from './drawing.js';
+import { drawingMask, type PaperModel, type SheetHint } from './drawing.js';
 import { close, fillHoles, keepLargestComponents, maskArea, maskBounds, open } from '../vision/mask-ops.js';
 import { bodyScale } from '../vision/body-region.js';
 import type { Keypoint } from '../types.js';
@@ -27,6 +27,11 @@ export interface ForegroundResult {
    * refine it once it knows where the body is (see refineSegmentationWithPose).
    */
   raw?: Uint8Array;
+  /**
+   * A picture that is mostly paper but gave no drawing mask worth the name: the box of the strokes the
+   * drawing method took for the figure (working px), so the figure can be read again closer (analyze.ts).
+   */
+  paperInk?: { x0: number; y0: number; x1: number; y1: number };
   /** Evidence behind the choice, for logs and tests. */
   evidence: {
     transparentShare?: number;
@@ -39,7 +44,10 @@ export interface ForegroundResult {
     sheetEdges?: number;
     paperInsideFigure?: number;
   };
-  /** Drawing path only: the paper model, so the texture can follow the ink at full resolution and drop the paper's shading. */
+  /**
+   * Drawing path: the paper model, so the texture can follow the ink at full resolution and drop the
+   * paper's shading. Set with `paperInk` too, for its ruled lines when the figure is read closer.
+   */
   paper?: PaperModel;
 }
 
@@ -75,7 +83,8 @@ function cleanup(mask: Uint8Array, w: number, h: number): Uint8Array {
 }
 
 /** `rgba` is the EXIF-oriented picture at working size `w` x `h`; `hasAlpha` from the probe. */
-export async function findForeground(rgba: Buffer, w: number, h: number, hasAlpha: boolean): Promise<ForegroundResult> {
+/** `sheet`: what the whole photo said of the sheet when `rgba` is a region of it (see drawingMask). */
+export async function findForeground(rgba: Buffer, w: number, h: number, hasAlpha: boolean, sheet?: SheetHint): Promise<ForegroundResult> {
   const minArea = w * h * MIN_AREA_SHARE;
   if (hasAlpha) {
     const { mask, transparentShare } = alphaMask(rgba, w, h);
@@ -86,7 +95,7 @@ export async function findForeground(rgba: Buffer, w: number, h: number, hasAlph
   }
   const border = borderStats(rgba, w, h);
   const evidence: ForegroundResult['evidence'] = { borderPlainShare: border.plainShare };
-  const drawing = drawingMask(rgba, w, h);
+  const drawing = drawingMask(rgba, w, h, undefined, sheet);
   const drawingArea = maskArea(drawing.mask);
   Object.assign(evidence, drawing.evidence, { paperInsideFigure: paperInside(drawing.mask, drawing.model.strength) });
   const asDrawing = (confident: boolean): ForegroundResult => ({
@@ -96,6 +105,7 @@ export async function findForeground(rgba: Buffer, w: number, h: number, hasAlph
     evidence,
     paper: drawing.model,
   });
+  const paperInk = (evidence.paperShare ?? 0) >= PAPER_SHARE ? drawing.inkBox : undefined;
   const plain = border.plainShare >= PLAIN_BORDER_SHARE;
   if (plain && drawingArea >= minArea && drawingArea <= MAX_AREA_SHARE * w * h) return asDrawing(true);
   // A plain background darker than the figure (a cartoon on black): ink darker than its paper reads
@@ -129,10 +139,18 @@ export async function findForeground(rgba: Buffer, w: number, h: number, hasAlph
       seg = segmentationMask(prob, w, h);
       evidence.segmentationArea = seg.area / (w * h);
     }
-    if (seg.area >= minArea) return { mask: seg.mask, raw: seg.raw, method: 'segmentation', confident, evidence };
+    if (seg.area >= minArea)
+      return {
+        mask: seg.mask,
+        raw: seg.raw,
+        method: 'segmentation',
+        confident,
+        evidence,
+        ...(confident ? {} : { paperInk, paper: drawing.model }),
+      };
   }
   if (onPaper) return asDrawing(true);
-  return { mask: classicalMask(rgba, w, h), method: 'classical', confident: false, evidence };
+  return { mask: classicalMask(rgba, w, h), method: 'classical', confident: false, evidence, paperInk, paper: drawing.model };
 }
 
 /** Share of the picture that must read as paper for the drawing path without a plain border. */

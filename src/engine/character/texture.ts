@@ -36,6 +36,8 @@ export interface TextureJob {
   maskWidth: number;
   maskHeight: number;
   maskScale: number;
+  /** Source pixel at the working mask's (0, 0) when the mask covers only a region of the picture. */
+  maskOrigin?: { x: number; y: number };
   /** Alpha images keep their own alpha (limited to the cleaned mask's neighbourhood). */
   keepSourceAlpha: boolean;
   textureFile: string;
@@ -118,8 +120,15 @@ export async function writeTexture(job: TextureJob): Promise<void> {
 }
 
 /** Alpha from the working-size mask: softened 3x3 and enlarged bilinearly (or the source's own alpha, gated). */
+/** The crop in the working mask's frame: source pixels counted from the mask's origin. */
+function cropInMask(job: TextureJob): TextureJob['crop'] {
+  const o = job.maskOrigin ?? { x: 0, y: 0 };
+  return { ...job.crop, x: job.crop.x - o.x, y: job.crop.y - o.y };
+}
+
 function alphaFromMask(rgba: Buffer, job: TextureJob): void {
-  const { crop, maskWidth: mw, maskHeight: mh, maskScale: s } = job;
+  const { maskWidth: mw, maskHeight: mh, maskScale: s } = job;
+  const crop = cropInMask(job);
   const soft = job.keepSourceAlpha ? dilate(job.mask, mw, mh, 2) : soften(job.mask, mw, mh);
   for (let ty = 0; ty < crop.height; ty++) {
     const my = Math.min(mh - 1, Math.max(0, (crop.y + ty + 0.5) * s - 0.5));
@@ -169,7 +178,8 @@ interface RimInput {
  * per-column lookups computed once, no allocation per pixel.
  */
 function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): RimInput {
-  const { crop, maskWidth: mw, maskHeight: mh, maskScale: s } = job;
+  const { maskWidth: mw, maskHeight: mh, maskScale: s } = job;
+  const crop = cropInMask(job);
   const model = job.paper!;
   const pp = paperUnderFigure(model, job.mask);
   const off = model.offSheet;
