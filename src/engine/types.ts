@@ -57,6 +57,13 @@ export interface MotionTrack {
   height: number;
   smoothing: boolean;
   frames: PoseFrame[];
+  /**
+   * The performer's sole below the ankle keypoint while a foot is down, measured on the clip
+   * (motion/sole-depth.ts): `share` of the performer's stature (torso + legs / 0.77), from `feet`
+   * measures. Absent when it was not measured confidently, and in tracks written before it: the
+   * barefoot allowance (ANKLE_HEIGHT) is used then.
+   */
+  sole?: { share: number; feet: number };
 }
 
 /** Files of a processed Motion, all inside one directory (`dir`). Paths are relative to `dir`. */

@@ -1,6 +1,6 @@
 /**
- * Motion extraction: driving video -> per-frame pose track, clean background plate, normalised source
- * video and audio, all written into one directory.
+ * Motion extraction: driving video -> per-frame pose track (with the performer's sole depth), clean
+ * background plate, normalised source video and audio, all written into one directory.
  *
  * Frames stream through one ffmpeg pipe at a working size (long side <= WORK_LONG_SIDE): pose runs on a
  * further reduced copy and the plate keeps a bounded sample, so memory does not grow with duration.
@@ -13,7 +13,9 @@ import { abortError, decodeFrames, extractAudio, runFfmpeg, type MediaTools } fr
 import { probeVideo } from '../media/probe.js';
 import { isBodyDetection, type PoseDetector, type PoseResult } from '../vision/pose-detector.js';
 import { createPosePool, type PosePool } from '../vision/pose-pool.js';
+import { mattePerson } from '../vision/matting.js';
 import { PlateBuilder } from './background-plate.js';
+import { SoleSampler } from './sole-depth.js';
 import { fillGaps, smoothTrack } from './track-filters.js';
 import { DEFAULT_MAX_MOTION, KeyframePoser, type KeyframeStats } from './keyframes.js';
 
@@ -21,6 +23,8 @@ import { DEFAULT_MAX_MOTION, KeyframePoser, type KeyframeStats } from './keyfram
 export interface ExtractionStats extends KeyframeStats {
   /** Wall ms from the call: frames decoded and posed, plate built, plate written, side jobs (source copy, audio) done. */
   timings: { posedMs: number; plateMs: number; writtenMs: number; doneMs: number };
+  /** Wall ms spent measuring the sole after the pose pass (it overlaps the plate's build). */
+  soleMs: number;
   plateSamples: number;
 }
 
@@ -54,6 +58,8 @@ export interface ExtractMotionOptions {
   keyframes?: { span?: number; maxMotion?: number };
   /** Frames sampled for the background plate (background-plate.ts default otherwise); for tuning and benchmarks. */
   plateSamples?: number;
+  /** Measure the performer's sole depth (sole-depth.ts; track.sole). Default true. */
+  measureSole?: boolean;
 }
 
 /** Working decode size: enough for a 480 px plate and for MoveNet's 192 px input, cheap to move. */
@@ -113,9 +119,11 @@ export async function extractMotion(opts: ExtractMotionOptions): Promise<MotionA
       segment: segment && ((rgba, w, h) => segment(rgba, w, h, PLATE_SEG_SIDE)),
       maxSamples: opts.plateSamples,
     });
+    const soles = opts.measureSole === false ? null : new SoleSampler(workW, workH);
     const raw: PoseFrame[] = [];
     const record = (index: number, found: PoseResult | null) => {
       const timeMs = (index * 1000) / fps;
+      soles?.record(index, isBodyDetection(found) ? found.body : null);
       raw.push(
         isBodyDetection(found)
           ? {
@@ -137,6 +145,7 @@ export async function extractMotion(opts: ExtractMotionOptions): Promise<MotionA
     try {
       for await (const frame of decodeFrames(tools, videoFile, { fps, width: workW, height: workH, signal })) {
         plate.offer(decoded, frame);
+        soles?.offer(decoded, frame);
         await poser.offer(decoded++, frame);
       }
       await poser.finish();
@@ -144,7 +153,7 @@ export async function extractMotion(opts: ExtractMotionOptions): Promise<MotionA
       stream?.end();
     }
     const timings = { posedMs: since(), plateMs: 0, writtenMs: 0, doneMs: 0 };
-    lastStats = { ...poser.stats, timings, plateSamples: plate.sampleCount };
+    lastStats = { ...poser.stats, timings, plateSamples: plate.sampleCount, soleMs: 0 };
     if (signal?.aborted) throw abortError(signal);
 
     const detectedCount = raw.filter((f) => f.detected).length;
@@ -161,10 +170,20 @@ export async function extractMotion(opts: ExtractMotionOptions): Promise<MotionA
     const filled = fillGaps(raw.map((f) => (f.detected ? f : { ...f, body: emptyBody() })))!;
     const frames = opts.smoothing ? smoothTrack(filled, fps, Math.max(info.width, info.height)) : filled;
 
+    // The sole is measured against the stored (smoothed) ankles, which the retargeter stands on; its
+    // matting runs on the pool's workers while the plate is built here.
+    const soleStarted = performance.now();
+    const sole = soles
+      ? soles
+          .measure(frames, { x: 1 / toSrcX, y: 1 / toSrcY }, stream ? stream.matte.bind(stream) : mattePerson)
+          .catch(() => null)
+          .finally(() => (lastStats!.soleMs = Math.round(performance.now() - soleStarted)))
+      : Promise.resolve(null);
     // The plate uses the filled but unsmoothed track: smoothing lags fast limbs and would uncover them.
-    const { rgb } = await plate.build((i) =>
-      filled[i] ? filled[i].body.map((k) => ({ x: k.x / toSrcX, y: k.y / toSrcY, score: k.score })) : null,
-    );
+    const [{ rgb }, measured] = await Promise.all([
+      plate.build((i) => (filled[i] ? filled[i].body.map((k) => ({ x: k.x / toSrcX, y: k.y / toSrcY, score: k.score })) : null)),
+      sole,
+    ]);
     timings.plateMs = since();
     const plateFile = 'plate.png';
     await sharp(Buffer.from(rgb.buffer, rgb.byteOffset, rgb.length), { raw: { width: plate.width, height: plate.height, channels: 3 } })
@@ -182,6 +201,7 @@ export async function extractMotion(opts: ExtractMotionOptions): Promise<MotionA
       height: info.height,
       smoothing: opts.smoothing,
       frames,
+      ...(measured ? { sole: measured } : {}),
     };
     const trackFile = 'track.json';
     await writeFile(path.join(outDir, trackFile), JSON.stringify(track));

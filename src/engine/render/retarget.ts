@@ -11,6 +11,7 @@
 import type { Rig } from '../rig/build-rig.js';
 import { BONES, BONE_COUNT, bodyScale, jointScores, jointsFromKeypoints, type Point } from '../rig/skeleton.js';
 import type { MotionTrack } from '../types.js';
+import { FOOT_DOWN_BAND, TORSO_LEGS, clipBodyScale, soleShare } from '../motion/sole-depth.js';
 
 /** Six affine coefficients per bone: x' = a x + c y + e, y' = b x + d y + f (texture px → output px). */
 export const AFFINE = 6;
@@ -22,19 +23,13 @@ export interface Retargeter {
   pose(i: number, out: Float64Array, joints?: Point[]): void;
   /** Median lowest-foot y in output px (where the floor is). */
   floorY: number;
-  /** The performer's sole below the ankle, output px (ANKLE_HEIGHT of the performer's stature). */
+  /**
+   * The performer's sole below the ankle, output px: the clip's measured sole (track.sole) or the
+   * barefoot allowance, as a share of the performer's stature (motion/sole-depth.ts).
+   */
   soleDrop: number;
 }
 
-/**
- * Height of the ankle joint above the sole, as a share of stature (Drillis and Contini's segment
- * proportions: 0.039). A detector's ankle keypoint is this far above the ground when a foot is down.
- */
-export const ANKLE_HEIGHT = 0.039;
-/** Torso + legs (hip to shoulder, plus hip to ankle) as a share of a standing adult's stature. */
-const TORSO_LEGS = 0.77;
-/** A foot is down when the performer's lowest ankle is within this share of the frame height of the ground line. */
-export const FOOT_DOWN_BAND = 0.02;
 /** Frames either side over which the per-frame ground offset is averaged (detector jitter). */
 const GROUND_SMOOTH = 2;
 
@@ -124,8 +119,7 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number, bot
       for (const f of arr) for (const [a, b] of MIRROR_PAIRS) [f[a], f[b]] = [f[b], f[a]];
     }
   }
-  const sizes = driving.filter((_, i) => track.frames[i].score > 0).map((j) => bodyScale(j));
-  const ld = percentile(sizes.length ? sizes : driving.map((j) => bodyScale(j)), 0.9);
+  const ld = clipBodyScale(track.frames);
   const lc = bodyScale(rest);
   let scale = Number.isFinite(ld) && ld > 1 && lc > 1 ? (k * ld) / lc : k;
   // Cap: a figure with unusual proportions (big drawn head, or a misplaced skeleton) must not end up
@@ -137,6 +131,7 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number, bot
     bottom = Math.max(bottom, rig.vertices[v]);
   }
   const performerHeight = (k * ld) / TORSO_LEGS;
+  const soleDrop = Number.isFinite(performerHeight) ? soleShare(track) * performerHeight : 0;
   if (Number.isFinite(performerHeight) && bottom > top) scale = Math.min(scale, (1.1 * performerHeight) / (bottom - top));
   // ...and standing on the clip's ground line, it must fit under the frame's top: a drawing's big head
   // or crown was cut off by the frame on every frame (char1 on the dances) while its torso and legs
@@ -146,7 +141,7 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number, bot
     const seen = [11, 14].filter((j) => scores[i][j] >= MIN_SCORE).map((j) => driving[i][j].y * k);
     if (seen.length) groundAnkles.push(Math.max(...seen));
   }
-  const groundLine = percentile(groundAnkles, 0.9) + (Number.isFinite(performerHeight) ? ANKLE_HEIGHT * performerHeight : 0);
+  const groundLine = percentile(groundAnkles, 0.9) + soleDrop;
   if (Number.isFinite(groundLine) && bottom > top) {
     scale = Math.min(scale, (groundLine - TOP_ROOM * track.height * k) / (bottom - top));
   }
@@ -290,7 +285,6 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number, bot
     const seen = [11, 14].filter((j) => scores[i][j] >= MIN_SCORE).map((j) => driving[i][j].y * k);
     perfAnkle[i] = seen.length ? Math.max(...seen) : NaN;
   }
-  const soleDrop = Number.isFinite(performerHeight) ? ANKLE_HEIGHT * performerHeight : 0;
   offsets = groundOffsets(charLow, perfAnkle, soleDrop, track.height * k);
   lastFrame = -2;
   const ankles = Array.from(perfAnkle).filter(Number.isFinite);

@@ -1,5 +1,5 @@
 /**
- * A pool of pose detectors (and person segmenters) in worker threads. MoveNet on tfjs-wasm runs on one
+ * A pool of pose detectors (and person segmenters and matters) in worker threads. MoveNet on tfjs-wasm runs on one
  * core per instance, so on the 2-core target two workers roughly double frames per second while the
  * main thread only decodes.
  *
@@ -15,6 +15,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { createPoseDetector, type PoseDetector, type PoseDetectorOptions, type PoseResult } from './pose-detector.js';
+import { mattePerson } from './matting.js';
 import { segmentPerson } from './segmentation.js';
 
 /** A detector bound to one video stream of the pool. */
@@ -23,6 +24,8 @@ export interface PoseStream extends PoseDetector {
   readonly capacity: number;
   /** Person segmentation (see segmentPerson) on a pool worker. */
   segment(rgba: Buffer, width: number, height: number, maxSide?: number): Promise<Uint8Array | null>;
+  /** Person matting (see mattePerson) on a pool worker; still usable after `end`. */
+  matte(rgba: Buffer, width: number, height: number): Promise<Uint8Array>;
   /** Releases the stream's tracking state in the workers. */
   end(): void;
 }
@@ -141,6 +144,16 @@ export function createPosePool(opts: PoseDetectorOptions & { workers?: number } 
           } catch {
             return segmentPerson(rgba, width, height, maxSide);
           }
+        },
+        async matte(rgba, width, height) {
+          if (!usable()) return mattePerson(rgba, width, height);
+          try {
+            const { mask } = await submit({ kind: 'matte', width, height }, rgba);
+            if (mask) return new Uint8Array(mask);
+          } catch {
+            // A worker that died: matte in process, as for segmentation.
+          }
+          return mattePerson(rgba, width, height);
         },
         end() {
           for (const w of load.keys()) w.postMessage({ kind: 'end', stream });

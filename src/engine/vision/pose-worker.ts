@@ -2,17 +2,19 @@
  * Worker-thread entry for parallel vision work: each worker owns its own tfjs-wasm instance (the WASM
  * backend is single-threaded in Node, so parallelism has to come from separate instances).
  * Protocol, in: {id, kind: 'pose', stream, pixels: ArrayBuffer (RGBA), width, height, hint?} |
- * {id, kind: 'segment', pixels, width, height, maxSide?} | {kind: 'end', stream} (no reply).
- * Out: {id, result} (pose), {id, mask: ArrayBuffer | null} (segment) or {id, error}.
+ * {id, kind: 'segment', pixels, width, height, maxSide?} | {id, kind: 'matte', pixels, width, height} |
+ * {kind: 'end', stream} (no reply).
+ * Out: {id, result} (pose), {id, mask: ArrayBuffer | null} (segment, matte) or {id, error}.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Keypoint } from '../types.js';
 import { createPoseDetector, type PoseDetector, type PoseDetectorOptions } from './pose-detector.js';
+import { mattePerson } from './matting.js';
 import { segmentPerson } from './segmentation.js';
 
 interface Job {
   id: number;
-  kind: 'pose' | 'segment' | 'end';
+  kind: 'pose' | 'segment' | 'matte' | 'end';
   stream?: number;
   pixels: ArrayBuffer;
   width: number;
@@ -40,15 +42,20 @@ if (port) {
       port.postMessage({ id: job.id, mask: out }, out ? [out] : []);
       return;
     }
+    if (job.kind === 'matte') {
+      const out = (await mattePerson(rgba, job.width, job.height)).buffer as ArrayBuffer;
+      port.postMessage({ id: job.id, mask: out }, [out]);
+      return;
+    }
     port.postMessage({ id: job.id, result: await detectorFor(job.stream).detect(rgba, job.width, job.height, job.hint) });
   };
   // A stream's pose jobs run one after another, in arrival order: one started while the previous one
   // awaits would track from an older crop, making the track depend on timing. Segmentation jobs carry
-  // no state and run alongside.
+  // no state and run alongside, and so do matting jobs.
   const queues = new Map<number, Promise<void>>();
   const fail = (job: Job) => (err: unknown) => port.postMessage({ id: job.id, error: err instanceof Error ? err.message : String(err) });
   port.on('message', (job: Job) => {
-    if (job.kind === 'segment') {
+    if (job.kind === 'segment' || job.kind === 'matte') {
       run(job).catch(fail(job));
       return;
     }
