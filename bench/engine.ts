@@ -336,7 +336,7 @@ ${rows.join('\n')}
 **Whole figures and ground contact** (transparent renders; the mask video decoded frame-exact, sampled every 1/6 s). *in pieces*: share of sampled
 frames in which the figure is in two or more pieces (8-connected, alpha >= 128, pieces of at least 0.5% of its area; target <= 5%). *ground*: over the
 sampled frames where the performer has a foot down (lowest ankle within 2% of the frame height of the clip's ground line, its 90th percentile), the share
-where the figure's lowest drawn row is within 3% of the frame height of the performer's sole (lowest ankle + 3.9% of the performer's estimated stature);
+where the figure's lowest drawn row is within 3% of the frame height of the performer's sole (lowest ankle + the clip's sole: measured per clip where confident, else 3.9% of the performer's estimated stature);
 in brackets the number of such frames and the median error (+ sinks, − floats). Synthetic figures: test/helpers/figures.ts.
 
 | character | ${motions.map((m) => `${m.name} in pieces | ${m.name} ground`).join(' | ')} |
