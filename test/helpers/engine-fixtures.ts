@@ -102,3 +102,34 @@ export function discBodyFigure(): { w: number; h: number; data: Uint8Array } {
   }
   return { w, h, data };
 }
+
+/**
+ * A 640 x 600 children's drawing (grey fill, thick purple outline, off-white paper) of a stout figure
+ * whose arms are thick sleeves (`sleeve` px across) held out level: each sleeve's upper edge leaves the
+ * round body at (320 ∓ `seam.top`, 190) and its underside slants into the body, joining it at
+ * (320 ∓ `seam.under`, `seam.underY`): an armpit that lies below the body's middle, with no step where
+ * the arm meets the body.
+ */
+export function thickSleeveDrawing(sleeve = 70): { svg: string; seam: { top: number; under: number; underY: number } } {
+  const cx = 320,
+    body = { cy: 260, rx: 95, ry: 100 };
+  const topY = 190,
+    reach = 190;
+  const seam = { top: 60, under: 80, underY: topY + sleeve + 40 };
+  const parts = [
+    `<circle cx="${cx}" cy="105" r="58"/>`,
+    `<ellipse cx="${cx}" cy="${body.cy}" rx="${body.rx}" ry="${body.ry}"/>`,
+    `<ellipse cx="${cx - 48}" cy="${body.cy + body.ry + 50}" rx="27" ry="70"/>`,
+    `<ellipse cx="${cx + 48}" cy="${body.cy + body.ry + 50}" rx="27" ry="70"/>`,
+  ];
+  for (const s of [-1, 1]) {
+    const end = cx + s * reach;
+    parts.push(
+      `<polygon points="${cx + s * seam.top},${topY} ${end},${topY + 25} ${end},${topY + 25 + sleeve} ${cx + s * seam.under},${seam.underY}"/>`,
+      `<circle cx="${end + s * 14}" cy="${topY + 25 + sleeve / 2}" r="${sleeve / 2 + 8}"/>`,
+    );
+  }
+  const shapes = parts.join('');
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="640" height="600"><rect width="640" height="600" fill="#fbfaf6"/><g fill="#3a2a8a" stroke="#3a2a8a" stroke-width="12" stroke-linejoin="round">${shapes}</g><g fill="#c9c9c4">${shapes}</g><circle cx="300" cy="95" r="5" fill="#3a2a8a"/><circle cx="340" cy="95" r="5" fill="#3a2a8a"/></svg>`;
+  return { svg, seam };
+}

@@ -14,7 +14,8 @@
  *     Four-legged figure (wider than tall, four ends below the body): the head is on the side with more
  *     mass above the body line; the front legs take the arm slots, the hind legs the leg slots.
  *  4. Along a limb's path from its end to the root: where the limb enters the body (the thickness
- *     jumps above 1.6x the limb's own) is the shoulder or hip; the hand or foot is the centre of an
+ *     jumps above 1.6x the limb's own) is the shoulder or hip (an arm's shoulder is where it leaves the
+ *     torso's outline at the armpit when one is seen, arm-root.ts); the hand or foot is the centre of an
  *     end blob when there is one (the thickest point of the outer 30%), else the end; the elbow or knee
  *     is halfway along the path between them, as an artist annotates a drawn limb.
  *
@@ -22,6 +23,7 @@
  * then keeps the proportion heuristic).
  */
 import type { Keypoint } from '../types.js';
+import { armpitSide, armRootIndex } from './arm-root.js';
 
 export interface SkeletonPose {
   body: Keypoint[];
@@ -204,7 +206,7 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
     ry = Math.floor(root / w);
 
   /** Limb joints from an end's path: [attach (shoulder/hip), middle (elbow/knee), end (hand/foot)]. */
-  const limb = ({ path, branch }: { path: number[]; branch: number }): [Pt, Pt, Pt] => {
+  const limb = ({ path, branch }: { path: number[]; branch: number }, arm = false): [Pt, Pt, Pt] => {
     // The limb's own thickness, measured on its branch (not on the body it joins).
     const n = Math.max(4, Math.min(path.length, branch + 1));
     const radii = path
@@ -219,6 +221,9 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
         break;
       }
     }
+    // A drawn arm's shoulder where it leaves the torso's outline (arm-root.ts), when an armpit was seen.
+    const armRoot = arm ? armRootIndex(path, w, armpitSide(m, w, rx, y0, y1, path, r), r) : -1;
+    if (armRoot > 0) e = armRoot;
     // Hand or foot: the centre of a blob at the end (a mitten hand, a shoe), else near the end itself.
     let tip = 0;
     for (let i = 0; i < Math.max(1, Math.floor(e * 0.3)); i++) if (dt[path[i]] > dt[path[tip]]) tip = i;
@@ -331,7 +336,7 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
   const handR = rest.filter((e) => e.x < rx).sort((a, b) => a.x - b.x)[0];
   const handL = rest.filter((e) => e.x > rx).sort((a, b) => b.x - a.x)[0];
   if (handR && handL && Math.min(rx - handR.x, handL.x - rx) > 0.12 * bw) {
-    arms = [limb(handL), limb(handR)];
+    arms = [limb(handL, true), limb(handR, true)];
     fromSkeleton.push(5, 6, 7, 8, 9, 10);
   } else {
     // One arm only (the other not drawn, or lost by the mask: the juice cup's image-left arm): a branch
@@ -340,7 +345,7 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
     // figure is not taken for an arm.
     const single = (e: (typeof ends)[number] | undefined): [Pt, Pt, Pt] | null => {
       if (!e || Math.abs(e.x - rx) <= 0.12 * bw) return null;
-      const l = limb(e);
+      const l = limb(e, true);
       const top = toImage((y0 + Math.round(0.3 * bh)) * w).y;
       return l[0].y > top && l[0].y - l[2].y < Math.abs(l[2].x - l[0].x) ? l : null;
     };
