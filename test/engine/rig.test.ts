@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import sharp from 'sharp';
-import { defaultCharacterKeypoints, defaultCharacterSvg } from '../../src/engine/builtins/default-character.js';
 import { RigError, buildRig, type Rig } from '../../src/engine/rig/build-rig.js';
 import { BONE_LAYER } from '../../src/engine/rig/skeleton.js';
 import type { CharacterAnalysis, Keypoint } from '../../src/engine/types.js';
-import { analysisFromAnimatedDrawings, mediaPath, missingMedia } from '../helpers/engine-fixtures.js';
+import { analysisFromAnimatedDrawings, defaultCharacterRig, mediaPath, missingMedia } from '../helpers/engine-fixtures.js';
 
 const CHAR1 = 'images/animateddrawings--char1-texture.png';
 
@@ -159,17 +158,7 @@ test('an arm lying across the torso is skinned to the arm, not the torso', async
 });
 
 test('the default character rigs with every bone owning part of the mesh', async () => {
-  const { data, info } = await sharp(Buffer.from(defaultCharacterSvg())).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  const analysis: CharacterAnalysis = {
-    version: 1,
-    width: info.width,
-    height: info.height,
-    maskMethod: 'alpha',
-    body: defaultCharacterKeypoints(),
-    poseMethod: 'model',
-    crop: { x: 0, y: 0, width: info.width, height: info.height },
-  };
-  const rig = buildRig(analysis, new Uint8Array(data.buffer, data.byteOffset, data.length), info.width, info.height);
+  const rig = await defaultCharacterRig();
   assert.deepEqual(
     [...new Set(rig.triangleBones)].sort((a, b) => a - b),
     [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],

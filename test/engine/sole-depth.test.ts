@@ -3,16 +3,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import sharp from 'sharp';
-import { defaultCharacterKeypoints, defaultCharacterSvg } from '../../src/engine/builtins/default-character.js';
 import { templateTrack } from '../../src/engine/builtins/templates.js';
 import { resolveTools } from '../../src/engine/media/ffmpeg.js';
 import { extractMotion } from '../../src/engine/motion/extract-motion.js';
 import { ANKLE_HEIGHT, TORSO_LEGS, clipBodyScale, combineSoles, soleBelow } from '../../src/engine/motion/sole-depth.js';
 import { AFFINE, createRetargeter } from '../../src/engine/render/retarget.js';
-import { buildRig, type Rig } from '../../src/engine/rig/build-rig.js';
-import type { CharacterAnalysis, MotionTrack } from '../../src/engine/types.js';
-import { mediaPath, missingMedia } from '../helpers/engine-fixtures.js';
+import type { MotionTrack } from '../../src/engine/types.js';
+import { defaultCharacterRig, mediaPath, missingMedia } from '../helpers/engine-fixtures.js';
 
 /** A matte of one leg: a shin column down to the ankle region, then a foot (sole at row `sole`). */
 function legMatte(w: number, h: number, sole: number): Uint8Array {
@@ -51,23 +48,9 @@ describe('sole under an ankle', () => {
   });
 });
 
-async function defaultRig(): Promise<Rig> {
-  const { data, info } = await sharp(Buffer.from(defaultCharacterSvg())).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  const analysis: CharacterAnalysis = {
-    version: 1,
-    width: info.width,
-    height: info.height,
-    maskMethod: 'alpha',
-    body: defaultCharacterKeypoints(),
-    poseMethod: 'model',
-    crop: { x: 0, y: 0, width: info.width, height: info.height },
-  };
-  return buildRig(analysis, new Uint8Array(data.buffer, data.byteOffset, data.length), info.width, info.height);
-}
-
 describe('the retargeter stands the character on the measured sole', () => {
   it('uses track.sole when present and sane, the barefoot allowance otherwise (old tracks)', async () => {
-    const rig = await defaultRig();
+    const rig = await defaultCharacterRig();
     const track = templateTrack('tpl_idle');
     const stature = clipBodyScale(track.frames) / TORSO_LEGS;
     const old = createRetargeter(rig, track, track.width);

@@ -9,6 +9,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
+import { defaultCharacterKeypoints, defaultCharacterSvg } from '../../src/engine/builtins/default-character.js';
+import { buildRig, type Rig } from '../../src/engine/rig/build-rig.js';
 import type { CharacterAnalysis, Keypoint } from '../../src/engine/types.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -132,4 +135,19 @@ export function thickSleeveDrawing(sleeve = 70): { svg: string; seam: { top: num
   const shapes = parts.join('');
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="640" height="600"><rect width="640" height="600" fill="#fbfaf6"/><g fill="#3a2a8a" stroke="#3a2a8a" stroke-width="12" stroke-linejoin="round">${shapes}</g><g fill="#c9c9c4">${shapes}</g><circle cx="300" cy="95" r="5" fill="#3a2a8a"/><circle cx="340" cy="95" r="5" fill="#3a2a8a"/></svg>`;
   return { svg, seam };
+}
+
+/** The built-in default character rigged from its own picture and keypoints. */
+export async function defaultCharacterRig(): Promise<Rig> {
+  const { data, info } = await sharp(Buffer.from(defaultCharacterSvg())).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const analysis: CharacterAnalysis = {
+    version: 1,
+    width: info.width,
+    height: info.height,
+    maskMethod: 'alpha',
+    body: defaultCharacterKeypoints(),
+    poseMethod: 'model',
+    crop: { x: 0, y: 0, width: info.width, height: info.height },
+  };
+  return buildRig(analysis, new Uint8Array(data.buffer, data.byteOffset, data.length), info.width, info.height);
 }
