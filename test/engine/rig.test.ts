@@ -112,40 +112,61 @@ async function figureFromSvg(
   return { analysis, rgba: new Uint8Array(data.buffer, data.byteOffset, data.length), w, h };
 }
 
-/** A synthetic figure whose right forearm lies across the torso. */
-async function crossedArmFigure(): Promise<{ analysis: CharacterAnalysis; rgba: Uint8Array; w: number; h: number }> {
+/**
+ * A synthetic standing figure, 300 x 500, facing the camera (its right side on the image's left): head,
+ * torso and legs fixed, each arm drawn and keyed through shoulder, elbow and wrist as given.
+ */
+async function armedFigure(
+  right: Array<[number, number]>,
+  left: Array<[number, number]>,
+): Promise<{ analysis: CharacterAnalysis; rgba: Uint8Array; w: number; h: number }> {
   const w = 300,
     h = 500;
-  const kp = (x: number, y: number): Keypoint => ({ x, y, score: 1 });
-  // Figure facing the camera: its right side is on the image's left.
-  const body = [
-    kp(150, 70),
-    kp(160, 60),
-    kp(140, 60),
-    kp(170, 65),
-    kp(130, 65),
-    kp(190, 130),
-    kp(110, 130),
-    kp(215, 200),
-    kp(75, 200),
-    kp(225, 270),
-    kp(150, 215),
-    kp(175, 260),
-    kp(125, 260),
-    kp(180, 360),
-    kp(120, 360),
-    kp(182, 450),
-    kp(118, 450),
+  const kp = ([x, y]: [number, number]): Keypoint => ({ x, y, score: 1 });
+  const face: Array<[number, number]> = [
+    [150, 70],
+    [160, 60],
+    [140, 60],
+    [170, 65],
+    [130, 65],
   ];
+  const legs: Array<[number, number]> = [
+    [175, 260],
+    [125, 260],
+    [180, 360],
+    [120, 360],
+    [182, 450],
+    [118, 450],
+  ];
+  // COCO order: shoulders, elbows, wrists left then right; the figure's left is the image's right.
+  const arms = [left[0], right[0], left[1], right[1], left[2], right[2]];
+  const body = [...face, ...arms, ...legs].map(kp);
+  const line = (pts: Array<[number, number]>): string => pts.map((p) => p.join(',')).join(' ');
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">
     <circle cx="150" cy="70" r="40" fill="#c96"/>
     <rect x="105" y="120" width="90" height="150" rx="10" fill="#36c"/>
     <polyline points="175,260 180,360 182,450" stroke="#333" stroke-width="30" fill="none" stroke-linecap="round"/>
     <polyline points="125,260 120,360 118,450" stroke="#333" stroke-width="30" fill="none" stroke-linecap="round"/>
-    <polyline points="190,130 215,200 225,270" stroke="#c33" stroke-width="22" fill="none" stroke-linecap="round"/>
-    <polyline points="110,130 75,200 150,215" stroke="#3c3" stroke-width="22" fill="none" stroke-linecap="round"/>
+    <polyline points="${line(left)}" stroke="#c33" stroke-width="22" fill="none" stroke-linecap="round"/>
+    <polyline points="${line(right)}" stroke="#3c3" stroke-width="22" fill="none" stroke-linecap="round"/>
   </svg>`;
   return figureFromSvg(svg, body, w, h);
+}
+
+/** A synthetic figure whose right forearm lies across the torso. */
+function crossedArmFigure(): Promise<{ analysis: CharacterAnalysis; rgba: Uint8Array; w: number; h: number }> {
+  return armedFigure(
+    [
+      [110, 130],
+      [75, 200],
+      [150, 215],
+    ],
+    [
+      [190, 130],
+      [215, 200],
+      [225, 270],
+    ],
+  );
 }
 
 test('an arm lying across the torso is skinned to the arm, not the torso', async () => {
@@ -372,36 +393,19 @@ test("a photographed person's forearm foreshortened in the picture is drawn at a
   const { templateTrack } = await import('../../src/engine/builtins/templates.js');
   const w = 300,
     h = 500;
-  const kp = (x: number, y: number): Keypoint => ({ x, y, score: 1 });
   // Hands in pockets: forearms (elbow → wrist) 52 px against a 130 px torso, 0.4 of it.
-  const body = [
-    kp(150, 70),
-    kp(160, 60),
-    kp(140, 60),
-    kp(170, 65),
-    kp(130, 65),
-    kp(190, 130),
-    kp(110, 130),
-    kp(200, 210),
-    kp(100, 210),
-    kp(200, 262),
-    kp(100, 262),
-    kp(175, 260),
-    kp(125, 260),
-    kp(180, 360),
-    kp(120, 360),
-    kp(182, 450),
-    kp(118, 450),
-  ];
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">
-    <circle cx="150" cy="70" r="40" fill="#c96"/>
-    <rect x="105" y="120" width="90" height="150" rx="10" fill="#36c"/>
-    <polyline points="175,260 180,360 182,450" stroke="#333" stroke-width="30" fill="none" stroke-linecap="round"/>
-    <polyline points="125,260 120,360 118,450" stroke="#333" stroke-width="30" fill="none" stroke-linecap="round"/>
-    <polyline points="190,130 200,210 200,262" stroke="#c33" stroke-width="22" fill="none" stroke-linecap="round"/>
-    <polyline points="110,130 100,210 100,262" stroke="#3c3" stroke-width="22" fill="none" stroke-linecap="round"/>
-  </svg>`;
-  const { analysis, rgba } = await figureFromSvg(svg, body, w, h);
+  const { analysis, rgba } = await armedFigure(
+    [
+      [110, 130],
+      [100, 210],
+      [100, 262],
+    ],
+    [
+      [190, 130],
+      [200, 210],
+      [200, 262],
+    ],
+  );
   const rig = buildRig(analysis, rgba, w, h);
   const want = (0.5 * 130) / 52;
   assert.ok(rig.fullLength, 'a photo with short forearms gets full lengths');
