@@ -23,6 +23,7 @@
  * then keeps the proportion heuristic).
  */
 import type { Keypoint } from '../types.js';
+import { maskBounds } from '../vision/mask-ops.js';
 import { armpitSide, armRootIndex } from './arm-root.js';
 
 export interface SkeletonPose {
@@ -130,20 +131,9 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
   const sk = thin(m, w, h);
   const toImage = (p: number): Pt => ({ x: bx0 + ((p % w) - 1 + 0.5) * f - 0.5, y: by0 + (Math.floor(p / w) - 1 + 0.5) * f - 0.5 });
 
-  let x0 = w,
-    x1 = 0,
-    y0 = h,
-    y1 = 0;
-  for (let p = 0; p < w * h; p++) {
-    if (!m[p]) continue;
-    const x = p % w,
-      y = (p - x) / w;
-    x0 = Math.min(x0, x);
-    x1 = Math.max(x1, x);
-    y0 = Math.min(y0, y);
-    y1 = Math.max(y1, y);
-  }
-  if (x1 <= x0 || y1 <= y0) return null;
+  const box = maskBounds(m, w, h);
+  if (!box || box.x1 <= box.x0 || box.y1 <= box.y0) return null;
+  const { x0, x1, y0, y1 } = box;
   const bw = x1 - x0 + 1,
     bh = y1 - y0 + 1;
 
