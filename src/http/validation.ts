@@ -29,6 +29,30 @@ function lowerCaseHeaders(schema: any): unknown {
   };
 }
 
+type Validate = ((data: unknown) => boolean) & { errors?: unknown };
+
+/**
+ * Coerced text that reads as a number beyond the float range (`?limit=1e400`, four hundred nines)
+ * becomes Infinity, which Ajv lets through an integer's bounds: the route would then hand Infinity to
+ * SQL (a 500). A part's top-level values must be finite numbers wherever they are numbers.
+ */
+function finiteOnly(validate: Validate): Validate {
+  const checked: Validate = (data) => {
+    if (!validate(data)) {
+      checked.errors = validate.errors;
+      return false;
+    }
+    for (const [key, value] of Object.entries((data ?? {}) as Record<string, unknown>)) {
+      if (typeof value === 'number' && !Number.isFinite(value)) {
+        checked.errors = [{ instancePath: `/${key}`, keyword: 'type', message: 'must be a finite number', params: {}, schemaPath: '' }];
+        return false;
+      }
+    }
+    return true;
+  };
+  return checked;
+}
+
 export function partAwareValidatorFactory(): BuildValidator {
   const pool = AjvCompiler();
   return (externalSchemas, ajvOptions) => {
@@ -37,8 +61,9 @@ export function partAwareValidatorFactory(): BuildValidator {
     const strict = pool(externalSchemas, { ...ajvOptions, customOptions: { ...base, coerceTypes: false } });
     return ((route: RouteSchema) => {
       if (route.httpPart === 'body') return strict(route as never);
-      if (route.httpPart === 'headers') return coercing({ ...route, schema: lowerCaseHeaders(route.schema) } as never);
-      return coercing(route as never);
+      if (route.httpPart === 'headers')
+        return finiteOnly(coercing({ ...route, schema: lowerCaseHeaders(route.schema) } as never) as Validate);
+      return finiteOnly(coercing(route as never) as Validate);
     }) as FastifySchemaCompiler<unknown>;
   };
 }
