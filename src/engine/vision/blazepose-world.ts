@@ -15,22 +15,15 @@
  * Input: a 256×256 RGB float crop in [0, 1], the person upright in it (the crop is rotated so the
  * hip-centre → shoulder-centre line points up, as MediaPipe's own tracking crops are).
  */
-import { getHuman, modelUrl } from './human-loader.js';
+import { getHuman, graphModelLoader } from './human-loader.js';
 
-type GraphModel = Awaited<ReturnType<Awaited<ReturnType<typeof getHuman>>['tf']['loadGraphModel']>>;
 type Tensor = ReturnType<Awaited<ReturnType<typeof getHuman>>['tf']['tensor']>;
 
 export const BLAZEPOSE_SIZE = 256;
 /** BlazePose landmark indices of COCO-17's joints, in COCO order. */
 export const BLAZEPOSE_OF_COCO = [0, 2, 5, 7, 8, 11, 12, 13, 14, 15, 16, 23, 24, 25, 26, 27, 28] as const;
 
-let model: Promise<GraphModel> | null = null;
-
-function loadModel(): Promise<GraphModel> {
-  model ??= getHuman().then((human) => human.tf.loadGraphModel(modelUrl('blazepose-full.json'), { fetchFunc: globalThis.fetch }));
-  model.catch(() => (model = null));
-  return model;
-}
+const loadModel = graphModelLoader('blazepose-full.json');
 
 /** Loads the model ahead of the first frame. */
 export async function warmUpBlazePose(): Promise<void> {

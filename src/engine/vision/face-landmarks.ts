@@ -6,21 +6,14 @@
  * `Identity_2` output_mesh `[1, 1404]` = 468 × (x, y, z) in crop pixels (192), `Identity_1`
  * output_faceflag `[1, 1]` (face presence as a logit), `Identity` contours (not requested).
  */
-import { getHuman, modelUrl } from './human-loader.js';
+import { getHuman, graphModelLoader } from './human-loader.js';
 import { sampleRotated, type RotatedRegion } from './blazepose-world.js';
 
-type GraphModel = Awaited<ReturnType<Awaited<ReturnType<typeof getHuman>>['tf']['loadGraphModel']>>;
 type Tensor = ReturnType<Awaited<ReturnType<typeof getHuman>>['tf']['tensor']>;
 
 export const FACEMESH_SIZE = 192;
 
-let model: Promise<GraphModel> | null = null;
-
-function loadModel(): Promise<GraphModel> {
-  model ??= getHuman().then((human) => human.tf.loadGraphModel(modelUrl('facemesh.json'), { fetchFunc: globalThis.fetch }));
-  model.catch(() => (model = null));
-  return model;
-}
+const loadModel = graphModelLoader('facemesh.json');
 
 export interface FaceMesh {
   /** 468 points in the crop's upright axes, in units of the crop's side (x right, y down). */

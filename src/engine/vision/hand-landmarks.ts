@@ -7,20 +7,13 @@
  * (x, y, z) world points in metres around the hand (crop axes, y down); `Identity_1` [1, 1] hand
  * presence (a probability); `Identity_2` [1, 1] handedness (not used: finger bends do not need it).
  */
-import { getHuman, modelUrl } from './human-loader.js';
+import { getHuman, graphModelLoader } from './human-loader.js';
 import { sampleRotated, type RotatedRegion } from './blazepose-world.js';
 
-type GraphModel = Awaited<ReturnType<Awaited<ReturnType<typeof getHuman>>['tf']['loadGraphModel']>>;
 type Tensor = ReturnType<Awaited<ReturnType<typeof getHuman>>['tf']['tensor']>;
 
 const SIZE = 224;
-let model: Promise<GraphModel> | null = null;
-
-function loadModel(): Promise<GraphModel> {
-  model ??= getHuman().then((human) => human.tf.loadGraphModel(modelUrl('handlandmark-full.json'), { fetchFunc: globalThis.fetch }));
-  model.catch(() => (model = null));
-  return model;
-}
+const loadModel = graphModelLoader('handlandmark-full.json');
 
 export interface HandLandmarks {
   /** 21 points, metres, crop axes (x right, y down, z away from the camera). */

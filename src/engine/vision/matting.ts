@@ -9,9 +9,8 @@
  * legs and shoes on such a crop (measured in motion/sole-depth.ts). It costs ~0.1-0.3 s a 192 px crop
  * on this CPU, so it is used on a few small crops only.
  */
-import { getHuman, modelUrl } from './human-loader.js';
+import { getHuman, graphModelLoader } from './human-loader.js';
 
-type GraphModel = Awaited<ReturnType<Awaited<ReturnType<typeof getHuman>>['tf']['loadGraphModel']>>;
 type Tensor = ReturnType<Awaited<ReturnType<typeof getHuman>>['tf']['tensor']>;
 
 /** Side of the square image handed to the model (a multiple of its 32 px stride at half resolution). */
@@ -19,13 +18,7 @@ export const MATTE_SIDE = 192;
 /** The model's internal downsampling (its recommended value for images this small is 0.5..1). */
 const DOWNSAMPLE = 0.5;
 
-let model: Promise<GraphModel> | null = null;
-
-function loadModel(): Promise<GraphModel> {
-  model ??= getHuman().then((human) => human.tf.loadGraphModel(modelUrl('rvm.json'), { fetchFunc: globalThis.fetch }));
-  model.catch(() => (model = null));
-  return model;
-}
+const loadModel = graphModelLoader('rvm.json');
 
 /**
  * Person alpha 0..255 per pixel (row-major, width*height) for an RGBA image, matted at

@@ -7,24 +7,16 @@
  * (y, x, score) per COCO-17 joint, normalised to that square.
  */
 import type { Keypoint } from '../types.js';
-import { getHuman, modelUrl } from './human-loader.js';
+import { getHuman, graphModelLoader, type GraphModel } from './human-loader.js';
 
 export type MoveNetVariant = 'lightning' | 'thunder';
 
-type GraphModel = Awaited<ReturnType<Awaited<ReturnType<typeof getHuman>>['tf']['loadGraphModel']>>;
-
 const INPUT_SIZE: Record<MoveNetVariant, number> = { lightning: 192, thunder: 256 };
-const models = new Map<MoveNetVariant, Promise<GraphModel>>();
-
-function loadModel(variant: MoveNetVariant): Promise<GraphModel> {
-  let m = models.get(variant);
-  if (!m) {
-    m = getHuman().then((human) => human.tf.loadGraphModel(modelUrl(`movenet-${variant}.json`), { fetchFunc: globalThis.fetch }));
-    m.catch(() => models.delete(variant));
-    models.set(variant, m);
-  }
-  return m;
-}
+const loaders: Record<MoveNetVariant, () => Promise<GraphModel>> = {
+  lightning: graphModelLoader('movenet-lightning.json'),
+  thunder: graphModelLoader('movenet-thunder.json'),
+};
+const loadModel = (variant: MoveNetVariant): Promise<GraphModel> => loaders[variant]();
 
 /** A square window of the frame, in frame pixels; it may extend past the edges (padded black). */
 export interface CropRegion {
