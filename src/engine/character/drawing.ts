@@ -25,6 +25,7 @@ import {
   fillHoles,
   forEachComponent8,
   keepLargestComponents,
+  maskArea,
   maskBounds,
   open,
   otsuThreshold,
@@ -498,12 +499,6 @@ export function offSheet(rgba: Buffer, w: number, h: number): { mask: Uint8Array
   return { mask, edges };
 }
 
-function marked(m: Uint8Array): number {
-  let n = 0;
-  for (let p = 0; p < m.length; p++) n += m[p];
-  return n;
-}
-
 /**
  * Crumbs of a ruled line left after its pixels of the line's hue went: its blurred edges and JPEG
  * blocks off that hue, small ink pieces lying mostly beside the line's pixels. Left, they link to the
@@ -643,7 +638,7 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
     ruledLines += known ? known.count : run.bands.length;
     // Read closer, the region's own long runs give the lines' hue against its own paper model when it
     // shows enough of them; the whole photo's hue is the fallback.
-    const tone = known && marked(run.marks) < thinLine * w ? known.tone : lineTone(rgba, paper, run.marks);
+    const tone = known && maskArea(run.marks) < thinLine * w ? known.tone : lineTone(rgba, paper, run.marks);
     const hue = new Float32Array(3);
     // Every thin ink run across the lines' direction in the lines' hue goes, not only the long runs
     // found above: a line fades and breaks in a shadow or at low resolution.

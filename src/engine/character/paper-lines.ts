@@ -31,9 +31,7 @@ export function paperOverLines(
   lineLimit: number,
 ): void {
   const n = tw * th;
-  let any = false;
-  for (let t = 0; t < n && !any; t++) any = onLine[t] === 1;
-  if (!any) return;
+  if (!onLine.includes(1)) return;
   const near = dilate(onLine, tw, th, LINE_EDGE);
   // The paper read for the band lies beyond the line's blur.
   const clear = dilate(near, tw, th, 1);
