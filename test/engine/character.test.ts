@@ -218,6 +218,50 @@ describe('analyzeCharacterImage', () => {
     },
   );
 
+  it(
+    'reads a person on a plain studio background as the photo it is, not as a drawing',
+    { skip: missingMedia('images/mimicmotion--demo1.jpg') },
+    async () => {
+      // Her cut-out (half size) on plain grey and white: the border is as plain as a sheet of paper's.
+      const photo = join(tmp, 'demo1-half.jpg');
+      await sharp(mediaPath('images/mimicmotion--demo1.jpg')).resize(540).jpeg({ quality: 92 }).toFile(photo);
+      const cutDir = join(tmp, 'demo1-half');
+      const { analysis: cut } = await analyzeCharacterImage({ tools, imageFile: photo, outDir: cutDir, thumbnail: false });
+      const meanColour = async (dir: string): Promise<number[]> => {
+        const { data } = await sharp(join(dir, 'texture.png')).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+        const sum = [0, 0, 0];
+        let n = 0;
+        for (let p = 0; p < data.length; p += 4) {
+          if (data[p + 3] < 250) continue;
+          for (let c = 0; c < 3; c++) sum[c] += data[p + c];
+          n++;
+        }
+        return sum.map((v) => v / n);
+      };
+      const colour = await meanColour(cutDir);
+      for (const background of ['#8a8a8a', '#ffffff']) {
+        const file = join(tmp, `studio-${background.slice(1)}.jpg`);
+        await sharp({ create: { width: cut.width, height: cut.height, channels: 3, background } })
+          .composite([{ input: join(cutDir, 'texture.png'), left: cut.crop.x, top: cut.crop.y }])
+          .jpeg({ quality: 92 })
+          .toFile(file);
+        const dir = join(tmp, `studio-${background.slice(1)}`);
+        const { analysis } = await analyzeCharacterImage({ tools, imageFile: file, outDir: dir, thumbnail: false });
+        // Before: 'drawing' / 'skeleton', the sweater lightened by the paper division on grey.
+        assert.equal(analysis.maskMethod, 'segmentation', background);
+        assert.equal(analysis.poseMethod, 'model', background);
+        let near = 0;
+        for (let j = 5; j <= 16; j++) if (dist(analysis.body[j], [cut.body[j].x, cut.body[j].y]) <= 0.1 * cut.crop.height) near++;
+        assert.ok(near >= 11, `${background}: ${near} of 12 limb joints where the photo's are`);
+        const c = await meanColour(dir);
+        assert.ok(
+          c.every((v, i) => Math.abs(v - colour[i]) < 12),
+          `${background}: figure colour ${c.map((v) => v.toFixed(0))} vs ${colour.map((v) => v.toFixed(0))}`,
+        );
+      }
+    },
+  );
+
   it('applies EXIF orientation before anything else', { skip: missingMedia('images/mimicmotion--demo1.jpg') }, async () => {
     // Pixels stored sideways with orientation 6: displayed, it is the original upright photo.
     const file = join(tmp, 'sideways.jpg');

@@ -118,13 +118,11 @@ export async function findForeground(rgba: Buffer, w: number, h: number, hasAlph
   // A sheet of paper photographed with its surroundings (a table, a shadow, the hand holding the
   // phone) is not plain at the border, but most of the picture is still paper.
   const onPaper = (evidence.paperShare ?? 0) >= PAPER_SHARE && drawingArea >= minArea;
-  // The model works at 256x256, so it is fed 256 px; its mask is enlarged to the working size.
-  const prob = await segmentPerson(rgba, w, h, 256);
-  if (prob) {
-    let seg = segmentationMask(prob, w, h);
-    evidence.segmentationArea = seg.area / (w * h);
-    evidence.segmentationConfidence = seg.confidence;
-    const confident = seg.confidence >= CONFIDENT_SEGMENTATION;
+  const person = await personReading(rgba, w, h);
+  if (person) {
+    evidence.segmentationArea = person.seg.area / (w * h);
+    evidence.segmentationConfidence = person.seg.confidence;
+    const confident = person.seg.confidence >= CONFIDENT_SEGMENTATION;
     // A drawing on paper: the person model may still answer on a drawn person, but its mask is coarse.
     // A photographed person in front of a light wall leaves little paper inside the figure; a drawing
     // is mostly paper inside its outline, or a figure the model is unsure of.
@@ -133,21 +131,11 @@ export async function findForeground(rgba: Buffer, w: number, h: number, hasAlph
     // be sure of a drawn person.
     const sheetSeen = (evidence.sheetEdges ?? 0) > 0 || (evidence.ruledLines ?? 0) > 0;
     if (onPaper && (!confident || sheetSeen || (evidence.paperInsideFigure ?? 0) >= PAPER_INSIDE_DRAWING)) return asDrawing(true);
-    // Only a figure the first pass is sure of is looked at again: zooming into a faint blob on a busy
-    // picture would just let the model find a person there.
-    if (confident && seg.area >= minArea && (await refocus(rgba, w, h, seg.mask, prob))) {
-      seg = segmentationMask(prob, w, h);
-      evidence.segmentationArea = seg.area / (w * h);
+    const found = await personResult(rgba, w, h, person);
+    if (found) {
+      evidence.segmentationArea = found.evidence.segmentationArea;
+      return { ...found, evidence, ...(confident ? {} : { paperInk, paper: drawing.model }) };
     }
-    if (seg.area >= minArea)
-      return {
-        mask: seg.mask,
-        raw: seg.raw,
-        method: 'segmentation',
-        confident,
-        evidence,
-        ...(confident ? {} : { paperInk, paper: drawing.model }),
-      };
   }
   if (onPaper) return asDrawing(true);
   return { mask: classicalMask(rgba, w, h), method: 'classical', confident: false, evidence, paperInk, paper: drawing.model };
@@ -157,6 +145,40 @@ export async function findForeground(rgba: Buffer, w: number, h: number, hasAlph
 const PAPER_SHARE = 0.6;
 /** Share of a figure's inside that is bare paper above which it is taken for a drawing. */
 const PAPER_INSIDE_DRAWING = 0.18;
+
+type PersonReading = { prob: Uint8Array; seg: ReturnType<typeof segmentationMask> };
+
+/** The person model's probabilities over the picture and its cleaned mask (null: the model gave none). */
+async function personReading(rgba: Buffer, w: number, h: number): Promise<PersonReading | null> {
+  // The model works at 256x256, so it is fed 256 px; its mask is enlarged to the working size.
+  const prob = await segmentPerson(rgba, w, h, 256);
+  return prob ? { prob, seg: segmentationMask(prob, w, h) } : null;
+}
+
+/**
+ * The figure as the person model reads it, a figure it is sure of looked at again closer (see refocus);
+ * null when what it found is too small to be a figure.
+ */
+async function personResult(rgba: Buffer, w: number, h: number, { prob, seg }: PersonReading): Promise<ForegroundResult | null> {
+  const confident = seg.confidence >= CONFIDENT_SEGMENTATION;
+  const minArea = w * h * MIN_AREA_SHARE;
+  // Only a figure the first pass is sure of is looked at again: zooming into a faint blob on a busy
+  // picture would just let the model find a person there.
+  if (confident && seg.area >= minArea && (await refocus(rgba, w, h, seg.mask, prob))) seg = segmentationMask(prob, w, h);
+  if (seg.area < minArea) return null;
+  const evidence = { segmentationArea: seg.area / (w * h), segmentationConfidence: seg.confidence };
+  return { mask: seg.mask, raw: seg.raw, method: 'segmentation', confident, evidence };
+}
+
+/**
+ * The person model's figure when it is sure of one, whatever the border says: for a picture the photo
+ * pose models read as a person although its plain background made it look like a drawing (analyze.ts).
+ */
+export async function personForeground(rgba: Buffer, w: number, h: number): Promise<ForegroundResult | null> {
+  const person = await personReading(rgba, w, h);
+  const found = person && (await personResult(rgba, w, h, person));
+  return found?.confident ? found : null;
+}
 
 function paperInside(mask: Uint8Array, strength: Uint8Array): number {
   let n = 0,
