@@ -219,7 +219,12 @@ export interface PaperPhotoOptions {
   keystone?: number;
   /** The drawing's size as a share of the photo's short side (default 0.55). */
   size?: number;
+  /** The light's colour: daylight (default), a tungsten lamp (blue down to 0.62, green 0.86) or blue shade. */
+  light?: 'daylight' | 'lamp' | 'shade';
 }
+
+/** Per-channel colour of each light, relative to daylight. */
+const LIGHTS = { daylight: [1, 1, 1], lamp: [1, 0.86, 0.62], shade: [0.84, 0.95, 1.05] } as const;
 
 /**
  * A phone photo of the drawing on paper, made from the shared drawing: the drawing's own paper tone is
@@ -319,6 +324,7 @@ export async function makePaperPhoto(truth: DrawingTruth, outFile: string, opts:
       const g = (xx: number, yy: number): number => inkMul[(yy * sw + xx) * 3 + c];
       return (g(x0, y0) * (1 - ax) + g(x1, y0) * ax) * (1 - ay) + (g(x0, y1) * (1 - ax) + g(x1, y1) * ax) * ay;
     };
+    const tint = LIGHTS[opts.light ?? 'daylight'];
     for (let y = 0; y < H; y++) {
       for (let x = 0; x < W; x++) {
         const o = (y * W + x) * 3;
@@ -363,9 +369,9 @@ export async function makePaperPhoto(truth: DrawingTruth, outFile: string, opts:
         }
         const kk = light * shadow;
         const n = (rand() - 0.5) * 10;
-        out[o] = Math.max(0, Math.min(255, r * kk + n));
-        out[o + 1] = Math.max(0, Math.min(255, g * kk + n));
-        out[o + 2] = Math.max(0, Math.min(255, b * kk + n));
+        out[o] = Math.max(0, Math.min(255, r * kk * tint[0] + n));
+        out[o + 1] = Math.max(0, Math.min(255, g * kk * tint[1] + n));
+        out[o + 2] = Math.max(0, Math.min(255, b * kk * tint[2] + n));
       }
     }
     // Stored pixels are the upright photo turned so that the EXIF orientation turns them back.
@@ -535,4 +541,7 @@ export const PAPER_CASES: Array<{ id: (typeof DRAWINGS)[number]; opts: PaperPhot
   // Small on a large photo: read again from the region around it (src/engine/character/reading.ts).
   { id: 'char6', opts: { orientation: 6, megapixels: 12, size: 0.2 } },
   { id: 'char1', opts: { orientation: 8, megapixels: 12, size: 0.25, keystone: 0.15 } },
+  // The light's colour: an orange sheet under a lamp, a bluish one in shade (drawing.ts, lightBalance).
+  { id: 'char2', opts: { orientation: 6, megapixels: 12, light: 'lamp' } },
+  { id: 'char3', opts: { orientation: 1, megapixels: 3, light: 'shade', paper: 'squared' } },
 ];

@@ -201,6 +201,32 @@ const MIN_INK = 28;
 /** Strength from which a pixel seeds ink for the hysteresis, whatever Otsu says (~17% darker than the paper). */
 const MAX_SEED = 44;
 
+/** The most a channel is raised to balance the light: tungsten light halves blue on white paper. */
+const MAX_LIGHT_GAIN = 2;
+
+/**
+ * Per-channel gains that make the sheet's light grey: the median paper colour over the pixels without
+ * ink (on the sheet) is taken for white lit by the scene's light, and each channel is raised to its
+ * brightest (at most MAX_LIGHT_GAIN). Under daylight the gains are about 1.
+ */
+function lightBalance(paper: Float32Array, strength: Uint8Array, off?: Uint8Array): [number, number, number] {
+  const hists = [new Uint32Array(256), new Uint32Array(256), new Uint32Array(256)];
+  let n = 0;
+  for (let p = 0; p < strength.length; p++) {
+    if (strength[p] >= MIN_INK || off?.[p]) continue;
+    for (let c = 0; c < 3; c++) hists[c][Math.min(255, Math.round(paper[p * 3 + c]))]++;
+    n++;
+  }
+  if (!n) return [1, 1, 1];
+  const median = hists.map((hist) => {
+    let seen = 0;
+    for (let v = 0; v < 256; v++) if ((seen += hist[v]) * 2 >= n) return Math.max(1, v);
+    return 255;
+  });
+  const top = Math.max(...median);
+  return median.map((m) => Math.min(MAX_LIGHT_GAIN, top / m)) as [number, number, number];
+}
+
 /**
  * Long straight runs along rows (or columns), allowing a 1 px wobble: marks the ink pixels on runs of at
  * least `minRun`, and returns the centre of each separate band of such rows.
@@ -576,14 +602,16 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
     for (let p = 0; p < w * h; p++) if (sheet.mask[p]) strength[p] = 0;
     model.offSheet = sheet.mask;
   }
-  // Paper: little ink strength, a light and nearly grey paper colour.
+  // Paper: little ink strength, a light and nearly grey paper colour once the light's own colour is
+  // taken out (white paper under a lamp photographs yellow-orange, in shade blue).
   let paperCount = 0;
   const hist = new Uint32Array(256);
+  const [gr, gg, gb] = lightBalance(paper, strength, model.offSheet);
   for (let p = 0; p < w * h; p++) {
     hist[strength[p]]++;
-    const r = paper[p * 3],
-      g = paper[p * 3 + 1],
-      b = paper[p * 3 + 2];
+    const r = paper[p * 3] * gr,
+      g = paper[p * 3 + 1] * gg,
+      b = paper[p * 3 + 2] * gb;
     const mx = Math.max(r, g, b),
       mn = Math.min(r, g, b);
     if (strength[p] < MIN_INK && mx >= 90 && (mx - mn) / mx <= 0.25) paperCount++;
