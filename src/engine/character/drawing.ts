@@ -715,16 +715,18 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
 /**
  * Strength (0..255) from which a pixel may be a faint stroke when the sheet shows almost no ink: a light
  * pencil drawing small on a large photo is reduced to the working size as a thin line 10-28 levels
- * darker than its paper (under MIN_INK), while the paper's grain and noise stay under 10.
+ * darker than its paper (under MIN_INK), while the paper's grain and noise stay under 10 (the bench's
+ * phone photos; bare noisy paper in test/engine/drawing-choice.test.ts gives no box).
  */
 const FAINT_INK = 12;
 
 /**
  * Where a drawing too faint to be ink at this scale lies (its box), so it can be read closer: pixels at
- * least FAINT_INK darker than the paper and away from the sheet's edges, in connected pieces at least as long
- * as a line is thick (a stroke, not grain), grouped into drawings as the ink is. The blur of what was
- * found and taken out as the paper's own (its lines, margin and edge: `found` but not `ink`, grown by
- * two pixels) is no stroke, nor is a pixel of the lines' hue. Undefined when there is no such piece.
+ * least FAINT_INK darker than the paper and away from the sheet's edges, in connected pieces at least
+ * as long as a line is thick (a stroke, not grain), grouped into drawings as the ink is. The blur of
+ * what was found and taken out as the paper's own (its lines, margin and edge: `found` but not `ink`,
+ * grown by two pixels) is no stroke, nor is a pixel of the lines' hue. Undefined when there is no such
+ * piece.
  */
 function faintInkBox(
   rgba: Buffer,
