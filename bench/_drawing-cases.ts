@@ -541,6 +541,13 @@ export const PAPER_CASES: Array<{ id: (typeof DRAWINGS)[number]; opts: PaperPhot
   // Small on a large photo: read again from the region around it (src/engine/character/reading.ts).
   { id: 'char6', opts: { orientation: 6, megapixels: 12, size: 0.2 } },
   { id: 'char1', opts: { orientation: 8, megapixels: 12, size: 0.25, keystone: 0.15 } },
+  // Small beside the doodle: in pieces on the whole photo, the pig enclosed less than the sun (drawing.ts,
+  // mainFigureInk and its rivals read closer in reading.ts).
+  { id: 'char6', opts: { orientation: 1, megapixels: 12, size: 0.3, scribble: true } },
+  { id: 'char6', opts: { orientation: 1, megapixels: 3, size: 0.2, scribble: true } },
+  // Light pencil too faint to reach the ink level on the whole photo: found by its faint strokes
+  // (drawing.ts, faintInkBox); the pencil pig's outline stays open at every size (see docs/figures.md).
+  { id: 'char6', opts: { orientation: 6, megapixels: 12, size: 0.15, pencil: true } },
   // The light's colour: an orange sheet under a lamp, a bluish one in shade (drawing.ts, lightBalance).
   { id: 'char2', opts: { orientation: 6, megapixels: 12, light: 'lamp' } },
   { id: 'char3', opts: { orientation: 1, megapixels: 3, light: 'shade', paper: 'squared' } },

@@ -15,7 +15,8 @@
  *  5. The outline is closed (radius grown until the filled figure covers a plausible share of its
  *     strokes' box), its inside filled, small specks removed, then ink strokes connected to the figure
  *     are added back whole, so thin limbs drawn as single lines survive the cleanup.
- *  6. The main figure is the largest filled component; others are kept only when nearly as large.
+ *  6. The main figure is the drawing covering the most area with what its strokes enclose (a doodle
+ *     beside it is left out); filled components are kept only when nearly as large as the largest.
  *
  * Works at the analysis working size (<= 768 px long side); radii are fractions of the long side.
  */
@@ -65,6 +66,11 @@ export interface DrawingMaskResult {
   ink: Uint8Array;
   /** Box of the main figure's strokes (when there was ink), even where the mask came out too small. */
   inkBox?: { x0: number; y0: number; x1: number; y1: number };
+  /**
+   * Boxes of other drawings on the sheet that could be the figure (see RIVAL_AREA): read closer, a small
+   * figure in pieces at this scale may turn out to cover more than the drawing chosen here (reading.ts).
+   */
+  rivals?: Array<{ x0: number; y0: number; x1: number; y1: number }>;
   model: PaperModel;
   evidence: {
     /** Share of the picture that reads as paper (bright-ish, low ink strength, low chroma). */
@@ -130,13 +136,16 @@ function boxBlur(src: Float32Array, w: number, h: number, r: number): Float32Arr
   return out;
 }
 
+/** Radius of the paper model's closing window, as a share of the picture's long side. */
+const PAPER_WINDOW = 0.04;
+
 /** Paper colour estimate and ink strength at the working size. */
 export function paperModel(rgba: Buffer, w: number, h: number): PaperModel {
   const f = Math.max(1, Math.round(Math.max(w, h) / 192));
   const sw = Math.max(2, Math.ceil(w / f)),
     sh = Math.max(2, Math.ceil(h / f));
   // The window must outgrow strokes and small fills: 4% of the long side each way.
-  const r = Math.max(2, Math.round(Math.max(sw, sh) * 0.04));
+  const r = Math.max(2, Math.round(Math.max(sw, sh) * PAPER_WINDOW));
   // Block means on the small grid, all channels in one pass.
   const sums = new Float32Array(sw * sh * 3);
   const count = new Float32Array(sw * sh);
@@ -651,6 +660,8 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
       }
     }
   }
+  // What the threshold found, before the paper's furniture (its lines, margin and edge) is taken out.
+  const found = ink.slice();
   // Ruled / squared paper. Only pixels of the lines' own colour (relative to the paper) are removed, so
   // a stroke that is long and straight, or that crosses a line, stays.
   // The sheet may be turned in the photo: lines are looked for along the angle at which the ink lines up best.
@@ -701,9 +712,9 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
   for (let p = 0; p < w * h; p++) inkCount += ink[p];
   const evidence = { paperShare: paperCount / (w * h), inkShare: inkCount / (w * h), ruledLines, inkThreshold: hi };
   const empty = { mask: new Uint8Array(w * h), ink, model, evidence };
-  if (inkCount < w * h * 0.0005) return empty;
+  if (inkCount < w * h * 0.0005) return { ...empty, inkBox: faintInkBox(rgba, model, found, ink, w, h, thinLine) };
 
-  const strokes = mainFigureInk(ink, w, h);
+  const { strokes, rivals } = mainFigureInk(ink, w, h);
   const b = maskBounds(strokes, w, h);
   if (!b) return empty;
   // The closing radius: the one that seals the outline. The enclosed area is measured at each radius; the
@@ -726,27 +737,88 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
   }
   const speck = Math.max(1, Math.round(long * 0.003));
   const fg = pasteMask(fillOutline(boxStrokes, box.w, box.h, radii[pick], boxOff, speck), box, w, h);
-  return { mask: fg, ink, inkBox: b, model, evidence: { ...evidence, sheetEdges: sheet.edges } };
+  return { mask: fg, ink, inkBox: b, rivals, model, evidence: { ...evidence, sheetEdges: sheet.edges } };
+}
+
+/**
+ * Strength (0..255) from which a pixel may be a faint stroke when the sheet shows almost no ink: a light
+ * pencil drawing small on a large photo is reduced to the working size as a thin line 10-28 levels
+ * darker than its paper (under MIN_INK), while the paper's grain and noise stay under 10 (the bench's
+ * phone photos; bare noisy paper in test/engine/drawing-choice.test.ts gives no box).
+ */
+const FAINT_INK = 12;
+
+/**
+ * Where a drawing too faint to be ink at this scale lies (its box), so it can be read closer: pixels at
+ * least FAINT_INK darker than the paper and away from the sheet's edges, in connected pieces at least
+ * as long as a line is thick (a stroke, not grain), grouped into drawings as the ink is. The blur of
+ * what was found and taken out as the paper's own (its lines, margin and edge: `found` but not `ink`,
+ * grown by two pixels) is no stroke, nor is a pixel of the lines' hue. Undefined when there is no such
+ * piece.
+ */
+function faintInkBox(
+  rgba: Buffer,
+  model: PaperModel,
+  found: Uint8Array,
+  ink: Uint8Array,
+  w: number,
+  h: number,
+  thin: number,
+): DrawingMaskResult['inkBox'] {
+  const { strength, paper, lines, offSheet: off } = model;
+  const furniture = new Uint8Array(w * h);
+  for (let p = 0; p < w * h; p++) furniture[p] = found[p] && !ink[p] ? 1 : 0;
+  const nearFurniture = dilate(furniture, w, h, 2);
+  // Within the paper model's window of the picture's border or the sheet's edge, the model is cut short
+  // and the table's blur leaks in: faint darkening there is no evidence of a stroke.
+  const edge = Math.round(PAPER_WINDOW * Math.max(w, h));
+  const nearEdge = off ? dilate(off, w, h, edge) : null;
+  const hue = new Float32Array(3);
+  const faint = new Uint8Array(w * h);
+  for (let p = 0; p < w * h; p++) {
+    if (ink[p]) faint[p] = 1;
+    const x = p % w,
+      y = (p - x) / w;
+    const inside = x >= edge && y >= edge && x < w - edge && y < h - edge && !nearEdge?.[p];
+    if (faint[p] || strength[p] < FAINT_INK || !inside || nearFurniture[p]) continue;
+    const lineHue = lines?.families.some((f) => toneDistance(rgba, paper, p, f.tone, hue) <= LINE_TONE_TOLERANCE);
+    if (!lineHue) faint[p] = 1;
+  }
+  forEachComponent8(faint, w, h, (members, count) => {
+    if (count < thin) for (let i = 0; i < count; i++) faint[members[i]] = 0;
+  });
+  return maskBounds(mainFigureInk(faint, w, h).strokes, w, h) ?? undefined;
 }
 
 /** Strokes closer than this share of the long side belong to one drawing (a sketchy, broken outline). */
 const LINK_DISTANCE = 0.012;
+/**
+ * Another drawing covering at least this share of the chosen one's area is a rival for the figure: a
+ * small figure read from the whole photo is in pieces and encloses only part of its body.
+ */
+const RIVAL_AREA = 0.25;
+/** Rivals worth reading closer at most (each costs one more mask). */
+const MAX_RIVALS = 2;
 
 /**
- * The main figure's strokes: ink is grouped into drawings (strokes within LINK_DISTANCE of each other),
- * the group spanning the largest box among those with at least a tenth of the most ink is the figure, and any other group whose box lies mostly within the
- * figure's box (grown by 10%) is part of it (a tail, a detached hand); a doodle beside it, a name written
- * under it or a leftover of the paper's lines elsewhere is not.
+ * The main figure's strokes: ink is grouped into drawings (strokes within LINK_DISTANCE of each other,
+ * with what their linked outline encloses, so eyes drawn inside a head belong to it), the drawing
+ * covering the most area among those with at least a tenth of the most ink is the figure, and any other
+ * group whose box lies mostly within the figure's box (grown by 10%) is part of it (a tail, a detached
+ * hand); a doodle beside it, a name written under it or a leftover of the paper's lines elsewhere is not.
  */
-function mainFigureInk(ink: Uint8Array, w: number, h: number): Uint8Array {
+function mainFigureInk(ink: Uint8Array, w: number, h: number): { strokes: Uint8Array; rivals: NonNullable<DrawingMaskResult['rivals']> } {
   const r = Math.max(1, Math.round(Math.max(w, h) * LINK_DISTANCE * 0.5));
-  const linked = dilate(ink, w, h, r);
+  const near = dilate(ink, w, h, r);
+  const linked = fillHoles(near, w, h);
   const labels = new Int32Array(w * h);
   const stack = new Int32Array(w * h);
-  const groups: Array<{ ink: number; x0: number; y0: number; x1: number; y1: number }> = [{ ink: 0, x0: 0, y0: 0, x1: 0, y1: 0 }];
+  const groups: Array<{ ink: number; area: number; x0: number; y0: number; x1: number; y1: number }> = [
+    { ink: 0, area: 0, x0: 0, y0: 0, x1: 0, y1: 0 },
+  ];
   for (let s = 0; s < w * h; s++) {
     if (!linked[s] || labels[s]) continue;
-    const g = { ink: 0, x0: w, y0: h, x1: -1, y1: -1 };
+    const g = { ink: 0, area: 0, x0: w, y0: h, x1: -1, y1: -1 };
     const id = groups.length;
     groups.push(g);
     let top = 0;
@@ -756,6 +828,8 @@ function mainFigureInk(ink: Uint8Array, w: number, h: number): Uint8Array {
       const p = stack[--top];
       const x = p % w,
         y = (p - x) / w;
+      // The area a drawing covers: its strokes and what they enclose, not the link's margin round them.
+      if (ink[p] || !near[p]) g.area++;
       if (ink[p]) {
         g.ink++;
         if (x < g.x0) g.x0 = x;
@@ -772,19 +846,19 @@ function mainFigureInk(ink: Uint8Array, w: number, h: number): Uint8Array {
       }
     }
   }
-  // The figure: the widest drawing among those with at least a tenth of the most ink (a small dense
-  // doodle, a coloured-in sun, can hold more ink than a figure drawn in one thin line).
+  // The figure: the drawing covering the most area (its ink and the paper its strokes enclose) among
+  // those with at least a tenth of the most ink. A figure's outline encloses its body; a doodle beside it
+  // (a sun with rays, a zigzag, a name) may span a wider box or hold as much ink but encloses little.
   let most = 0;
   for (let i = 1; i < groups.length; i++) most = Math.max(most, groups[i].ink);
   let main = 0,
-    mainExtent = 0;
+    mainArea = 0;
   for (let i = 1; i < groups.length; i++) {
     const g = groups[i];
-    const extent = (g.x1 - g.x0 + 1) * (g.y1 - g.y0 + 1);
-    if (g.ink >= 0.1 * most && extent > mainExtent) [main, mainExtent] = [i, extent];
+    if (g.ink >= 0.1 * most && g.area > mainArea) [main, mainArea] = [i, g.area];
   }
   const out = new Uint8Array(w * h);
-  if (!main) return out;
+  if (!main) return { strokes: out, rivals: [] };
   const m = groups[main];
   const gx = 0.1 * (m.x1 - m.x0 + 1),
     gy = 0.1 * (m.y1 - m.y0 + 1);
@@ -796,7 +870,12 @@ function mainFigureInk(ink: Uint8Array, w: number, h: number): Uint8Array {
     return ix * iy >= 0.7 * (g.x1 - g.x0 + 1) * (g.y1 - g.y0 + 1);
   });
   for (let p = 0; p < w * h; p++) if (ink[p] && keep[labels[p]]) out[p] = 1;
-  return out;
+  const rivals = groups
+    .filter((g, i) => !keep[i] && g.ink >= 0.1 * most && g.area >= RIVAL_AREA * mainArea)
+    .sort((a, b) => b.area - a.area)
+    .slice(0, MAX_RIVALS)
+    .map(({ x0, y0, x1, y1 }) => ({ x0, y0, x1, y1 }));
+  return { strokes: out, rivals };
 }
 
 interface Box {

@@ -32,6 +32,8 @@ export interface ForegroundResult {
    * drawing method took for the figure (working px), so the figure can be read again closer (analyze.ts).
    */
   paperInk?: { x0: number; y0: number; x1: number; y1: number };
+  /** Drawing path: other drawings that could be the figure, read closer when it is small (see drawingMask). */
+  rivals?: Array<{ x0: number; y0: number; x1: number; y1: number }>;
   /** Evidence behind the choice, for logs and tests. */
   evidence: {
     transparentShare?: number;
@@ -104,6 +106,7 @@ export async function findForeground(rgba: Buffer, w: number, h: number, hasAlph
     confident,
     evidence,
     paper: drawing.model,
+    rivals: drawing.rivals,
   });
   const paperInk = (evidence.paperShare ?? 0) >= PAPER_SHARE ? drawing.inkBox : undefined;
   const plain = border.plainShare >= PLAIN_BORDER_SHARE;

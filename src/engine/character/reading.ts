@@ -9,15 +9,16 @@
  */
 import sharp from 'sharp';
 import { EngineError } from '../types.js';
-import { maskBounds } from '../vision/mask-ops.js';
+import { maskArea, maskBounds } from '../vision/mask-ops.js';
 import { findForeground, type ForegroundResult } from './foreground.js';
+import type { SheetHint } from './drawing.js';
 
 export const WORK_LONG_SIDE = 768;
 /** Padding round a small drawing's box for its closer reading, as a share of its long side. */
 const CLOSER_PAD = 0.35;
 /** The least gain in scale worth a closer reading. */
 const CLOSER_GAIN = 1.5;
-/** Closer readings at most (the first, and the region grown when the figure reached past it). */
+/** Closer readings of one region at most (the first, and the region grown when the figure reached past it). */
 const CLOSER_READINGS = 3;
 
 type Bounds = { x0: number; y0: number; x1: number; y1: number };
@@ -33,19 +34,46 @@ export interface FigureReading {
 /**
  * The first reading, then the closer ones: a drawing whose region read at the working size gains at
  * least CLOSER_GAIN in scale, or a picture of mostly paper whose drawing came out too small to be a
- * figure (around the strokes taken for it). A closer reading replaces the first only when it is a
- * confident drawing; a figure that reaches past its region (the first reading found it only in part)
- * is read again from the region grown to it. The closer readings keep the whole photo's ruled lines and
- * line thickness (see drawingMask's SheetHint): a region shows too few lines to recognise a ruling.
+ * figure (around the strokes taken for it, or the faint strokes where nothing reached the ink level). A
+ * closer reading replaces the first only when it is a confident drawing. The other drawings on the sheet
+ * that could be the figure (drawingMask's rivals) are read closer too when the chosen one is: at the whole
+ * photo's scale a small figure is in pieces and may enclose less than a doodle beside it; the reading
+ * whose figure covers the most of the picture is kept, as the figure is chosen on the sheet.
  */
 export async function readFigure(imageFile: string, info: Picture, check: () => void): Promise<FigureReading> {
-  let view = await workingView(imageFile, { x: 0, y: 0, width: info.width, height: info.height }, true);
+  const view = await workingView(imageFile, { x: 0, y: 0, width: info.width, height: info.height }, true);
   check();
-  let fg = await findForeground(view.work, view.w, view.h, info.hasAlpha);
-  let bounds = maskBounds(fg.mask, view.w, view.h);
-  const seed = fg.method === 'drawing' ? bounds : !fg.confident ? fg.paperInk : null;
-  let region = seed ? closerRegion(view, seed, info, false) : null;
-  const lines = fg.paper?.lines;
+  const fg = await findForeground(view.work, view.w, view.h, info.hasAlpha);
+  const first: FigureReading = { view, fg, bounds: maskBounds(fg.mask, view.w, view.h) };
+  const seed = fg.method === 'drawing' ? first.bounds : !fg.confident ? fg.paperInk : null;
+  const region = seed ? closerRegion(view, seed, info, false) : null;
+  if (!region) return first;
+  const rivals = (fg.rivals ?? []).map((b) => closerRegion(view, b, info, false)).filter((r): r is Region => r !== null);
+  let best = first,
+    bestArea = 0;
+  for (const candidate of [region, ...rivals]) {
+    const closer = await readCloser(imageFile, info, candidate, fg.paper?.lines, check);
+    const area = closer ? maskArea(closer.fg.mask) / closer.view.ws ** 2 : 0;
+    if (closer && area > bestArea) [best, bestArea] = [closer, area];
+  }
+  return best;
+}
+
+/**
+ * A figure read from a region at the working size, and again from the region grown to it when it reaches
+ * past it (the first reading found it only in part); null when no confident drawing is found there. The
+ * closer readings keep the whole photo's ruled lines and line thickness (see drawingMask's SheetHint): a
+ * region shows too few lines to recognise a ruling.
+ */
+async function readCloser(
+  imageFile: string,
+  info: Picture,
+  start: Region,
+  lines: SheetHint['lines'],
+  check: () => void,
+): Promise<FigureReading | null> {
+  let found: FigureReading | null = null;
+  let region: Region | null = start;
   for (let reading = 0; region && reading < CLOSER_READINGS; reading++) {
     const closer = await workingView(imageFile, region);
     check();
@@ -53,10 +81,10 @@ export async function readFigure(imageFile: string, info: Picture, check: () => 
     const again = await findForeground(closer.work, closer.w, closer.h, info.hasAlpha, sheet);
     const againBounds = maskBounds(again.mask, closer.w, closer.h);
     if (again.method !== 'drawing' || !again.confident || !againBounds) break;
-    [view, fg, bounds] = [closer, again, againBounds];
+    found = { view: closer, fg: again, bounds: againBounds };
     region = reachesOut(closer, againBounds, info) ? closerRegion(closer, againBounds, info, true) : null;
   }
-  return { view, fg, bounds };
+  return found;
 }
 
 export type Region = { x: number; y: number; width: number; height: number };

@@ -1,0 +1,67 @@
+/**
+ * Which drawing on a sheet is the figure, and where a drawing too faint to be ink lies
+ * (character/drawing.ts, drawingMask at the working size).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import sharp from 'sharp';
+import { drawingMask } from '../../src/engine/character/drawing.js';
+import { maskBounds } from '../../src/engine/vision/mask-ops.js';
+
+const W = 768,
+  H = 576;
+
+/** A lit sheet (light falling off to the right) with `body` drawn on it, as working-size RGBA. */
+async function sheet(body: string): Promise<Buffer> {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}">
+    <defs><linearGradient id="l"><stop offset="0" stop-color="#f4efe2"/><stop offset="1" stop-color="#d8d2c4"/></linearGradient></defs>
+    <rect width="100%" height="100%" fill="url(#l)"/>${body}</svg>`;
+  const { data } = await sharp(Buffer.from(svg)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  // Sensor noise, as on a photo: +-4 levels from a fixed sequence.
+  let seed = 7;
+  for (let p = 0; p < W * H; p++) {
+    seed = (seed * 1664525 + 1013904223) >>> 0;
+    const n = (seed / 4294967296 - 0.5) * 8;
+    for (let c = 0; c < 3; c++) data[p * 4 + c] = Math.max(0, Math.min(255, data[p * 4 + c] + n));
+  }
+  return data;
+}
+
+test('the figure is the drawing that encloses the most, not a wider doodle beside it', async () => {
+  // A round-bodied figure in a thin line at the right; at the left a sun with rays standing on a zigzag
+  // across half the sheet, in a thick dark stroke: a wider box and more ink than the figure.
+  const rgba = await sheet(`
+    <g fill="none" stroke="#303030" stroke-width="2">
+      <ellipse cx="560" cy="300" rx="60" ry="38"/><circle cx="635" cy="270" r="24"/>
+      <path d="M520 336 L515 370 M545 338 L545 372 M580 338 L580 372 M605 334 L610 368"/>
+    </g>
+    <g fill="none" stroke="#181818" stroke-width="6">
+      <circle cx="200" cy="240" r="22"/>
+      <path d="M200 205 L200 190 M200 275 L200 290 M165 240 L150 240 M235 240 L250 240 M175 215 L165 205 M225 215 L235 205 M175 265 L165 275 M225 265 L235 275"/>
+      <path d="M40 300 L90 285 L140 300 L190 285 L240 300 L290 285 L340 300 L390 285"/>
+    </g>`);
+  const d = drawingMask(rgba, W, H);
+  const b = maskBounds(d.mask, W, H);
+  assert.ok(b, 'a figure is found');
+  assert.ok(b.x0 >= 480 && b.x1 <= 680, `figure's box ${JSON.stringify(b)} on the round figure`);
+  // The doodle stays a rival, read closer when the figure is small (reading.ts).
+  assert.ok(
+    d.rivals?.some((r) => r.x1 < 400),
+    `rivals ${JSON.stringify(d.rivals)}`,
+  );
+});
+
+test('a drawing too faint to be ink is located by its faint strokes; bare paper gives no box', async () => {
+  // A light grey outline 6-9% darker than its paper: under the ink level once reduced to the working size.
+  const rgba = await sheet(`
+    <g fill="none" stroke="#dcd6c8" stroke-width="1.5" opacity="0.9">
+      <ellipse cx="420" cy="300" rx="40" ry="24"/><circle cx="468" cy="284" r="14"/>
+      <path d="M395 322 L392 342 M445 322 L448 342"/>
+    </g>`);
+  const d = drawingMask(rgba, W, H);
+  assert.ok(d.evidence.inkShare < 0.0005, `ink share ${d.evidence.inkShare}: too little to be a drawing`);
+  const b = d.inkBox;
+  assert.ok(b && b.x0 >= 370 && b.x1 <= 490 && b.y0 >= 260 && b.y1 <= 350, `faint strokes' box ${JSON.stringify(b)}`);
+  const bare = drawingMask(await sheet(''), W, H);
+  assert.equal(bare.inkBox, undefined, `bare paper: ${JSON.stringify(bare.inkBox)}`);
+});
