@@ -1,7 +1,8 @@
 /**
  * The "Drawings" part of the engine bench (`npm run bench -- engine`, or alone with
  * `npm run bench -- engine --drawings [--sheets DIR] [--cases SUBSTRING]`): every shared AnimatedDrawings
- * drawing and every synthetic paper photo of `PAPER_CASES` analysed as a user's upload would be
+ * drawing, every synthetic paper photo of `PAPER_CASES` and the generated drawings of `SYNTH_CASES`
+ * (bench/_drawing-synth.ts) analysed as a user's upload would be
  * (`engine.analyzeCharacter`, rig included), scored against the artist's annotation (mask IoU, share of
  * the 12 limb joints within 0.1 x the figure's longest side), timed, and optionally drawn on a contact
  * sheet (the photo, the artist's mask vs the analysis' mask, both sets of joints).
@@ -22,6 +23,7 @@ import {
   headOffset,
   type DrawingTruth,
 } from './_drawing-cases.js';
+import { SYNTH_CASES, makeSynthDrawing } from './_drawing-synth.js';
 
 export interface DrawingRow {
   name: string;
@@ -60,6 +62,20 @@ export async function drawingRows(opts: {
       truth: async () => {
         const made = await makePaperPhoto(await loadDrawing(c.id), file, { ...c.opts, reuse: true });
         return { ...made.truth, name: made.name };
+      },
+    });
+  }
+  for (const c of SYNTH_CASES) {
+    const dir = opts.cache ?? work;
+    cases.push({
+      name: `generated drawing ${c.seed}${c.paper ? ` on paper ${JSON.stringify(c.paper)}` : ''}`,
+      truth: async () => {
+        const d = await makeSynthDrawing(c.seed, join(dir, `synth-${c.seed}.png`));
+        const name = `generated ${c.seed} (${d.label})`;
+        if (!c.paper) return { ...d.truth, name };
+        // Made afresh each run (no reuse): a cached photo would outlive a change to the generator.
+        const made = await makePaperPhoto(d.truth, join(dir, `synth-${c.seed}-paper.jpg`), c.paper);
+        return { ...made.truth, name: `${name} on paper, ${c.paper.megapixels} MP` };
       },
     });
   }
@@ -209,7 +225,9 @@ export function drawingsMarkdown(rows: DrawingRow[], load: string): string {
 
 \`npm run bench -- engine --drawings\` (${load}). Every shared AnimatedDrawings drawing as it is, then synthetic phone photos made
 from them (\`bench/_drawing-cases.ts\`: warm paper, light falling off across the sheet, a soft shadow, table at two edges, sensor
-noise, JPEG 88, pixels stored turned with the EXIF orientation that turns them back; plus the variation named). Analysed with
+noise, JPEG 88, pixels stored turned with the EXIF orientation that turns them back; plus the variation named), then generated
+children's drawings (\`bench/_drawing-synth.ts\`: body plan, pose, pen and colouring named; joints placed while drawing, the mask
+by AnimatedDrawings' own segmentation), as drawn and on a paper photo. Analysed with
 \`engine.analyzeCharacter\` (rig included, models loaded). *IoU*: the texture's alpha against the artist's mask; *joints*: share of
 the 12 limb joints within 0.1 x the figure's longest side of the artist's, left/right either way per limb; *head*: the head keypoint's
 distance from the artist's (its "neck", the pose model's nose) in figure sizes; targets: found, IoU ≥ 0.95, joints ≥ 0.90 (met by ${met} of

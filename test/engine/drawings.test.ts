@@ -15,6 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import { analyzeCharacterImage } from '../../src/engine/character/analyze.js';
 import { resolveTools } from '../../src/engine/media/ffmpeg.js';
 import { loadDrawing, makePaperPhoto, scoreAnalysis, type PaperPhotoOptions } from '../../bench/_drawing-cases.js';
+import { makeSynthDrawing } from '../../bench/_drawing-synth.js';
 import { missingMedia } from '../helpers/engine-fixtures.js';
 
 const tools = resolveTools({});
@@ -153,6 +154,20 @@ describe('drawings against the artists annotations', () => {
       const { r } = await analysePhoto('char3', name, opts);
       const share = await darkRowShare(join(tmp, name, r.textureFile));
       assert.ok(share <= bound, `${name}: ${(100 * share).toFixed(1)}% of the rows darker than those around them`);
+    }
+  });
+
+  it('arms hanging beside the body: shoulders where the arm joins the torso, not at its armpit', async () => {
+    // Generated drawings (bench/_drawing-synth.ts): an oval body and a dress, arms hanging with a gap
+    // below the armpit. Both shoulders were put at the armpit before (joints 0.83, shoulders 0.11 and
+    // 0.17 figure sizes from the annotation's); arm-root.ts hangingShoulder walks up the arm's side.
+    for (const seed of [3, 13]) {
+      const d = await makeSynthDrawing(seed, join(tmp, `synth-${seed}.png`));
+      const dir = join(tmp, `synth-${seed}`);
+      const r = await analyzeCharacterImage({ tools, imageFile: d.truth.imageFile, outDir: dir, thumbnail: false });
+      const s = await scoreAnalysis(dir, r.analysis, r.textureFile, d.truth);
+      assert.ok(s.iou >= 0.94, `seed ${seed}: IoU ${s.iou.toFixed(3)}`);
+      assert.ok(s.joints >= 0.9, `seed ${seed} (${d.label}): joints ${s.joints.toFixed(2)} (missed ${s.misses.join(',')})`);
     }
   });
 

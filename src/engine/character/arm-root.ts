@@ -84,3 +84,61 @@ export function armRootIndex(path: number[], w: number, side: number, r: number)
   }
   return -1;
 }
+
+/**
+ * Furthest a hanging arm's armpit-to-hand line may lean from straight down (degrees). An arm leaning
+ * further is nearer level than hanging: its line runs into the torso, not up the torso's side (a
+ * dress's arm merged along its slanted side, 58 degrees, was walked into the dress).
+ */
+const HANGING_MAX_DEGREES = 45;
+
+/** How far outside the arm's centre line its outer side is probed, in arm half thicknesses. */
+const OUTER_PROBE_RADII = 0.5;
+
+/** Longest walk up from the armpit, as a share of the arm seen below it (an upper arm is no longer than the rest). */
+const WALK_SHARE = 0.8;
+
+/**
+ * An arm hanging down beside the torso (a dress, a round belly) touches it from the armpit up to the
+ * shoulder; the armpit is then where the arm leaves the torso, well below where it joins it (generated
+ * drawings with hanging arms, bench/_drawing-synth.ts: shoulders at the armpit, 0.11-0.17 figure sizes
+ * from the annotation's). The arm goes on up
+ * along its own line, its outer side still outlined, until that side turns in at the shoulder's top.
+ * From `from` (the armpit-side shoulder, grid px `[x, y]`) this walks up along the hand-to-`from` line
+ * while the point half an arm half thickness outside the line (away from the body's middle column `cx`)
+ * is inside the 0/1 grid `m`, and returns where the walk stopped, moved back half a half thickness (the
+ * pivot sits inside the outline), with the length walked; null when the arm does not hang (more than
+ * HANGING_MAX_DEGREES from straight down) or the walk made no headway.
+ */
+export function hangingShoulder(
+  m: Uint8Array,
+  w: number,
+  h: number,
+  cx: number,
+  from: [number, number],
+  hand: [number, number],
+  r: number,
+): { at: [number, number]; walked: number } | null {
+  const dx = from[0] - hand[0],
+    dy = from[1] - hand[1];
+  const len = Math.hypot(dx, dy);
+  if (dy >= 0 || len < 1 || Math.abs(dx) > -dy * Math.tan((HANGING_MAX_DEGREES * Math.PI) / 180)) return null;
+  const ux = dx / len,
+    uy = dy / len;
+  // Outward: the normal to the arm's (upward) line on the side away from the body's middle.
+  const sign = hand[0] < cx ? -1 : 1;
+  const nx = -uy * sign,
+    ny = ux * sign;
+  const probe = OUTER_PROBE_RADII * r;
+  const inside = (x: number, y: number): boolean => {
+    const xi = Math.round(x),
+      yi = Math.round(y);
+    return xi >= 0 && yi >= 0 && xi < w && yi < h && m[yi * w + xi] === 1;
+  };
+  let s = 0;
+  const limit = WALK_SHARE * len;
+  while (s + 1 <= limit && inside(from[0] + ux * (s + 1) + nx * probe, from[1] + uy * (s + 1) + ny * probe)) s++;
+  const walked = Math.max(0, s - probe);
+  if (walked < 1) return null;
+  return { at: [from[0] + ux * walked, from[1] + uy * walked], walked };
+}

@@ -24,7 +24,7 @@
  */
 import type { Keypoint } from '../types.js';
 import { maskBounds } from '../vision/mask-ops.js';
-import { armpitSide, armRootIndex } from './arm-root.js';
+import { armpitSide, armRootIndex, hangingShoulder } from './arm-root.js';
 
 export interface SkeletonPose {
   body: Keypoint[];
@@ -105,6 +105,10 @@ function distance(mask: Uint8Array, w: number, h: number): Float32Array {
   return d;
 }
 
+function lerp(a: [number, number], b: [number, number], t: number): [number, number] {
+  return [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t];
+}
+
 export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPose | null {
   // The figure's box, reduced by max-pooling to <= 320 px (a limb one pixel wide stays connected), with a
   // one-pixel empty frame: a small figure in a large photo keeps its own resolution.
@@ -129,7 +133,9 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
     for (let x = bx0; x <= bx1; x++) if (mask[y * W + x]) m[(Math.floor((y - by0) / f) + 1) * w + Math.floor((x - bx0) / f) + 1] = 1;
   const dt = distance(m, w, h);
   const sk = thin(m, w, h);
-  const toImage = (p: number): Pt => ({ x: bx0 + ((p % w) - 1 + 0.5) * f - 0.5, y: by0 + (Math.floor(p / w) - 1 + 0.5) * f - 0.5 });
+  const gridToImage = ([x, y]: [number, number]): Pt => ({ x: bx0 + (x - 1 + 0.5) * f - 0.5, y: by0 + (y - 1 + 0.5) * f - 0.5 });
+  const gridPt = (p: number): [number, number] => [p % w, Math.floor(p / w)];
+  const toImage = (p: number): Pt => gridToImage(gridPt(p));
 
   const box = maskBounds(m, w, h);
   if (!box || box.x1 <= box.x0 || box.y1 <= box.y0) return null;
@@ -218,6 +224,18 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
     let tip = 0;
     for (let i = 0; i < Math.max(1, Math.floor(e * 0.3)); i++) if (dt[path[i]] > dt[path[tip]]) tip = i;
     if (dt[path[tip]] < 1.3 * r) tip = Math.min(e, Math.round(r * 0.5));
+    // A hanging arm touching the torso above its armpit: the shoulder further up, where the arm joins it;
+    // the elbow halfway along the whole arm (on the path, or on the walked line above the armpit; a path
+    // step counts as one grid px).
+    const hung = armRoot > 0 ? hangingShoulder(m, w, h, rx, gridPt(path[e]), gridPt(path[tip]), r) : null;
+    if (hung) {
+      const half = (e - tip + hung.walked) / 2;
+      const elbow =
+        tip + half <= e
+          ? toImage(path[Math.round(tip + half)])
+          : gridToImage(lerp(gridPt(path[e]), hung.at, (tip + half - e) / hung.walked));
+      return [gridToImage(hung.at), elbow, toImage(path[tip])];
+    }
     const mid = Math.round((tip + e) / 2);
     return [toImage(path[e]), toImage(path[mid]), toImage(path[tip])];
   };
