@@ -410,6 +410,7 @@ export async function makePaperPhoto(truth: DrawingTruth, outFile: string, opts:
     opts.edge ? 'cut at the sheet edge' : '',
     k ? `keystone ${k}` : '',
     opts.size ? `size ${opts.size}` : '',
+    opts.light && opts.light !== 'daylight' ? `${opts.light} light` : '',
   ].filter(Boolean);
   return {
     name: `${truth.name.replace('animateddrawings--', '')} on paper (${what.join(', ')}), ${opts.megapixels} MP, EXIF ${opts.orientation}`,
