@@ -93,7 +93,9 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
   let still = opts.detector ? null : await landmarksInFigure(work, w, h, fg.mask, bounds);
   // MoveNet's reading of a figure cut as a drawing, when BlazePose saw a person in it (kept for below).
   let movenetOnDrawn: Keypoint[] | null = null;
-  if ((fg.method === 'drawing' || fg.method === 'classical') && still?.body) {
+  // A sheet whose ruled or squared lines were recognised is paper whatever stands on it: no person
+  // photographed in a studio carries them, and MoveNet's reading would go unused (a drawing's skeleton).
+  if ((fg.method === 'drawing' || fg.method === 'classical') && still?.body && !fg.paper?.lines) {
     // A person photographed on a plain background (a studio shot, a bare wall, an illustration on white)
     // has the plain border of a drawing. Two photo pose models reading the same person in it say it is
     // a photo: on drawings at most one of them accepts the figure (see readAsPerson). The picture is

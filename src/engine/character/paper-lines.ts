@@ -38,20 +38,25 @@ export function paperOverLines(
   // A stroke crossing the line is ink reaching in from beyond the band and keeps its pixels; the
   // edge's specks of ink (JPEG chroma, the blur) lie within the band.
   const stroke = new Uint8Array(n);
-  const stack: number[] = [];
+  const stack = new Int32Array(n);
+  let top = 0;
   for (let t = 0; t < n; t++) {
     if (!cls[t] || near[t] || strength[t] < INK) continue;
     stroke[t] = 1;
-    stack.push(t);
+    stack[top++] = t;
   }
-  while (stack.length) {
-    const t = stack.pop()!;
+  const visit = (u: number): void => {
+    if (stroke[u] || !near[u] || onLine[u] || strength[u] < INK) return;
+    stroke[u] = 1;
+    stack[top++] = u;
+  };
+  while (top > 0) {
+    const t = stack[--top];
     const x = t % tw;
-    for (const u of [x > 0 ? t - 1 : -1, x < tw - 1 ? t + 1 : -1, t - tw, t + tw]) {
-      if (u < 0 || u >= n || stroke[u] || !near[u] || onLine[u] || strength[u] < INK) continue;
-      stroke[u] = 1;
-      stack.push(u);
-    }
+    if (x > 0) visit(t - 1);
+    if (x < tw - 1) visit(t + 1);
+    if (t >= tw) visit(t - tw);
+    if (t + tw < n) visit(t + tw);
   }
   const band = new Uint8Array(n);
   const known = new Uint8Array(n);
@@ -128,7 +133,8 @@ export function liftLines(o: {
     const adx = Math.round(ux * along),
       ady = Math.round(uy * along);
     // Inside the figure: the working mask's inside, or ink in its ring (a thin limb is mostly ring).
-    const inFigure = (u: number): boolean => cls[u] === 2 || (cls[u] === 1 && strength[u] >= INK);
+    const inFigure = new Uint8Array(n);
+    for (let t = 0; t < n; t++) if (cls[t] === 2 || (cls[t] === 1 && strength[t] >= INK)) inFigure[t] = 1;
     // Crayon and marker are grainy: colours are read averaged along the line (ALONG_TAPS pixels), where
     // the line itself does not change, and only the lift is applied to each pixel.
     const taps: number[] = [];
@@ -157,24 +163,30 @@ export function liftLines(o: {
       }
     }
     cover.fill(0);
-    for (let y = 0; y < th; y++) {
-      for (let x = 0; x < tw; x++) {
-        const t = y * tw + x;
-        if (!inFigure(t)) continue;
-        const P = t * 3;
-        for (let i = 0; i < offsets.length; i += 2) {
-          const pdx = offsets[i],
-            pdy = offsets[i + 1];
-          const xa = x + pdx,
-            ya = y + pdy,
-            xb = x - pdx,
-            yb = y - pdy;
-          if (xa < 0 || xb < 0 || xa >= tw || xb >= tw || ya < 0 || yb < 0 || ya >= th || yb >= th) break;
-          const ua = ya * tw + xa,
-            ub = yb * tw + xb;
-          if (!inFigure(ua) || !inFigure(ub)) break;
+    // Offsets outward one at a time over the whole figure (rows stay in the cache): a pixel is read at the
+    // next offset only while both sides at every smaller one lay in the figure and its reading is not
+    // already full coverage (`open`).
+    const open = inFigure.slice();
+    for (let i = 0; i < offsets.length; i += 2) {
+      const pdx = offsets[i],
+        pdy = offsets[i + 1];
+      const ax = Math.abs(pdx),
+        ay = Math.abs(pdy);
+      const d = pdy * tw + pdx;
+      for (let y = 0; y < th; y++) {
+        const inRows = y >= ay && y < th - ay;
+        for (let x = 0; x < tw; x++) {
+          const t = y * tw + x;
+          if (!open[t]) continue;
+          const ua = t + d,
+            ub = t - d;
+          if (!inRows || x < ax || x >= tw - ax || !inFigure[ua] || !inFigure[ub]) {
+            open[t] = 0;
+            continue;
+          }
           const A = ua * 3,
-            B = ub * 3;
+            B = ub * 3,
+            P = t * 3;
           const mj = (smooth[A + j] + smooth[B + j]) / 2;
           if (mj < 40) continue;
           const alpha = (1 - smooth[P + j] / mj) / absorb[j];
@@ -191,7 +203,7 @@ export function liftLines(o: {
           // Both sides may still be on the line's blur at small offsets: the strongest reading counts.
           if (ok && k > cover[t]) {
             cover[t] = k;
-            if (k === 1) break;
+            if (k === 1) open[t] = 0;
           }
         }
       }

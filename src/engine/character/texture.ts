@@ -487,18 +487,12 @@ function outlineRim(out8: Uint8ClampedArray, rim: RimInput, tw: number, th: numb
   // opaque in their own colour they made a light line round the outline on a dark background. They take
   // the colour of the inkiest figure pixel within two pixels (the stroke beside them).
   const edgeColour: Array<[number, number]> = [];
+  // Outermost: a figure pixel with a non-figure pixel among its 8 neighbours in the picture.
+  const interior = erode(kept, tw, th, 1);
   for (let t = 0; t < n; t++) {
-    if (!kept[t]) continue;
+    if (!kept[t] || interior[t]) continue;
     const x = t % tw;
     const y = (t - x) / tw;
-    let outer = false;
-    for (let dy = -1; dy <= 1 && !outer; dy++)
-      for (let dx = -1; dx <= 1; dx++) {
-        const xx = x + dx,
-          yy = y + dy;
-        if (xx >= 0 && yy >= 0 && xx < tw && yy < th && !kept[yy * tw + xx]) outer = true;
-      }
-    if (!outer) continue;
     let best = t;
     for (let yy = Math.max(0, y - 2); yy <= Math.min(th - 1, y + 2); yy++)
       for (let xx = Math.max(0, x - 2); xx <= Math.min(tw - 1, x + 2); xx++) {
@@ -521,7 +515,12 @@ function outlineRim(out8: Uint8ClampedArray, rim: RimInput, tw: number, th: numb
   // The ring, grown one pixel at a time from the pixels that have a colour, visiting only those beside
   // the last step: a pixel takes its colour from the pixels coloured before that step.
   let front: number[] = [];
-  for (let t = 0; t < n; t++) if (src[t] < 0 && !line[t] && inkiestNeighbour(t, src, null) >= 0) front.push(t);
+  {
+    const coloured = new Uint8Array(n);
+    for (let t = 0; t < n; t++) if (src[t] >= 0) coloured[t] = 1;
+    const beside = dilate(coloured, tw, th, 1);
+    for (let t = 0; t < n; t++) if (beside[t] && src[t] < 0 && !line[t]) front.push(t);
+  }
   const seen = new Uint8Array(n);
   for (const t of front) seen[t] = 1;
   for (let i = 0; i < ringPx && front.length; i++) {
