@@ -371,21 +371,42 @@ function runLengths(mask: Uint8Array, w: number, h: number, vertical: boolean): 
 /**
  * Hue of a pixel's ink: how much each channel falls short of the paper, scaled so the largest shortfall
  * is 1 (written to out[0..2]). A faint or anti-aliased line pixel (ink blended with paper) keeps the
- * hue of the line.
+ * hue of the line. Returns the largest shortfall in grey levels (how far the hue can be trusted).
  */
-function hueAt(rgba: Buffer, paper: Float32Array, p: number, out: Float32Array): void {
-  const a = Math.max(0, 1 - rgba[p * 4] / paper[p * 3]),
-    b = Math.max(0, 1 - rgba[p * 4 + 1] / paper[p * 3 + 1]),
-    c = Math.max(0, 1 - rgba[p * 4 + 2] / paper[p * 3 + 2]);
+function hueAt(rgba: Buffer, paper: Float32Array, p: number, out: Float32Array): number {
+  const p0 = paper[p * 3],
+    p1 = paper[p * 3 + 1],
+    p2 = paper[p * 3 + 2];
+  const a = Math.max(0, 1 - rgba[p * 4] / p0),
+    b = Math.max(0, 1 - rgba[p * 4 + 1] / p1),
+    c = Math.max(0, 1 - rgba[p * 4 + 2] / p2);
   const m = Math.max(1e-3, a, b, c);
   out[0] = a / m;
   out[1] = b / m;
   out[2] = c / m;
+  return m * Math.max(p0, p1, p2);
 }
 
-function toneDistance(rgba: Buffer, paper: Float32Array, p: number, tone: Float32Array, hue: Float32Array): number {
-  hueAt(rgba, paper, p, hue);
-  return Math.max(Math.abs(hue[0] - tone[0]), Math.abs(hue[1] - tone[1]), Math.abs(hue[2] - tone[2]));
+/**
+ * Grey levels of noise in a channel (sensor noise, JPEG) that the hue test allows for: a pixel's hue is
+ * a ratio of shortfalls, so a line pixel only a few levels darker than its paper (a faint line, a dim
+ * or hazy photo: the same line darkened to half the light is half as many levels below its paper) has
+ * a hue that wanders by about this many levels over its shortfall.
+ */
+const HUE_NOISE_LEVELS = 6;
+/** The most the allowance for noise may widen the hue test: a grey stroke is about 0.95 from blue lines. */
+const MAX_LINE_TONE_TOLERANCE = 0.6;
+
+/**
+ * Whether a pixel's ink is in the lines' hue: within LINE_TONE_TOLERANCE in every channel, widened for a
+ * faint pixel by the hue's own noise (HUE_NOISE_LEVELS over its shortfall), at most to
+ * MAX_LINE_TONE_TOLERANCE. Under a coloured light the ratio of each channel to the paper's is the same
+ * as under daylight (both are lit by it), so the test needs no light balance.
+ */
+function inLineHue(rgba: Buffer, paper: Float32Array, p: number, tone: Float32Array, hue: Float32Array): boolean {
+  const levels = hueAt(rgba, paper, p, hue);
+  const d = Math.max(Math.abs(hue[0] - tone[0]), Math.abs(hue[1] - tone[1]), Math.abs(hue[2] - tone[2]));
+  return d <= Math.min(MAX_LINE_TONE_TOLERANCE, LINE_TONE_TOLERANCE + HUE_NOISE_LEVELS / Math.max(1, levels));
 }
 
 /** Median hue (see hueAt) of the marked pixels. */
@@ -684,7 +705,7 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
     const across = k === 0 ? runLengths(ink, w, h, true) : runLengths(ink, w, h, false);
     const drop: number[] = [];
     for (let p = 0; p < w * h; p++) {
-      if (ink[p] && across[p] <= thinLine && toneDistance(rgba, paper, p, tone, hue) <= LINE_TONE_TOLERANCE) drop.push(p);
+      if (ink[p] && across[p] <= thinLine && inLineHue(rgba, paper, p, tone, hue)) drop.push(p);
     }
     for (const p of drop) ink[p] = 0;
     const lineMask = model.lines?.mask ?? new Uint8Array(w * h);
@@ -781,7 +802,7 @@ function faintInkBox(
       y = (p - x) / w;
     const inside = x >= edge && y >= edge && x < w - edge && y < h - edge && !nearEdge?.[p];
     if (faint[p] || strength[p] < FAINT_INK || !inside || nearFurniture[p]) continue;
-    const lineHue = lines?.families.some((f) => toneDistance(rgba, paper, p, f.tone, hue) <= LINE_TONE_TOLERANCE);
+    const lineHue = lines?.families.some((f) => inLineHue(rgba, paper, p, f.tone, hue));
     if (!lineHue) faint[p] = 1;
   }
   forEachComponent8(faint, w, h, (members, count) => {
