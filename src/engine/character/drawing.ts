@@ -210,6 +210,9 @@ const MIN_INK = 28;
 /** Strength from which a pixel seeds ink for the hysteresis, whatever Otsu says (~17% darker than the paper). */
 const MAX_SEED = 44;
 
+/** Strength from which a pixel may belong to a faint ruled line (see drawingMask): over the paper's grain. */
+const FAINT_LINE = 16;
+
 /** The most a channel is raised to balance the light: tungsten light halves blue on white paper. */
 const MAX_LIGHT_GAIN = 2;
 
@@ -686,10 +689,24 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
   // Ruled / squared paper. Only pixels of the lines' own colour (relative to the paper) are removed, so
   // a stroke that is long and straight, or that crosses a line, stays.
   // The sheet may be turned in the photo: lines are looked for along the angle at which the ink lines up best.
-  const angle = hint ? (hint.lines?.angle ?? 0) : dominantAngle(ink, w, h);
-  const level = angle ? rotateMask(ink, w, h, angle) : ink;
-  const runs = [straightRuns(level, w, h, Math.round(0.15 * w), false), straightRuns(level, w, h, Math.round(0.15 * h), true)];
-  if (angle) for (const run of runs) run.marks = rotateMask(run.marks, w, h, -angle);
+  const lineRuns = (mask: Uint8Array, deg: number) => {
+    const level = deg ? rotateMask(mask, w, h, deg) : mask;
+    const found = [straightRuns(level, w, h, Math.round(0.15 * w), false), straightRuns(level, w, h, Math.round(0.15 * h), true)];
+    if (deg) for (const run of found) run.marks = rotateMask(run.marks, w, h, -deg);
+    return found;
+  };
+  let angle = hint ? (hint.lines?.angle ?? 0) : dominantAngle(ink, w, h);
+  let runs = lineRuns(ink, angle);
+  if (!hint && !runs.some((run) => regularBands(run.bands))) {
+    // In a hazy or dim photo the lines are only a few levels darker than their paper: under the ink
+    // level in most places, they are ink in pieces too short to be seen as lines. They are looked for
+    // again among the pixels at least FAINT_LINE darker; what is ink of their hue then goes as below.
+    const faint = new Uint8Array(w * h);
+    for (let p = 0; p < w * h; p++) faint[p] = strength[p] >= FAINT_LINE ? 1 : 0;
+    const faintAngle = dominantAngle(faint, w, h);
+    const faintRuns = lineRuns(faint, faintAngle);
+    if (faintRuns.some((run) => regularBands(run.bands))) [angle, runs] = [faintAngle, faintRuns];
+  }
   let ruledLines = 0;
   const thinLine = Math.max(3, Math.round((hint?.long ?? Math.max(w, h)) * 0.005));
   for (const [k, run] of runs.entries()) {
