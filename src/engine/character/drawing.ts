@@ -56,6 +56,11 @@ export interface PaperModel {
     /** Widest line, working pixels. */
     thickness: number;
   };
+  /**
+   * Per-channel gains that take the light's colour out of the sheet's (see lightBalance); the texture
+   * applies a cautious part of them (see textureBalance).
+   */
+  light?: [number, number, number];
   width: number;
   height: number;
 }
@@ -237,6 +242,41 @@ function lightBalance(paper: Float32Array, strength: Uint8Array, off?: Uint8Arra
   });
   const top = Math.max(...median);
   return median.map((m) => Math.min(MAX_LIGHT_GAIN, top / m)) as [number, number, number];
+}
+
+/**
+ * A sheet's own tint, left as it is (log of the largest gain): cream or recycled paper is up to about a
+ * tenth short in blue (warm); bright white paper is at most a few hundredths short in red (cool).
+ */
+const PAPER_TINT = { warm: Math.log(1.1), cool: Math.log(1.04) };
+/**
+ * How far green may lie (log scale) from halfway between red and blue for the sheet's colour to be a
+ * light's: lamps, daylight and shade run from orange to blue with green in between (a tungsten lamp
+ * about 0.09 off, shade and cool fluorescent tubes under 0.05); a pink or green sheet is further off.
+ */
+const LIGHT_AXIS = 0.12;
+
+/**
+ * The part of the light balance the texture applies, so a drawing photographed under a lamp or in shade
+ * keeps the colours it was drawn in (its white paper white) while a sheet's own colour stays. One
+ * picture cannot tell a white sheet under a coloured light from a tinted sheet under daylight, so the
+ * correction is cautious: no correction when the sheet's colour is off the orange-blue line that lights
+ * follow (pink, green paper) or when a channel would need more than MAX_LIGHT_GAIN (a strongly coloured
+ * sheet: blue or yellow construction paper); otherwise the cast is reduced by PAPER_TINT in every
+ * channel alike (the log gains scaled down), so paper under daylight, whose tint is under that, is
+ * unchanged, and a white sheet under a lamp comes out as a cream sheet does under daylight.
+ */
+export function textureBalance(gains: readonly number[] | undefined): [number, number, number] {
+  if (!gains) return [1, 1, 1];
+  const logs = gains.map((g) => Math.log(g));
+  const cast = Math.max(...logs);
+  // Blue raised the most: a warm cast (a lamp, or cream paper); red the most: a cool one (shade).
+  const tint = logs[2] >= logs[0] ? PAPER_TINT.warm : PAPER_TINT.cool;
+  // A gain at the cap: the sheet's colour is stronger than lightBalance would take out.
+  if (cast <= tint || Math.max(...gains) >= MAX_LIGHT_GAIN - 1e-6) return [1, 1, 1];
+  if (Math.abs(logs[1] - (logs[0] + logs[2]) / 2) > LIGHT_AXIS) return [1, 1, 1];
+  const k = (cast - tint) / cast;
+  return logs.map((l) => Math.exp(l * k)) as [number, number, number];
 }
 
 /**
@@ -639,7 +679,7 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
   // taken out (white paper under a lamp photographs yellow-orange, in shade blue).
   let paperCount = 0;
   const hist = new Uint32Array(256);
-  const [gr, gg, gb] = lightBalance(paper, strength, model.offSheet);
+  const [gr, gg, gb] = (model.light = lightBalance(paper, strength, model.offSheet));
   for (let p = 0; p < w * h; p++) {
     hist[strength[p]]++;
     const r = paper[p * 3] * gr,
