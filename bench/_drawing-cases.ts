@@ -221,10 +221,16 @@ export interface PaperPhotoOptions {
   size?: number;
   /** The light's colour: daylight (default), a tungsten lamp (blue down to 0.62, green 0.86) or blue shade. */
   light?: 'daylight' | 'lamp' | 'shade';
+  /** The whole photo darkened (0.5 = half the light), as a dim room or an underexposed shot. */
+  exposure?: number;
+  /** A veil of light grey over the photo (glare, a hazy lens): this share of every pixel is the veil. */
+  haze?: number;
 }
 
 /** Per-channel colour of each light, relative to daylight. */
 const LIGHTS = { daylight: [1, 1, 1], lamp: [1, 0.86, 0.62], shade: [0.84, 0.95, 1.05] } as const;
+/** Grey level of the veil that `haze` lays over the photo. */
+const HAZE_VEIL = 222;
 
 /**
  * A phone photo of the drawing on paper, made from the shared drawing: the drawing's own paper tone is
@@ -325,6 +331,8 @@ export async function makePaperPhoto(truth: DrawingTruth, outFile: string, opts:
       return (g(x0, y0) * (1 - ax) + g(x1, y0) * ax) * (1 - ay) + (g(x0, y1) * (1 - ax) + g(x1, y1) * ax) * ay;
     };
     const tint = LIGHTS[opts.light ?? 'daylight'];
+    const exposure = opts.exposure ?? 1,
+      haze = opts.haze ?? 0;
     for (let y = 0; y < H; y++) {
       for (let x = 0; x < W; x++) {
         const o = (y * W + x) * 3;
@@ -369,9 +377,10 @@ export async function makePaperPhoto(truth: DrawingTruth, outFile: string, opts:
         }
         const kk = light * shadow;
         const n = (rand() - 0.5) * 10;
-        out[o] = Math.max(0, Math.min(255, r * kk * tint[0] + n));
-        out[o + 1] = Math.max(0, Math.min(255, g * kk * tint[1] + n));
-        out[o + 2] = Math.max(0, Math.min(255, b * kk * tint[2] + n));
+        const camera = (v: number): number => Math.max(0, Math.min(255, v * exposure * (1 - haze) + haze * HAZE_VEIL));
+        out[o] = camera(r * kk * tint[0] + n);
+        out[o + 1] = camera(g * kk * tint[1] + n);
+        out[o + 2] = camera(b * kk * tint[2] + n);
       }
     }
     // Stored pixels are the upright photo turned so that the EXIF orientation turns them back.
@@ -411,6 +420,8 @@ export async function makePaperPhoto(truth: DrawingTruth, outFile: string, opts:
     k ? `keystone ${k}` : '',
     opts.size ? `size ${opts.size}` : '',
     opts.light && opts.light !== 'daylight' ? `${opts.light} light` : '',
+    opts.exposure ? `exposure ${opts.exposure}` : '',
+    opts.haze ? `haze ${opts.haze}` : '',
   ].filter(Boolean);
   return {
     name: `${truth.name.replace('animateddrawings--', '')} on paper (${what.join(', ')}), ${opts.megapixels} MP, EXIF ${opts.orientation}`,

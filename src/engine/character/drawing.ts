@@ -56,6 +56,11 @@ export interface PaperModel {
     /** Widest line, working pixels. */
     thickness: number;
   };
+  /**
+   * Per-channel gains that take the light's colour out of the sheet's (see lightBalance); the texture
+   * applies a cautious part of them (see textureBalance).
+   */
+  light?: [number, number, number];
   width: number;
   height: number;
 }
@@ -210,6 +215,9 @@ const MIN_INK = 28;
 /** Strength from which a pixel seeds ink for the hysteresis, whatever Otsu says (~17% darker than the paper). */
 const MAX_SEED = 44;
 
+/** Strength from which a pixel may belong to a faint ruled line (see drawingMask): over the paper's grain. */
+const FAINT_LINE = 16;
+
 /** The most a channel is raised to balance the light: tungsten light halves blue on white paper. */
 const MAX_LIGHT_GAIN = 2;
 
@@ -234,6 +242,41 @@ function lightBalance(paper: Float32Array, strength: Uint8Array, off?: Uint8Arra
   });
   const top = Math.max(...median);
   return median.map((m) => Math.min(MAX_LIGHT_GAIN, top / m)) as [number, number, number];
+}
+
+/**
+ * A sheet's own tint, left as it is (log of the largest gain): cream or recycled paper is up to about a
+ * tenth short in blue (warm); bright white paper is at most a few hundredths short in red (cool).
+ */
+const PAPER_TINT = { warm: Math.log(1.1), cool: Math.log(1.04) };
+/**
+ * How far green may lie (log scale) from halfway between red and blue for the sheet's colour to be a
+ * light's: lamps, daylight and shade run from orange to blue with green in between (a tungsten lamp
+ * about 0.09 off, shade and cool fluorescent tubes under 0.05); a pink or green sheet is further off.
+ */
+const LIGHT_AXIS = 0.12;
+
+/**
+ * The part of the light balance the texture applies, so a drawing photographed under a lamp or in shade
+ * keeps the colours it was drawn in (its white paper white) while a sheet's own colour stays. One
+ * picture cannot tell a white sheet under a coloured light from a tinted sheet under daylight, so the
+ * correction is cautious: no correction when the sheet's colour is off the orange-blue line that lights
+ * follow (pink, green paper) or when a channel would need more than MAX_LIGHT_GAIN (a strongly coloured
+ * sheet: blue or yellow construction paper); otherwise the cast is reduced by PAPER_TINT in every
+ * channel alike (the log gains scaled down), so paper under daylight, whose tint is under that, is
+ * unchanged, and a white sheet under a lamp comes out as a cream sheet does under daylight.
+ */
+export function textureBalance(gains: readonly number[] | undefined): [number, number, number] {
+  if (!gains) return [1, 1, 1];
+  const logs = gains.map((g) => Math.log(g));
+  const cast = Math.max(...logs);
+  // Blue raised the most: a warm cast (a lamp, or cream paper); red the most: a cool one (shade).
+  const tint = logs[2] >= logs[0] ? PAPER_TINT.warm : PAPER_TINT.cool;
+  // A gain at the cap: the sheet's colour is stronger than lightBalance would take out.
+  if (cast <= tint || Math.max(...gains) >= MAX_LIGHT_GAIN - 1e-6) return [1, 1, 1];
+  if (Math.abs(logs[1] - (logs[0] + logs[2]) / 2) > LIGHT_AXIS) return [1, 1, 1];
+  const k = (cast - tint) / cast;
+  return logs.map((l) => Math.exp(l * k)) as [number, number, number];
 }
 
 /**
@@ -371,21 +414,49 @@ function runLengths(mask: Uint8Array, w: number, h: number, vertical: boolean): 
 /**
  * Hue of a pixel's ink: how much each channel falls short of the paper, scaled so the largest shortfall
  * is 1 (written to out[0..2]). A faint or anti-aliased line pixel (ink blended with paper) keeps the
- * hue of the line.
+ * hue of the line. Returns the largest shortfall in grey levels (how far the hue can be trusted).
  */
-function hueAt(rgba: Buffer, paper: Float32Array, p: number, out: Float32Array): void {
-  const a = Math.max(0, 1 - rgba[p * 4] / paper[p * 3]),
-    b = Math.max(0, 1 - rgba[p * 4 + 1] / paper[p * 3 + 1]),
-    c = Math.max(0, 1 - rgba[p * 4 + 2] / paper[p * 3 + 2]);
+function hueAt(rgba: Buffer, paper: Float32Array, p: number, out: Float32Array): number {
+  const p0 = paper[p * 3],
+    p1 = paper[p * 3 + 1],
+    p2 = paper[p * 3 + 2];
+  const a = Math.max(0, 1 - rgba[p * 4] / p0),
+    b = Math.max(0, 1 - rgba[p * 4 + 1] / p1),
+    c = Math.max(0, 1 - rgba[p * 4 + 2] / p2);
   const m = Math.max(1e-3, a, b, c);
   out[0] = a / m;
   out[1] = b / m;
   out[2] = c / m;
+  return m * Math.max(p0, p1, p2);
 }
 
-function toneDistance(rgba: Buffer, paper: Float32Array, p: number, tone: Float32Array, hue: Float32Array): number {
-  hueAt(rgba, paper, p, hue);
-  return Math.max(Math.abs(hue[0] - tone[0]), Math.abs(hue[1] - tone[1]), Math.abs(hue[2] - tone[2]));
+/**
+ * Grey levels of noise in a channel (sensor noise, JPEG) that the hue test allows for: a pixel's hue is
+ * a ratio of shortfalls, so a line pixel only a few levels darker than its paper (a faint line, a dim
+ * or hazy photo: the same line darkened to half the light is half as many levels below its paper) has
+ * a hue that wanders by about this many levels over its shortfall.
+ */
+const HUE_NOISE_LEVELS = 6;
+/** The most the allowance for noise may widen the hue test: a grey stroke is about 0.95 from blue lines. */
+const MAX_LINE_TONE_TOLERANCE = 0.6;
+
+/**
+ * Whether a pixel's ink is in the lines' hue: within LINE_TONE_TOLERANCE in every channel; with `widen`,
+ * for a faint pixel also within the hue's own noise (HUE_NOISE_LEVELS over its shortfall), at most
+ * MAX_LINE_TONE_TOLERANCE. Widened only on the whole photo, where a squared sheet's lines are under a
+ * working pixel thick: read closer they are thicker and darker, and a small drawing's own faint strokes
+ * where they cross a line (their hue between the stroke's and the line's) would go too (the pig at a
+ * fifth of a 12 MP photo lost its outline: 0.987 -> 0.492). Under a coloured light the ratio of each
+ * channel to the paper's is the same as under daylight (both are lit by it): no light balance is needed.
+ */
+function inLineHue(rgba: Buffer, paper: Float32Array, p: number, tone: Float32Array, hue: Float32Array, widen = false): boolean {
+  const levels = hueAt(rgba, paper, p, hue);
+  const d = Math.max(Math.abs(hue[0] - tone[0]), Math.abs(hue[1] - tone[1]), Math.abs(hue[2] - tone[2]));
+  if (d <= LINE_TONE_TOLERANCE || !widen) return d <= LINE_TONE_TOLERANCE;
+  // Noise moves a faint grey stroke's hue as much as a faint line's: widened, the test only takes a
+  // pixel whose hue is still nearer the lines' than grey (a pencil outline along a line stays).
+  const fromGrey = 1 - Math.min(hue[0], hue[1], hue[2]);
+  return d < fromGrey && d <= Math.min(MAX_LINE_TONE_TOLERANCE, LINE_TONE_TOLERANCE + HUE_NOISE_LEVELS / Math.max(1, levels));
 }
 
 /** Median hue (see hueAt) of the marked pixels. */
@@ -615,7 +686,7 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
   // taken out (white paper under a lamp photographs yellow-orange, in shade blue).
   let paperCount = 0;
   const hist = new Uint32Array(256);
-  const [gr, gg, gb] = lightBalance(paper, strength, model.offSheet);
+  const [gr, gg, gb] = (model.light = lightBalance(paper, strength, model.offSheet));
   for (let p = 0; p < w * h; p++) {
     hist[strength[p]]++;
     const r = paper[p * 3] * gr,
@@ -665,10 +736,24 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
   // Ruled / squared paper. Only pixels of the lines' own colour (relative to the paper) are removed, so
   // a stroke that is long and straight, or that crosses a line, stays.
   // The sheet may be turned in the photo: lines are looked for along the angle at which the ink lines up best.
-  const angle = hint ? (hint.lines?.angle ?? 0) : dominantAngle(ink, w, h);
-  const level = angle ? rotateMask(ink, w, h, angle) : ink;
-  const runs = [straightRuns(level, w, h, Math.round(0.15 * w), false), straightRuns(level, w, h, Math.round(0.15 * h), true)];
-  if (angle) for (const run of runs) run.marks = rotateMask(run.marks, w, h, -angle);
+  const lineRuns = (mask: Uint8Array, deg: number) => {
+    const level = deg ? rotateMask(mask, w, h, deg) : mask;
+    const found = [straightRuns(level, w, h, Math.round(0.15 * w), false), straightRuns(level, w, h, Math.round(0.15 * h), true)];
+    if (deg) for (const run of found) run.marks = rotateMask(run.marks, w, h, -deg);
+    return found;
+  };
+  let angle = hint ? (hint.lines?.angle ?? 0) : dominantAngle(ink, w, h);
+  let runs = lineRuns(ink, angle);
+  if (!hint && !runs.some((run) => regularBands(run.bands))) {
+    // In a hazy or dim photo the lines are only a few levels darker than their paper: under the ink
+    // level in most places, they are ink in pieces too short to be seen as lines. They are looked for
+    // again among the pixels at least FAINT_LINE darker; what is ink of their hue then goes as below.
+    const faint = new Uint8Array(w * h);
+    for (let p = 0; p < w * h; p++) faint[p] = strength[p] >= FAINT_LINE ? 1 : 0;
+    const faintAngle = dominantAngle(faint, w, h);
+    const faintRuns = lineRuns(faint, faintAngle);
+    if (faintRuns.some((run) => regularBands(run.bands))) [angle, runs] = [faintAngle, faintRuns];
+  }
   let ruledLines = 0;
   const thinLine = Math.max(3, Math.round((hint?.long ?? Math.max(w, h)) * 0.005));
   for (const [k, run] of runs.entries()) {
@@ -684,7 +769,7 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
     const across = k === 0 ? runLengths(ink, w, h, true) : runLengths(ink, w, h, false);
     const drop: number[] = [];
     for (let p = 0; p < w * h; p++) {
-      if (ink[p] && across[p] <= thinLine && toneDistance(rgba, paper, p, tone, hue) <= LINE_TONE_TOLERANCE) drop.push(p);
+      if (ink[p] && across[p] <= thinLine && inLineHue(rgba, paper, p, tone, hue, !hint)) drop.push(p);
     }
     for (const p of drop) ink[p] = 0;
     const lineMask = model.lines?.mask ?? new Uint8Array(w * h);
@@ -781,7 +866,7 @@ function faintInkBox(
       y = (p - x) / w;
     const inside = x >= edge && y >= edge && x < w - edge && y < h - edge && !nearEdge?.[p];
     if (faint[p] || strength[p] < FAINT_INK || !inside || nearFurniture[p]) continue;
-    const lineHue = lines?.families.some((f) => toneDistance(rgba, paper, p, f.tone, hue) <= LINE_TONE_TOLERANCE);
+    const lineHue = lines?.families.some((f) => inLineHue(rgba, paper, p, f.tone, hue));
     if (!lineHue) faint[p] = 1;
   }
   forEachComponent8(faint, w, h, (members, count) => {

@@ -10,7 +10,7 @@ import sharp from 'sharp';
 import { EngineError } from '../types.js';
 import { dilate, erode, maskBounds } from '../vision/mask-ops.js';
 import { cleanEdges, pullPush } from './edge-colour.js';
-import { LINE_TONE_TOLERANCE, type PaperModel } from './drawing.js';
+import { LINE_TONE_TOLERANCE, textureBalance, type PaperModel } from './drawing.js';
 import { INK, liftLines, paperOverLines } from './paper-lines.js';
 
 /** Long-side cap of texture.png; above it the crop is downscaled (scale = texture width / crop.width). */
@@ -202,6 +202,9 @@ function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): Rim
       ref[c] = k ? v[Math.floor(k * 0.9)] : 255;
     }
   }
+  // The light's colour taken out, cautiously (a sheet's own colour and a light's are one in a photo).
+  const balance = textureBalance(model.light);
+  for (let c = 0; c < 3; c++) ref[c] = Math.min(255, ref[c] * balance[c]);
   // Texture pixel -> working-mask coordinates, per column and per row (texture px = source px * k).
   const kx = tw / crop.width,
     ky = th / crop.height;
