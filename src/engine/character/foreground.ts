@@ -166,7 +166,7 @@ const NARROW_RANGE = 192;
 /**
  * The picture with its levels stretched to the full range when it is dim or washed out, for the person
  * model only. The model reads the same photo differently under other light: musepose darkened to 45%
- * kept 0.56 of her mask (IoU with the original's), hazed 0.65; stretched 0.93 and 0.92. One map for all
+ * kept 0.56 of her mask (IoU with the original's), hazed 0.65; stretched about 0.9. One map for all
  * channels: stretching each channel on its own (white balance) took a warm or cool cast off but cost as
  * much elsewhere (musepose warm 0.81 -> 0.42, the 4D-Humans photo cool 0.93 -> 0.77). Photos as taken
  * span at least 200 levels (the six people and the cup) and are shown as they are.
