@@ -12,13 +12,16 @@ import { close, dilate, fillHoles, forEachComponent8 } from '../vision/mask-ops.
  * spine) count as the body they outline.
  */
 const BAND_PER_SPREAD = 1;
+/** Open strokes spreading across their direction by less than this many times their thickness are a line. */
+const LINE_SPREAD = 1.5;
 
 /**
  * The bands of the open strokes attached to an outline, each pixel labelled with the drawing (`labels`)
  * whose strokes it is a band of (0: none). An ink piece (8-connected after a 1 px closing) that encloses
  * a hole at least three strokes wide is an outline with what hangs from it: its pixels bounding the hole
  * are the outline, the rest are its open strokes (a stick figure's body and limbs under its head, a
- * sun's rays). Each connected part of those is grown by BAND_PER_SPREAD of its own spread. Pieces that
+ * sun's rays). Each connected part of those spreading in two directions (LINE_SPREAD) is grown by
+ * BAND_PER_SPREAD of its own spread. Pieces that
  * enclose nothing (a zigzag, a name's letters, a lone ray) get no band: a line is not a body.
  */
 export function strokeBands(ink: Uint8Array, w: number, h: number, labels: Int32Array): Int32Array {
@@ -73,6 +76,14 @@ export function strokeBands(ink: Uint8Array, w: number, h: number, labels: Int32
       vy = syy / count - (sy / count) ** 2,
       cxy = sxy / count - (sx / count) * (sy / count);
     const spread = Math.sqrt(Math.max(0, (vx + vy) / 2 - Math.sqrt(((vx - vy) / 2) ** 2 + cxy * cxy)));
+    let edge = 0;
+    for (let i = 0; i < count; i++) {
+      const q = members[i];
+      if (!open[q - 1] || !open[q + 1] || !open[q - w] || !open[q + w]) edge++;
+    }
+    // Spreading across itself by less than LINE_SPREAD of its own thickness, it is a line: a zigzag's
+    // wiggle, or a thick marker's stroke (a sun standing on its zigzag holds the zigzag by a ray).
+    if (spread < LINE_SPREAD * ((2 * count) / Math.max(1, edge))) return;
     const r = Math.round(BAND_PER_SPREAD * spread);
     if (r < 1) return;
     const id = labels[members[0]];
