@@ -213,6 +213,8 @@ export interface PaperPhotoOptions {
   pencil?: boolean;
   /** A second, smaller doodle (a sun and a zigzag line) beside the figure. */
   scribble?: boolean;
+  /** Another doodle beside the figure instead of the sun (implies `scribble`). */
+  doodle?: Doodle;
   /** The figure's feet run off the sheet's bottom edge (the drawing was cut there). */
   edge?: boolean;
   /** Perspective: the sheet's top edge shrunk by this share (0.15 = 15% narrower) and the sheet turned 3 degrees. */
@@ -257,7 +259,7 @@ export async function makePaperPhoto(truth: DrawingTruth, outFile: string, opts:
     dh = Math.round(sh * scale);
   // Sheet: covers all but a strip of table on two sides (the photo is never perfectly framed).
   const sheet = { x0: Math.round(W * 0.04), y0: Math.round(H * 0.03), x1: W - 1, y1: Math.round(H * 0.985) };
-  const dx = Math.round((W - dw) * (opts.scribble ? 0.7 : 0.45));
+  const dx = Math.round((W - dw) * (opts.scribble || opts.doodle ? 0.7 : 0.45));
   // Cut at the sheet's bottom edge: the lowest 4% of the drawing lies beyond it.
   const dy = opts.edge ? sheet.y1 + 1 - Math.round(dh * 0.96) : Math.round((H - dh) * 0.5);
   // Perspective (sheet -> photo): rows keep their height, each row's width shrinks towards the top, then
@@ -310,7 +312,7 @@ export async function makePaperPhoto(truth: DrawingTruth, outFile: string, opts:
     }
     const stroke = Math.max(2, truth.figureSize * scale * 0.012);
     const box = { x: Math.round(dx * 0.1), y: Math.round(dy + dh * 0.1), w: Math.round(dx * 0.75), h: Math.round(dh * 0.5) };
-    const doodle = opts.scribble ? scribbleSegments(box.x, box.y, box.w, box.h) : [];
+    const doodle = opts.scribble || opts.doodle ? doodleSegments(opts.doodle ?? 'sun', box.x, box.y, box.w, box.h) : [];
     const inDoodle = (u: number, v: number): boolean =>
       doodle.length > 0 &&
       u >= box.x - 2 * stroke &&
@@ -415,7 +417,7 @@ export async function makePaperPhoto(truth: DrawingTruth, outFile: string, opts:
   const what = [
     paperKind,
     opts.pencil ? 'pencil' : '',
-    opts.scribble ? 'scribble beside' : '',
+    opts.doodle && opts.doodle !== 'sun' ? `${opts.doodle} beside` : opts.scribble ? 'scribble beside' : '',
     opts.edge ? 'cut at the sheet edge' : '',
     k ? `keystone ${k}` : '',
     opts.size ? `size ${opts.size}` : '',
@@ -470,6 +472,175 @@ function paperTone(src: Buffer, sw: number, sh: number, ch: number): (x: number,
     const g = (xx: number, yy: number): number => grid[(yy * gx + xx) * 3 + c];
     return (g(x0, y0) * (1 - ax) + g(x1, y0) * ax) * (1 - ay) + (g(x0, y1) * (1 - ax) + g(x1, y1) * ax) * ay;
   };
+}
+
+/** What is drawn beside the figure: a sun on a zigzag, a house, a flower, a name in capitals, a tree. */
+export type Doodle = 'sun' | 'house' | 'flower' | 'name' | 'tree';
+
+type Segment = [number, number, number, number];
+
+/** A doodle's strokes in the box (x, y, w, h) of the sheet, as segments. */
+function doodleSegments(kind: Doodle, x: number, y: number, w: number, h: number): Segment[] {
+  if (kind === 'sun') return scribbleSegments(x, y, w, h);
+  const segs: Segment[] = [];
+  const poly = (pts: Array<[number, number]>, closed: boolean): void => {
+    for (let i = 1; i < pts.length + (closed ? 1 : 0); i++) {
+      const a = pts[i - 1],
+        b = pts[i % pts.length];
+      segs.push([a[0], a[1], b[0], b[1]]);
+    }
+  };
+  const oval = (cx: number, cy: number, rx: number, ry: number, turn = 0, n = 24): void =>
+    poly(
+      Array.from({ length: n }, (_, i) => {
+        const a = (i / n) * 2 * Math.PI;
+        const [ex, ey] = [rx * Math.cos(a), ry * Math.sin(a)];
+        return [cx + ex * Math.cos(turn) - ey * Math.sin(turn), cy + ex * Math.sin(turn) + ey * Math.cos(turn)] as [number, number];
+      }),
+      true,
+    );
+  const s = Math.min(w, h);
+  const cx = x + w * 0.5;
+  if (kind === 'house') {
+    const hw = s * 0.35,
+      base = y + h * 0.95,
+      wall = y + h * 0.45;
+    poly(
+      [
+        [cx - hw, wall],
+        [cx - hw, base],
+        [cx + hw, base],
+        [cx + hw, wall],
+      ],
+      true,
+    );
+    poly(
+      [
+        [cx - hw * 1.15, wall],
+        [cx, y + h * 0.1],
+        [cx + hw * 1.15, wall],
+      ],
+      false,
+    );
+    poly(
+      [
+        [cx - hw * 0.2, base],
+        [cx - hw * 0.2, base - s * 0.25],
+        [cx + hw * 0.2, base - s * 0.25],
+        [cx + hw * 0.2, base],
+      ],
+      false,
+    );
+    poly(
+      [
+        [cx + hw * 0.45, wall + s * 0.08],
+        [cx + hw * 0.8, wall + s * 0.08],
+        [cx + hw * 0.8, wall + s * 0.2],
+        [cx + hw * 0.45, wall + s * 0.2],
+      ],
+      true,
+    );
+  } else if (kind === 'flower') {
+    const r = s * 0.08,
+      fy = y + h * 0.25;
+    oval(cx, fy, r, r);
+    for (let i = 0; i < 6; i++) {
+      const a = (i / 6) * 2 * Math.PI;
+      oval(cx + 2 * r * Math.cos(a), fy + 2 * r * Math.sin(a), r, r * 0.6, a, 16);
+    }
+    poly(
+      [
+        [cx, fy + 3 * r],
+        [cx + r * 0.3, y + h * 0.6],
+        [cx, y + h * 0.95],
+      ],
+      false,
+    );
+    oval(cx + r * 1.2, y + h * 0.68, r * 1.2, r * 0.5, -0.5, 16);
+    oval(cx - r * 1.2, y + h * 0.75, r * 1.2, r * 0.5, 0.5, 16);
+  } else if (kind === 'tree') {
+    const tw = s * 0.07;
+    poly(
+      [
+        [cx - tw, y + h * 0.95],
+        [cx - tw, y + h * 0.55],
+      ],
+      false,
+    );
+    poly(
+      [
+        [cx + tw, y + h * 0.95],
+        [cx + tw, y + h * 0.55],
+      ],
+      false,
+    );
+    // A crown of bumps round an oval.
+    const rx = s * 0.3,
+      ry = s * 0.24,
+      ty = y + h * 0.55 - ry;
+    const n = 9;
+    const crown: Array<[number, number]> = [];
+    for (let i = 0; i <= 4 * n; i++) {
+      const a = (i / (4 * n)) * 2 * Math.PI;
+      const k = 1 + 0.1 * Math.abs(Math.sin((a * n) / 2));
+      crown.push([cx + rx * k * Math.cos(a), ty + ry * k * Math.sin(a)]);
+    }
+    poly(crown, true);
+  } else {
+    // "ANNA" in capitals across the box, letters a third of the box high.
+    const lh = h * 0.35,
+      lw = Math.min(w / 7, lh * 0.7),
+      ly = y + h * 0.4;
+    const letters = [
+      [
+        [
+          [0, 1],
+          [0.5, 0],
+          [1, 1],
+        ],
+        [
+          [0.25, 0.55],
+          [0.75, 0.55],
+        ],
+      ],
+      [
+        [
+          [0, 1],
+          [0, 0],
+          [1, 1],
+          [1, 0],
+        ],
+      ],
+      [
+        [
+          [0, 1],
+          [0, 0],
+          [1, 1],
+          [1, 0],
+        ],
+      ],
+      [
+        [
+          [0, 1],
+          [0.5, 0],
+          [1, 1],
+        ],
+        [
+          [0.25, 0.55],
+          [0.75, 0.55],
+        ],
+      ],
+    ];
+    for (const [i, strokes] of letters.entries()) {
+      const lx = x + w * 0.15 + i * lw * 1.35;
+      for (const st of strokes)
+        poly(
+          st.map(([u, v]) => [lx + u * lw, ly + v * lh] as [number, number]),
+          false,
+        );
+    }
+  }
+  return segs;
 }
 
 /** A sun (circle and rays) above a zigzag line, in the box (x, y, w, h) of the sheet: a second doodle. */

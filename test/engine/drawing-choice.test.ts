@@ -51,6 +51,26 @@ test('the figure is the drawing that encloses the most, not a wider doodle besid
   );
 });
 
+test('a stick figure is the figure beside a sun whose disc is larger than its head', async () => {
+  // A stick figure 220 px tall in a thin grey line (its head r 18 is all it encloses) at the right; at the
+  // left a sun (disc r 40, rays) standing on a zigzag, in a thick dark stroke: it encloses five times
+  // the stick figure's head. The stick figure's limbs reach round its body; the zigzag and the rays do not.
+  const rgba = await sheet(`
+    <g fill="none" stroke="#404040" stroke-width="2">
+      <circle cx="560" cy="170" r="18"/>
+      <path d="M560 188 L560 280 M560 205 L520 165 M560 205 L600 165 M560 280 L535 370 M560 280 L585 370"/>
+    </g>
+    <g fill="none" stroke="#181818" stroke-width="5">
+      <circle cx="200" cy="200" r="40"/>
+      <path d="M200 148 L200 125 M200 252 L200 275 M148 200 L125 200 M252 200 L275 200 M163 163 L147 147 M237 163 L253 147 M163 237 L147 253 M237 237 L253 253"/>
+      <path d="M40 290 L90 270 L140 290 L190 270 L240 290 L290 270 L340 290 L390 270"/>
+    </g>`);
+  const d = drawingMask(rgba, W, H);
+  const b = maskBounds(d.mask, W, H);
+  assert.ok(b, 'a figure is found');
+  assert.ok(b.x0 >= 500 && b.x1 <= 620 && b.y0 <= 160 && b.y1 >= 360, `figure's box ${JSON.stringify(b)} on the stick figure`);
+});
+
 test('a drawing too faint to be ink is located by its faint strokes; bare paper gives no box', async () => {
   // A light grey outline 6-9% darker than its paper: under the ink level once reduced to the working size.
   const rgba = await sheet(`

@@ -15,8 +15,9 @@
  *  5. The outline is closed (radius grown until the filled figure covers a plausible share of its
  *     strokes' box), its inside filled, small specks removed, then ink strokes connected to the figure
  *     are added back whole, so thin limbs drawn as single lines survive the cleanup.
- *  6. The main figure is the drawing covering the most area with what its strokes enclose (a doodle
- *     beside it is left out); filled components are kept only when nearly as large as the largest.
+ *  6. The main figure is the drawing covering the most area with what its strokes enclose and the
+ *     bands of the limbs hanging from its outline (a doodle beside it is left out); filled components
+ *     are kept only when nearly as large as the largest.
  *
  * Works at the analysis working size (<= 768 px long side); radii are fractions of the long side.
  */
@@ -32,6 +33,7 @@ import {
   otsuThreshold,
   reachableFromBorder,
 } from '../vision/mask-ops.js';
+import { strokeBands } from './stroke-bands.js';
 
 export interface PaperModel {
   /** Paper colour per channel at each working pixel (w*h*3). */
@@ -76,6 +78,8 @@ export interface DrawingMaskResult {
    * figure in pieces at this scale may turn out to cover more than the drawing chosen here (reading.ts).
    */
   rivals?: Array<{ x0: number; y0: number; x1: number; y1: number }>;
+  /** Area the chosen drawing covers (working px): its ink, the paper it encloses, its limbs' bands. */
+  cover?: number;
   model: PaperModel;
   evidence: {
     /** Share of the picture that reads as paper (bright-ish, low ink strength, low chroma). */
@@ -799,7 +803,7 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
   const empty = { mask: new Uint8Array(w * h), ink, model, evidence };
   if (inkCount < w * h * 0.0005) return { ...empty, inkBox: faintInkBox(rgba, model, found, ink, w, h, thinLine) };
 
-  const { strokes, rivals } = mainFigureInk(ink, w, h);
+  const { strokes, rivals, cover } = mainFigureInk(ink, w, h);
   const b = maskBounds(strokes, w, h);
   if (!b) return empty;
   // The closing radius: the one that seals the outline. The enclosed area is measured at each radius; the
@@ -822,7 +826,7 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
   }
   const speck = Math.max(1, Math.round(long * 0.003));
   const fg = pasteMask(fillOutline(boxStrokes, box.w, box.h, radii[pick], boxOff, speck), box, w, h);
-  return { mask: fg, ink, inkBox: b, rivals, model, evidence: { ...evidence, sheetEdges: sheet.edges } };
+  return { mask: fg, ink, inkBox: b, rivals, cover, model, evidence: { ...evidence, sheetEdges: sheet.edges } };
 }
 
 /**
@@ -888,11 +892,16 @@ const MAX_RIVALS = 2;
 /**
  * The main figure's strokes: ink is grouped into drawings (strokes within LINK_DISTANCE of each other,
  * with what their linked outline encloses, so eyes drawn inside a head belong to it), the drawing
- * covering the most area among those with at least a tenth of the most ink is the figure, and any other
+ * covering the most area (with its limbs' bands: strokeBands) among those with at least a tenth of the
+ * most ink is the figure, and any other
  * group whose box lies mostly within the figure's box (grown by 10%) is part of it (a tail, a detached
  * hand); a doodle beside it, a name written under it or a leftover of the paper's lines elsewhere is not.
  */
-function mainFigureInk(ink: Uint8Array, w: number, h: number): { strokes: Uint8Array; rivals: NonNullable<DrawingMaskResult['rivals']> } {
+function mainFigureInk(
+  ink: Uint8Array,
+  w: number,
+  h: number,
+): { strokes: Uint8Array; rivals: NonNullable<DrawingMaskResult['rivals']>; cover: number } {
   const r = Math.max(1, Math.round(Math.max(w, h) * LINK_DISTANCE * 0.5));
   const near = dilate(ink, w, h, r);
   const linked = fillHoles(near, w, h);
@@ -931,9 +940,17 @@ function mainFigureInk(ink: Uint8Array, w: number, h: number): { strokes: Uint8A
       }
     }
   }
-  // The figure: the drawing covering the most area (its ink and the paper its strokes enclose) among
-  // those with at least a tenth of the most ink. A figure's outline encloses its body; a doodle beside it
-  // (a sun with rays, a zigzag, a name) may span a wider box or hold as much ink but encloses little.
+  // The bands of open strokes hanging from an outline (a stick figure's limbs under its head) count as
+  // covered too, beyond what the drawing's ink and enclosed paper already cover (stroke-bands.ts).
+  const bands = strokeBands(ink, w, h, labels);
+  for (let p = 0; p < w * h; p++) {
+    const id = bands[p];
+    if (id && !(labels[p] === id && (ink[p] || !near[p]))) groups[id].area++;
+  }
+  // The figure: the drawing covering the most area (its ink, the paper its strokes enclose and its limbs'
+  // bands) among those with at least a tenth of the most ink. A figure's outline encloses its body, a
+  // stick figure's limbs reach round one; a doodle beside it (a sun with rays, a zigzag, a name) may span
+  // a wider box or hold as much ink but encloses little and its lines are no limbs.
   let most = 0;
   for (let i = 1; i < groups.length; i++) most = Math.max(most, groups[i].ink);
   let main = 0,
@@ -943,7 +960,7 @@ function mainFigureInk(ink: Uint8Array, w: number, h: number): { strokes: Uint8A
     if (g.ink >= 0.1 * most && g.area > mainArea) [main, mainArea] = [i, g.area];
   }
   const out = new Uint8Array(w * h);
-  if (!main) return { strokes: out, rivals: [] };
+  if (!main) return { strokes: out, rivals: [], cover: 0 };
   const m = groups[main];
   const gx = 0.1 * (m.x1 - m.x0 + 1),
     gy = 0.1 * (m.y1 - m.y0 + 1);
@@ -960,7 +977,7 @@ function mainFigureInk(ink: Uint8Array, w: number, h: number): { strokes: Uint8A
     .sort((a, b) => b.area - a.area)
     .slice(0, MAX_RIVALS)
     .map(({ x0, y0, x1, y1 }) => ({ x0, y0, x1, y1 }));
-  return { strokes: out, rivals };
+  return { strokes: out, rivals, cover: mainArea };
 }
 
 interface Box {

@@ -34,6 +34,8 @@ export interface ForegroundResult {
   paperInk?: { x0: number; y0: number; x1: number; y1: number };
   /** Drawing path: other drawings that could be the figure, read closer when it is small (see drawingMask). */
   rivals?: Array<{ x0: number; y0: number; x1: number; y1: number }>;
+  /** Drawing path: the area the figure's drawing covers (drawingMask's cover), to compare readings. */
+  cover?: number;
   /** Evidence behind the choice, for logs and tests. */
   evidence: {
     transparentShare?: number;
@@ -107,6 +109,7 @@ export async function findForeground(rgba: Buffer, w: number, h: number, hasAlph
     evidence,
     paper: drawing.model,
     rivals: drawing.rivals,
+    cover: drawing.cover,
   });
   const paperInk = (evidence.paperShare ?? 0) >= PAPER_SHARE ? drawing.inkBox : undefined;
   const plain = border.plainShare >= PLAIN_BORDER_SHARE;
