@@ -19,7 +19,7 @@ import { heuristicPose } from './heuristic-pose.js';
 import { skeletonPose } from './skeleton-pose.js';
 import { limbsNotFound } from './limb-presence.js';
 import { dilate, maskArea, maskBounds } from '../vision/mask-ops.js';
-import { writeTexture } from './texture.js';
+import { readTextureSource, writeTexture, type TextureJob } from './texture.js';
 import { cutEnclosedBackground } from './enclosed-background.js';
 import { completeThinParts } from './thin-parts.js';
 
@@ -110,6 +110,11 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
     }
     check();
   }
+  // A drawing's figure box is final here: its texture crop is decoded (on libuv's threads) while the
+  // joints are worked out. Other figures' boxes may still change with their pose.
+  const drawingSource =
+    fg.method === 'drawing' ? readTextureSource(imageFile, textureCrop(bounds, view.ws, view.origin, info), true) : undefined;
+  drawingSource?.catch(() => undefined);
   const blaze = still?.body ?? null;
   const drawn = fg.method === 'drawing' || fg.method === 'classical';
   // The silhouette's skeleton reads drawings, and any confident figure the photo models refused (a juice
@@ -211,33 +216,25 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
   check();
 
   await mkdir(outDir, { recursive: true });
-  // Margin around the figure: room for soft edges and for the deformer to push outlines outwards.
-  const bw = (bounds.x1 - bounds.x0 + 1) / ws;
-  const bh = (bounds.y1 - bounds.y0 + 1) / ws;
-  const margin = Math.round(Math.max(bw, bh) * 0.05 + 4);
-  const x = Math.max(0, Math.floor(bounds.x0 / ws + ox) - margin);
-  const y = Math.max(0, Math.floor(bounds.y0 / ws + oy) - margin);
-  const crop = {
-    x,
-    y,
-    width: Math.min(info.width, Math.ceil((bounds.x1 + 1) / ws + ox) + margin) - x,
-    height: Math.min(info.height, Math.ceil((bounds.y1 + 1) / ws + oy) + margin) - y,
-  };
+  const crop = textureCrop(bounds, ws, view.origin, info);
   const textureFile = 'texture.png';
   const thumbnailFile = opts.thumbnail ? 'thumbnail.png' : null;
-  await writeTexture({
-    imageFile,
-    crop,
-    mask: textureMask,
-    maskWidth: w,
-    maskHeight: h,
-    maskScale: ws,
-    maskOrigin: view.origin,
-    keepSourceAlpha: fg.method === 'alpha',
-    paper: fg.method === 'drawing' ? fg.paper : undefined,
-    textureFile: path.join(outDir, textureFile),
-    thumbnailFile: thumbnailFile ? path.join(outDir, thumbnailFile) : null,
-  });
+  await writeTexture(
+    {
+      imageFile,
+      crop,
+      mask: textureMask,
+      maskWidth: w,
+      maskHeight: h,
+      maskScale: ws,
+      maskOrigin: view.origin,
+      keepSourceAlpha: fg.method === 'alpha',
+      paper: fg.method === 'drawing' ? fg.paper : undefined,
+      textureFile: path.join(outDir, textureFile),
+      thumbnailFile: thumbnailFile ? path.join(outDir, thumbnailFile) : null,
+    },
+    drawingSource,
+  );
 
   const analysis: CharacterAnalysis = {
     version: 1,
@@ -257,6 +254,26 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
 }
 
 type Bounds = { x0: number; y0: number; x1: number; y1: number };
+
+/** The texture's crop of the picture (source px): the figure's box, with a margin for soft edges and for the deformer to push outlines outwards. */
+function textureCrop(
+  bounds: Bounds,
+  ws: number,
+  origin: { x: number; y: number },
+  info: { width: number; height: number },
+): TextureJob['crop'] {
+  const bw = (bounds.x1 - bounds.x0 + 1) / ws;
+  const bh = (bounds.y1 - bounds.y0 + 1) / ws;
+  const margin = Math.round(Math.max(bw, bh) * 0.05 + 4);
+  const x = Math.max(0, Math.floor(bounds.x0 / ws + origin.x) - margin);
+  const y = Math.max(0, Math.floor(bounds.y0 / ws + origin.y) - margin);
+  return {
+    x,
+    y,
+    width: Math.min(info.width, Math.ceil((bounds.x1 + 1) / ws + origin.x) + margin) - x,
+    height: Math.min(info.height, Math.ceil((bounds.y1 + 1) / ws + origin.y) + margin) - y,
+  };
+}
 /** The figure's bounding box padded by 10% of its long side, clamped to the picture. */
 function paddedBox(w: number, h: number, b: Bounds): { x0: number; y0: number; w: number; h: number } {
   const pad = Math.round(Math.max(b.x1 - b.x0, b.y1 - b.y0) * 0.1);

@@ -74,22 +74,34 @@ function soften(mask: Uint8Array, w: number, h: number): Uint8Array {
   return out;
 }
 
-export async function writeTexture(job: TextureJob): Promise<void> {
-  const { crop } = job;
-  // Drawings are cut at the texture's own size: the cut reads every pixel, and a 12 MP photo's crop
-  // would otherwise be cut at full size only to be reduced afterwards.
-  const reduce = !!job.paper && Math.max(crop.width, crop.height) > MAX_TEXTURE_SIDE;
-  let rgba: Buffer;
-  let tw = crop.width,
-    th = crop.height;
+/** The texture crop's pixels, RGBA, as decoded for the cut. */
+export interface TextureSource {
+  rgba: Buffer;
+  width: number;
+  height: number;
+}
+
+/**
+ * Decodes the texture's crop of the picture (EXIF orientation applied). Drawings (`drawing`) are cut at
+ * the texture's own size: the cut reads every pixel, and a 12 MP photo's crop would otherwise be cut at
+ * full size only to be reduced afterwards.
+ */
+export async function readTextureSource(imageFile: string, crop: TextureJob['crop'], drawing: boolean): Promise<TextureSource> {
+  const reduce = drawing && Math.max(crop.width, crop.height) > MAX_TEXTURE_SIDE;
   try {
-    let img = sharp(job.imageFile).rotate().extract({ left: crop.x, top: crop.y, width: crop.width, height: crop.height });
+    let img = sharp(imageFile).rotate().extract({ left: crop.x, top: crop.y, width: crop.width, height: crop.height });
     if (reduce) img = img.resize({ width: MAX_TEXTURE_SIDE, height: MAX_TEXTURE_SIDE, fit: 'inside' });
     const { data, info } = await img.ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-    [rgba, tw, th] = [data, info.width, info.height];
+    return { rgba: data, width: info.width, height: info.height };
   } catch (err) {
-    throw new EngineError('UNSUPPORTED_MEDIA', `Image cannot be decoded: ${(err as Error).message}`, { imageFile: job.imageFile });
+    throw new EngineError('UNSUPPORTED_MEDIA', `Image cannot be decoded: ${(err as Error).message}`, { imageFile });
   }
+}
+
+/** Cuts and writes the texture; `source`, when given, is readTextureSource's decode of the same crop, started earlier. */
+export async function writeTexture(job: TextureJob, source?: Promise<TextureSource>): Promise<void> {
+  const { crop } = job;
+  let { rgba, width: tw, height: th } = await (source ?? readTextureSource(job.imageFile, crop, !!job.paper));
   const cut = job.paper ? cutAlongInk(rgba, tw, th, job) : null;
   if (!job.paper) alphaFromMask(rgba, job);
   if (Math.max(tw, th) > MAX_TEXTURE_SIDE) {
