@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
+import { iou, maskFromTexture } from '../../bench/_drawing-cases.js';
 import { analyzeCharacterImage } from '../../src/engine/character/analyze.js';
 import { resolveTools } from '../../src/engine/media/ffmpeg.js';
 import type { CharacterAnalysis } from '../../src/engine/types.js';
@@ -26,17 +27,7 @@ after(async () => {
 async function analyse(file: string, name: string): Promise<{ analysis: CharacterAnalysis; mask: Uint8Array }> {
   const dir = join(tmp, name);
   const { analysis, textureFile } = await analyzeCharacterImage({ tools, imageFile: file, outDir: dir, thumbnail: false });
-  const a = analysis;
-  const { data, info } = await sharp(join(dir, textureFile))
-    .resize(a.crop.width, a.crop.height, { fit: 'fill' })
-    .ensureAlpha()
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  const mask = new Uint8Array(a.width * a.height);
-  for (let y = 0; y < info.height; y++) {
-    for (let x = 0; x < info.width; x++) if (data[(y * info.width + x) * 4 + 3] >= 128) mask[(a.crop.y + y) * a.width + a.crop.x + x] = 1;
-  }
-  return { analysis, mask };
+  return { analysis, mask: await maskFromTexture(dir, analysis, textureFile) };
 }
 
 /** The picture with every channel mapped v -> v * gain + offset (sharp's linear), as a JPEG. */
@@ -44,16 +35,6 @@ async function relit(image: string, name: string, gain: number, offset: number):
   const file = join(tmp, `${name}.jpg`);
   await sharp(mediaPath(image)).removeAlpha().linear(gain, offset).jpeg({ quality: 92 }).toFile(file);
   return file;
-}
-
-function iou(a: Uint8Array, b: Uint8Array): number {
-  let inter = 0,
-    union = 0;
-  for (let p = 0; p < a.length; p++) {
-    if (a[p] && b[p]) inter++;
-    if (a[p] || b[p]) union++;
-  }
-  return inter / union;
 }
 
 /** Limb joints (of 12) within a tenth of the original's figure height of the original's. */
