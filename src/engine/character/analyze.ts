@@ -105,7 +105,12 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
     const person = await personOnPlainBackground(thunder, work, w, h, still.body, movenetOnDrawn, bounds);
     const personBounds = person && maskBounds(person.mask, w, h);
     if (person && personBounds && maskArea(person.mask) >= w * h * MIN_FIGURE_SHARE) {
-      [fg, bounds, area, movenetOnDrawn] = [person, personBounds, maskArea(person.mask), null];
+      // On one flat colour (a confident classical cut: the border's colour, differenced) that cut is
+      // exact where the person model's, read at 256 px, leaves a rim of the background: the figure keeps
+      // it and is read as a person for its pose.
+      const flat = fg.method === 'classical' && fg.confident;
+      const reading = flat ? { ...person, mask: fg.mask, raw: undefined } : person;
+      [fg, bounds, area, movenetOnDrawn] = [reading, flat ? bounds : personBounds, maskArea(reading.mask), null];
       still = await landmarksInFigure(work, w, h, fg.mask, bounds);
     }
     check();
