@@ -19,7 +19,7 @@ import { heuristicPose } from './heuristic-pose.js';
 import { skeletonPose } from './skeleton-pose.js';
 import { limbsNotFound } from './limb-presence.js';
 import { dilate, maskArea, maskBounds } from '../vision/mask-ops.js';
-import { readTextureSource, writeTexture, type TextureJob } from './texture.js';
+import { readTextureSource, writeTexture, type TextureJob, type TextureSource } from './texture.js';
 import { cutEnclosedBackground } from './enclosed-background.js';
 import { completeThinParts } from './thin-parts.js';
 
@@ -34,6 +34,11 @@ export interface AnalyzeCharacterOptions {
    * cut out over white, is the fallback when BlazePose finds no plausible body (drawings, mostly).
    */
   detector?: PoseDetector;
+  /**
+   * Called with the analysis and the finished texture's pixels (read only) while the texture's PNG is being
+   * written: the rig is built there, beside the encoding.
+   */
+  withTexture?: (analysis: CharacterAnalysis, texture: TextureSource) => void;
 }
 
 export interface AnalyzeCharacterResult {
@@ -224,6 +229,20 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
   const crop = textureCrop(bounds, ws, view.origin, info);
   const textureFile = 'texture.png';
   const thumbnailFile = opts.thumbnail ? 'thumbnail.png' : null;
+  const analysis: CharacterAnalysis = {
+    version: 1,
+    width: info.width,
+    height: info.height,
+    maskMethod: fg.method,
+    body,
+    poseMethod,
+    figure,
+    ...(jointSources ? { jointSources } : {}),
+    ...(rigidLimbs.length ? { rigidLimbs } : {}),
+    crop,
+    face: face && toSource(face),
+    hands: hands.map((hnd) => ({ side: hnd.side, ...toSource(hnd) })),
+  };
   await writeTexture(
     {
       imageFile,
@@ -239,22 +258,8 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
       thumbnailFile: thumbnailFile ? path.join(outDir, thumbnailFile) : null,
     },
     drawingSource,
+    opts.withTexture && ((texture) => opts.withTexture!(analysis, texture)),
   );
-
-  const analysis: CharacterAnalysis = {
-    version: 1,
-    width: info.width,
-    height: info.height,
-    maskMethod: fg.method,
-    body,
-    poseMethod,
-    figure,
-    ...(jointSources ? { jointSources } : {}),
-    ...(rigidLimbs.length ? { rigidLimbs } : {}),
-    crop,
-    face: face && toSource(face),
-    hands: hands.map((hnd) => ({ side: hnd.side, ...toSource(hnd) })),
-  };
   return { analysis, textureFile, thumbnailFile };
 }
 

@@ -11,6 +11,7 @@ import type { MediaTools } from '../media/ffmpeg.js';
 import { RigError, buildRig, type Rig } from '../rig/build-rig.js';
 import { EngineError, type CharacterAnalysis, type CharacterAssets } from '../types.js';
 import { analyzeCharacterImage } from './analyze.js';
+import type { TextureSource } from './texture.js';
 
 export const CHARACTER_FILE = 'character.json';
 
@@ -30,8 +31,14 @@ export interface CharacterAssetsInput {
 /** Builds the rig from a texture file; rig refusals become INVALID_CHARACTER. */
 export async function rigFromTexture(analysis: CharacterAnalysis, textureFile: string): Promise<Rig> {
   const { data, info } = await sharp(textureFile).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  return rigFromPixels(analysis, { rgba: data, width: info.width, height: info.height });
+}
+
+/** Builds the rig from a texture's RGBA pixels; rig refusals become INVALID_CHARACTER. */
+function rigFromPixels(analysis: CharacterAnalysis, texture: TextureSource): Rig {
+  const { rgba, width, height } = texture;
   try {
-    return buildRig(analysis, new Uint8Array(data.buffer, data.byteOffset, data.length), info.width, info.height);
+    return buildRig(analysis, new Uint8Array(rgba.buffer, rgba.byteOffset, rgba.length), width, height);
   } catch (err) {
     if (err instanceof RigError)
       throw new EngineError('INVALID_CHARACTER', `The character cannot be rigged: ${err.message}`, { poseMethod: analysis.poseMethod });
@@ -47,13 +54,25 @@ export async function analyzeCharacterAssets(
   onProgress?: (percent: number) => void,
 ): Promise<CharacterAssets> {
   const { imageFile, outDir, thumbnail } = input;
-  const res = await analyzeCharacterImage({ tools, imageFile, outDir, thumbnail, signal });
-  onProgress?.(70);
   // The built-in character's skeleton is known exactly (it is drawn around it).
-  const analysis: CharacterAnalysis = (await isDefaultCharacterImage(imageFile))
-    ? { ...res.analysis, body: defaultCharacterKeypoints(), poseMethod: 'model' }
-    : res.analysis;
-  const rig = await rigFromTexture(analysis, join(outDir, res.textureFile));
+  const builtIn = await isDefaultCharacterImage(imageFile);
+  const final = (a: CharacterAnalysis): CharacterAnalysis =>
+    builtIn ? { ...a, body: defaultCharacterKeypoints(), poseMethod: 'model' } : a;
+  // The rig is built from the finished texture while its PNG is encoded and written.
+  let rig: Rig | null = null;
+  const res = await analyzeCharacterImage({
+    tools,
+    imageFile,
+    outDir,
+    thumbnail,
+    signal,
+    withTexture: (a, texture) => {
+      onProgress?.(70);
+      rig = rigFromPixels(final(a), texture);
+    },
+  });
+  const analysis = final(res.analysis);
+  rig ??= await rigFromTexture(analysis, join(outDir, res.textureFile));
   const file: CharacterFile = { version: 1, analysis, rig };
   await writeFile(join(outDir, CHARACTER_FILE), JSON.stringify(file));
   return { dir: outDir, analysis, characterFile: CHARACTER_FILE, textureFile: res.textureFile, thumbnailFile: res.thumbnailFile };

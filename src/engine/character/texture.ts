@@ -98,8 +98,15 @@ export async function readTextureSource(imageFile: string, crop: TextureJob['cro
   }
 }
 
-/** Cuts and writes the texture; `source`, when given, is readTextureSource's decode of the same crop, started earlier. */
-export async function writeTexture(job: TextureJob, source?: Promise<TextureSource>): Promise<void> {
+/**
+ * Cuts and writes the texture; `source`, when given, is readTextureSource's decode of the same crop, started
+ * earlier. `beside` gets the finished texture's pixels (read only) while its PNG is encoded on libuv's threads.
+ */
+export async function writeTexture(
+  job: TextureJob,
+  source?: Promise<TextureSource>,
+  beside?: (texture: TextureSource) => void,
+): Promise<void> {
   const { crop } = job;
   let { rgba, width: tw, height: th } = await (source ?? readTextureSource(job.imageFile, crop, !!job.paper));
   const cut = job.paper ? cutAlongInk(rgba, tw, th, job) : null;
@@ -123,9 +130,16 @@ export async function writeTexture(job: TextureJob, source?: Promise<TextureSour
     const workPx = tw / crop.width / job.maskScale;
     cleanEdges(rgba, tw, th, { inset: Math.max(1, EDGE_UNCERTAINTY * workPx), trim: Math.max(2, EDGE_TRIM * workPx) });
   }
-  const png = await sharp(rgba, { raw: { width: tw, height: th, channels: 4 } })
+  const encoding = sharp(rgba, { raw: { width: tw, height: th, channels: 4 } })
     .png({ compressionLevel: 4 })
     .toBuffer();
+  try {
+    beside?.({ rgba, width: tw, height: th });
+  } catch (err) {
+    await encoding.catch(() => undefined);
+    throw err;
+  }
+  const png = await encoding;
   await writeFile(job.textureFile, png);
   if (job.thumbnailFile) {
     await sharp(png).resize({ width: THUMBNAIL_SIDE, height: THUMBNAIL_SIDE, fit: 'inside' }).png().toFile(job.thumbnailFile);
