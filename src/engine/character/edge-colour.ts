@@ -92,19 +92,22 @@ export function distanceTo(seed: Uint8Array, w: number, h: number): Float32Array
 /**
  * Pull-push fill: `values` (K channels per pixel) everywhere from the pixels where `known` is set, smoothly extrapolated from the
  * nearest of them. Returns null when nothing is known.
+ *
+ * `only`: the caller reads the result only where it is set (the fill elsewhere is left unfinished), and its
+ * `values` are zero off `known` and are the caller's scratch: they become the result, filled in place.
  */
-export function pullPush(values: Float32Array, known: Uint8Array, w: number, h: number): Float32Array | null {
+export function pullPush(values: Float32Array, known: Uint8Array, w: number, h: number, only?: Uint8Array): Float32Array | null {
   const K = values.length / (w * h);
   // Level 0: weight 0/1 and the known values.
   const levels: Array<{ w: number; h: number; wt: Float32Array; c: Float32Array }> = [];
   let wt = new Float32Array(w * h);
-  let c = new Float32Array(w * h * K);
+  let c = only ? values : new Float32Array(w * h * K);
   let any = false;
   for (let p = 0; p < w * h; p++) {
     if (!known[p]) continue;
     any = true;
     wt[p] = 1;
-    for (let ch = 0; ch < K; ch++) c[p * K + ch] = values[p * K + ch];
+    if (!only) for (let ch = 0; ch < K; ch++) c[p * K + ch] = values[p * K + ch];
   }
   if (!any) return null;
   let lw = w,
@@ -152,7 +155,7 @@ export function pullPush(values: Float32Array, known: Uint8Array, w: number, h: 
         ay = cy - y0;
       for (let x = 0; x < fine.w; x++) {
         const p = y * fine.w + x;
-        if (fine.wt[p] >= 1) continue;
+        if (fine.wt[p] >= 1 || (l === 0 && only && !only[p])) continue;
         const cx = Math.min(coarse.w - 1, Math.max(0, (x + 0.5) / 2 - 0.5));
         const x0 = Math.floor(cx),
           x1 = Math.min(coarse.w - 1, x0 + 1),

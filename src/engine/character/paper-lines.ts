@@ -69,7 +69,7 @@ export function paperOverLines(
       for (let c = 0; c < 3; c++) values[t * 3 + c] = out8[t * 4 + c];
     }
   }
-  const paper = pullPush(values, known, tw, th);
+  const paper = pullPush(values, known, tw, th, band);
   if (!paper) return;
   for (let t = 0; t < n; t++) {
     if (!band[t]) continue;

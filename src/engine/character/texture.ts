@@ -575,9 +575,13 @@ function outlineRim(out8: Uint8ClampedArray, rim: RimInput, tw: number, th: numb
   // The stroke's blur further out (partial alpha, its own colour lifted towards the paper's) is ink at
   // partial coverage too: it takes the stroke's colour and keeps its alpha, or it shows as a light
   // fringe round the figure on a dark background.
-  for (let i = 0; i < BLUR_REACH; i++) {
-    const before = src.slice();
-    for (let t = 0; t < n; t++) if (before[t] < 0 && out8[t * 4 + 3] > 0) src[t] = inkiestNeighbour(t, before, null);
+  // Each step reads the colours given before it (all sources are found, then set).
+  let blurred: number[] = [];
+  for (let t = 0; t < n; t++) if (src[t] < 0 && out8[t * 4 + 3] > 0) blurred.push(t);
+  for (let i = 0; i < BLUR_REACH && blurred.length; i++) {
+    const from = blurred.map((t) => inkiestNeighbour(t, src, null));
+    for (let k = 0; k < blurred.length; k++) src[blurred[k]] = from[k];
+    blurred = blurred.filter((t) => src[t] < 0);
   }
   for (let t = 0; t < n; t++) {
     const from = src[t];
