@@ -71,6 +71,23 @@ describe('the same picture under other light', () => {
     },
   );
 
+  it(
+    'keeps a studio photo hazed a person though its backdrop shows lines like a ruled sheet',
+    { skip: missingMedia('images/mimicmotion--demo1.jpg') },
+    async () => {
+      const image = 'images/mimicmotion--demo1.jpg';
+      const original = await analyse(mediaPath(image), 'demo1');
+      assert.equal(original.analysis.poseMethod, 'model');
+      // Before: hazed, the backdrop's folds read as 6 ruled lines and a ruled sheet skipped the person
+      // check: a drawing mask and a skeleton pose.
+      const { analysis } = await analyse(await relit(image, 'demo1-hazed', 0.5, 105), 'demo1-hazed');
+      assert.equal(analysis.maskMethod, 'segmentation');
+      assert.equal(analysis.poseMethod, 'model');
+      const kept = jointsKept(analysis, original.analysis);
+      assert.ok(kept >= 11, `${kept} of 12 limb joints where the original's are`);
+    },
+  );
+
   it('keeps a cartoon object rigged by its skeleton under other light', { skip: missingMedia('images/animate-x--4.png') }, async () => {
     const image = 'images/animate-x--4.png';
     const original = await analyse(mediaPath(image), 'cup');

@@ -98,16 +98,17 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
   let still = opts.detector ? null : await landmarksInFigure(work, w, h, fg.mask, bounds);
   // MoveNet's reading of a figure cut as a drawing, when BlazePose saw a person in it (kept for below).
   let movenetOnDrawn: Keypoint[] | null = null;
-  // A sheet whose ruled or squared lines were recognised is paper whatever stands on it: no person
-  // photographed in a studio carries them, and MoveNet's reading would go unused (a drawing's skeleton).
-  if ((fg.method === 'drawing' || fg.method === 'classical') && still?.body && !fg.paper?.lines) {
+  // Lines found on the "sheet" do not settle it: a hazy studio backdrop's folds pass for a ruling (demo1
+  // hazed: 6 lines), so a figure BlazePose reads as a body is checked whatever its paper showed.
+  if ((fg.method === 'drawing' || fg.method === 'classical') && still?.body) {
     // A person photographed on a plain background (a studio shot, a bare wall, an illustration on white)
     // has the plain border of a drawing. Two photo pose models reading the same person in it say it is
     // a photo: on drawings at most one of them accepts the figure (see readAsPerson). The picture is
     // then read as the photo it is, by the person model, whose path keeps its colours (no paper division)
     // and the gaps between its limbs.
     movenetOnDrawn = await detectInFigure(thunder, work, w, h, fg.mask, bounds);
-    const person = await personOnPlainBackground(thunder, work, w, h, still.body, movenetOnDrawn, bounds);
+    const found = await personOnPlainBackground(thunder, work, w, h, still.body, movenetOnDrawn, bounds);
+    const person = found?.person;
     const personBounds = person && maskBounds(person.mask, w, h);
     if (person && personBounds && maskArea(person.mask) >= w * h * MIN_FIGURE_SHARE) {
       // On one flat colour (a confident classical cut: the border's colour, differenced) that cut is
@@ -116,7 +117,8 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
       const flat = fg.method === 'classical' && fg.confident;
       const reading = flat ? { ...person, mask: fg.mask, raw: undefined } : person;
       [fg, bounds, area, movenetOnDrawn] = [reading, flat ? bounds : personBounds, maskArea(reading.mask), null];
-      still = await landmarksInFigure(work, w, h, fg.mask, bounds);
+      // The second look already read the person model's figure, as it is kept unless the cut is flat.
+      still = !flat && found.landmarks ? found.landmarks : await landmarksInFigure(work, w, h, fg.mask, bounds);
     }
     check();
   }
@@ -304,13 +306,9 @@ function nearFigure(mask: Uint8Array, w: number, h: number, box: { w: number; h:
  * want context, not a cut-out). Coordinates in working-image pixels; the body is null unless it is a
  * plausible body lying on the figure.
  */
-async function landmarksInFigure(
-  rgba: Buffer,
-  w: number,
-  h: number,
-  mask: Uint8Array,
-  b: Bounds,
-): Promise<{ body: Keypoint[] | null; bodyScore: number; face: Landmarks | null; hands: Landmarks[] }> {
+type FigureLandmarks = { body: Keypoint[] | null; bodyScore: number; face: Landmarks | null; hands: Landmarks[] };
+
+async function landmarksInFigure(rgba: Buffer, w: number, h: number, mask: Uint8Array, b: Bounds): Promise<FigureLandmarks> {
   const box = paddedBox(w, h, b);
   const crop = Buffer.alloc(box.w * box.h * 4);
   for (let y = 0; y < box.h; y++) {
@@ -452,7 +450,7 @@ async function personOnPlainBackground(
   blaze: Keypoint[],
   movenetOnDrawn: Keypoint[] | null,
   drawnBounds: Bounds,
-): Promise<ReturnType<typeof personForeground>> {
+): Promise<{ person: NonNullable<Awaited<ReturnType<typeof personForeground>>>; landmarks?: FigureLandmarks } | null> {
   const agreeOnDrawn = !!movenetOnDrawn && readAsPerson(movenetOnDrawn, blaze, drawnBounds);
   const person = await personForeground(rgba, w, h);
   const b = person && maskBounds(person.mask, w, h);
@@ -460,12 +458,13 @@ async function personOnPlainBackground(
   // Unsure of its figure, the person model's mask is taken only when BlazePose's body lies on it.
   const holdsPose = person.sure || (person.evidence.segmentationConfidence ?? 0) >= PERSON_MASK_WITH_POSE;
   if (!holdsPose || (!person.sure && !plausibleBody(blaze, nearFigure(person.mask, w, h, paddedBox(w, h, b)), w, h, b))) return null;
-  if (agreeOnDrawn) return person;
+  if (agreeOnDrawn) return { person };
   // Both models read again on the person model's figure: BlazePose closer (a small figure on a large
-  // canvas), MoveNet on its cut-out.
-  const closer = (await landmarksInFigure(rgba, w, h, person.mask, b)).body;
+  // canvas), MoveNet on its cut-out. BlazePose's reading goes with the figure (the caller's own reading).
+  const landmarks = await landmarksInFigure(rgba, w, h, person.mask, b);
+  const closer = landmarks.body;
   const movenet = closer && (await detectInFigure(thunder, rgba, w, h, person.mask, b));
-  return movenet && closer && readAsPerson(movenet, closer, b, true) ? person : null;
+  return movenet && closer && readAsPerson(movenet, closer, b, true) ? { person, landmarks } : null;
 }
 
 /** Mean person probability the person model's figure needs when both pose models read it as a person. */
