@@ -171,6 +171,18 @@ describe('drawings against the artists annotations', () => {
     }
   });
 
+  it("an enlarged drawing's rim is as wide as its annotation's: two annotation pixels past the ink", async () => {
+    // Generated drawing 3 (oval, marker 4 px) on a 3 MP ruled photo, enlarged 2.3x: the rim was one
+    // picture pixel past the stroke's blur (RIM_SHARE of the figure), the annotation's two of its own
+    // pixels (IoU 0.939); texture.ts outlineRim grows it from the annotation's ink by two units (0.980).
+    const d = await makeSynthDrawing(3, join(tmp, 'rim-synth-3.png'));
+    const made = await makePaperPhoto(d.truth, join(tmp, 'rim-synth-3.jpg'), { orientation: 1, megapixels: 3 });
+    const dir = join(tmp, 'rim-synth-3');
+    const r = await analyzeCharacterImage({ tools, imageFile: made.file, outDir: dir, thumbnail: false });
+    const s = await scoreAnalysis(dir, r.analysis, r.textureFile, made.truth);
+    assert.ok(s.iou >= 0.965, `IoU ${s.iou.toFixed(3)}`);
+  });
+
   for (const [what, id, opts, iouFloor, jointFloor] of variations) {
     it(`on paper: ${what}`, { skip }, async () => {
       const { r, s } = await analysePhoto(id, what.replace(/\W+/g, '-'), opts);

@@ -188,6 +188,9 @@ interface RimInput {
   kept: Uint8Array;
   strength: Float32Array;
   line: Uint8Array;
+  /** The annotation's pixel in texture pixels (see outlineRim). */
+  unit: number;
+  /** The rim at the picture's own scale (unit under ENLARGED_UNIT), texture pixels. */
   ringPx: number;
 }
 
@@ -424,12 +427,14 @@ function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): Rim
     out8[t * 4 + 3] = a;
     if (out8[t * 4 + 3] === 0) out8[t * 4] = out8[t * 4 + 1] = out8[t * 4 + 2] = 0;
   }
-  // The rim grows with the figure (RIM_SHARE of its longest side, at least one picture pixel): the
-  // annotation is drawn at a working size, so an enlarged drawing's annotated rim is wider in pixels.
+  // The annotation's pixel: the figure is annotated at about ANNOTATED_FIGURE px on its long side, so an
+  // enlarged drawing's rim is wider in pixels and a reduced one's narrower.
   const box = maskBounds(job.mask, mw, mh);
   const figure = box ? Math.max(box.x1 - box.x0 + 1, box.y1 - box.y0 + 1) / s : 0;
-  const pic = Math.max(1, figure * RIM_SHARE);
-  return { kept, strength, line, ringPx: Math.floor(Math.min(kx, ky) * pic + 0.25) };
+  const unit = (Math.min(kx, ky) * figure) / ANNOTATED_FIGURE;
+  // At about the picture's own scale the old rim: the stroke's blur beside the ink and one picture pixel.
+  const ringPx = Math.floor(Math.min(kx, ky) * Math.max(1, figure * RIM_SHARE) + 0.25);
+  return { kept, strength, line, unit, ringPx };
 }
 
 /**
@@ -473,10 +478,29 @@ function paperUnderFigure(model: PaperModel, mask: Uint8Array): Float32Array {
 
 /** Reach of the paper model's closing (its radius and blur, paperModel), as a share of the long side. */
 const PAPER_REACH = 0.06;
-/** Width of the outline's rim beyond the ink, as a share of the figure's longest side (at least one picture pixel). */
+/**
+ * Long side of a figure as annotated (AnimatedDrawings' examples: 340-600 px, its generated drawings' own
+ * segmentation 360-500 px): the annotation's pixel is the figure's long side over this.
+ */
+const ANNOTATED_FIGURE = 450;
+/**
+ * Under this many texture pixels per annotation pixel the figure is near its annotated size and keeps the
+ * rim measured there: the stroke's blur beside the ink (at least RIM_INK of the ink level) and RIM_SHARE
+ * of the figure (at least one picture pixel). One picture pixel cannot tell an annotation's pixel of 0.6
+ * (char6) from one of 1 (char2); an enlarged drawing can.
+ */
+const ENLARGED_UNIT = 1.5;
 const RIM_SHARE = 0.002;
-/** Stroke blur at least this share of the ink level, touching the figure, is drawn as part of its outline. */
 const RIM_INK = 0.5;
+/** The annotated rim: the annotation's ink grown by two of its pixels (a 3x3 dilation, twice). */
+const RIM_UNITS = 2;
+/**
+ * The annotation's ink: at least this much darker (share of the paper) than the mean of its
+ * neighbourhood, ink included (8 grey levels on white, AnimatedDrawings' adaptive threshold).
+ */
+const ANNOTATION_STEP = 0.035;
+/** Radius of that neighbourhood's box mean (three passes, about a Gaussian of that sigma), in annotation pixels. */
+const ANNOTATION_MEAN_RADIUS = 8.8;
 /** Alpha of the outline's rim: counted as figure (>= 128) yet lighter than the stroke it extends. */
 const RIM_ALPHA = 160;
 /** Pixels beyond the rim over which the stroke's partial-alpha blur takes the stroke's colour. */
@@ -484,18 +508,33 @@ const BLUR_REACH = 4;
 
 /**
  * The outline's outer rim, where a person annotating the drawing puts the figure's edge: AnimatedDrawings'
- * masks (its own annotation tool thresholds ink at a small darkness and grows the result by two pixels)
- * reach one to two pixels beyond the ink on all four of its shared examples. A pixel touching the figure
- * whose ink is at least half the ink level (the stroke's blur), and then one picture pixel all round
- * (`ringPx`, 0 when the texture is reduced below half the picture's size), join the figure with a partial
- * alpha, coloured as the stroke pixel they touch: the outline grows by its own ink, never by paper, so
- * nothing of the sheet's colour shows around the figure. Measured against the artists' masks (shared
- * pictures): IoU char1 0.984 -> 0.989, char2 0.893 -> 0.956, char3 0.963 -> 0.986, char6 0.955 -> 0.980.
- * A ruled line's pixels never join.
+ * masks (its annotation tool thresholds ink at a small darkness against the mean of its neighbourhood and
+ * grows the result by two pixels) reach about two annotation pixels beyond that ink. The annotation's
+ * ink is the figure's ink at least ANNOTATION_STEP darker than the local mean of the ink (a dense or
+ * coloured-in drawing darkens that mean, so on a soft stroke the annotation's edge lies inside ours),
+ * and the rim is RIM_UNITS annotation pixels (`unit`, the figure's size over ANNOTATED_FIGURE) beyond
+ * it: a drawing enlarged on a phone photo gets a rim as much wider as its annotation would be. Rim
+ * pixels join the figure with a partial alpha, coloured as the stroke pixel they touch: the outline grows
+ * by its own ink, never by paper, so nothing of the sheet's colour shows around the figure; the stroke's
+ * blur beyond the rim keeps an alpha under the figure's (< 128). A ruled line's pixels never join.
+ * Measured against the artists' masks: docs/figures.md ("The outline's rim").
  */
 function outlineRim(out8: Uint8ClampedArray, rim: RimInput, tw: number, th: number): void {
-  const { kept, strength, line, ringPx } = rim;
+  const { kept, strength, line, unit } = rim;
   const n = tw * th;
+  const enlarged = unit >= ENLARGED_UNIT;
+  // The annotation's ink and the rim's reach from it (through no ruled line's pixel); read before the
+  // outermost pixels below take their stroke's strength.
+  const reach = enlarged ? Math.floor(RIM_UNITS * unit + 0.25) : rim.ringPx;
+  const mean = enlarged ? boxMean(strength, tw, th, Math.max(1, Math.round(ANNOTATION_MEAN_RADIUS * unit))) : null;
+  let zone: Uint8Array = new Uint8Array(n);
+  for (let t = 0; t < n; t++) if (kept[t] && (!mean || strength[t] >= mean[t] + ANNOTATION_STEP)) zone[t] = 1;
+  if (!enlarged) zone = dilate(zone, tw, th, reach + 1);
+  for (let i = 0; enlarged && i < reach; i++) {
+    const grown = dilate(zone, tw, th, 1);
+    for (let t = 0; t < n; t++) if (line[t] && !zone[t]) grown[t] = 0;
+    zone = grown;
+  }
   // src[t]: the figure pixel whose colour a rim pixel takes (the inkiest one it touches); -1 where none.
   const src = new Int32Array(n).fill(-1);
   for (let t = 0; t < n; t++) if (kept[t]) src[t] = t;
@@ -536,10 +575,12 @@ function outlineRim(out8: Uint8ClampedArray, rim: RimInput, tw: number, th: numb
     out8[t * 4 + 2] = out8[from * 4 + 2];
     strength[t] = strength[from];
   }
-  const blur = RIM_INK * INK;
-  for (let t = 0; t < n; t++) {
-    if (kept[t] || line[t] || strength[t] < blur) continue;
-    src[t] = inkiestNeighbour(t, src, kept);
+  if (!enlarged) {
+    const blur = RIM_INK * INK;
+    for (let t = 0; t < n; t++) {
+      if (kept[t] || line[t] || strength[t] < blur) continue;
+      src[t] = inkiestNeighbour(t, src, kept);
+    }
   }
   // The ring, grown one pixel at a time from the pixels that have a colour, visiting only those beside
   // the last step: a pixel takes its colour from the pixels coloured before that step.
@@ -552,7 +593,7 @@ function outlineRim(out8: Uint8ClampedArray, rim: RimInput, tw: number, th: numb
   }
   const seen = new Uint8Array(n);
   for (const t of front) seen[t] = 1;
-  for (let i = 0; i < ringPx && front.length; i++) {
+  for (let i = 0; i < reach && front.length; i++) {
     const from = front.map((t) => inkiestNeighbour(t, src, null));
     for (let k = 0; k < front.length; k++) src[front[k]] = from[k];
     const next: number[] = [];
@@ -571,7 +612,14 @@ function outlineRim(out8: Uint8ClampedArray, rim: RimInput, tw: number, th: numb
     front = next;
   }
   const rimmed = new Uint8Array(n);
-  for (let t = 0; t < n; t++) if (src[t] >= 0 && !kept[t]) rimmed[t] = 1;
+  for (let t = 0; t < n; t++) {
+    if (kept[t]) continue;
+    if (src[t] >= 0 && zone[t]) rimmed[t] = 1;
+    else if (enlarged) {
+      src[t] = -1;
+      out8[t * 4 + 3] = Math.min(out8[t * 4 + 3], 127);
+    }
+  }
   // The stroke's blur further out (partial alpha, its own colour lifted towards the paper's) is ink at
   // partial coverage too: it takes the stroke's colour and keeps its alpha, or it shows as a light
   // fringe round the figure on a dark background.
@@ -593,4 +641,33 @@ function outlineRim(out8: Uint8ClampedArray, rim: RimInput, tw: number, th: numb
     out8[o + 2] = out8[f + 2];
     if (rimmed[t]) out8[o + 3] = Math.max(out8[o + 3], RIM_ALPHA);
   }
+}
+
+/** Mean over a (2r+1)^2 box, three passes (close to a Gaussian of sigma r), edges clamped. */
+function boxMean(src: Float32Array, w: number, h: number, r: number): Float32Array {
+  let a = src;
+  const d = 2 * r + 1;
+  for (let pass = 0; pass < 3; pass++) {
+    const b = new Float32Array(w * h);
+    for (let y = 0; y < h; y++) {
+      const row = y * w;
+      let sum = 0;
+      for (let x = -r; x <= r; x++) sum += a[row + Math.min(w - 1, Math.max(0, x))];
+      for (let x = 0; x < w; x++) {
+        b[row + x] = sum / d;
+        sum += a[row + Math.min(w - 1, x + r + 1)] - a[row + Math.max(0, x - r)];
+      }
+    }
+    const c = new Float32Array(w * h);
+    for (let x = 0; x < w; x++) {
+      let sum = 0;
+      for (let y = -r; y <= r; y++) sum += b[Math.min(h - 1, Math.max(0, y)) * w + x];
+      for (let y = 0; y < h; y++) {
+        c[y * w + x] = sum / d;
+        sum += b[Math.min(h - 1, y + r + 1) * w + x] - b[Math.max(0, y - r) * w + x];
+      }
+    }
+    a = c;
+  }
+  return a;
 }
