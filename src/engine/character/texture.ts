@@ -658,13 +658,21 @@ function boxMean(src: Float32Array, w: number, h: number, r: number): Float32Arr
         sum += a[row + Math.min(w - 1, x + r + 1)] - a[row + Math.max(0, x - r)];
       }
     }
+    // Down the columns, all of them a row at a time (each column's running sum in `sums`: the same
+    // additions in the same order as one column after another, with rows read whole).
     const c = new Float32Array(w * h);
-    for (let x = 0; x < w; x++) {
-      let sum = 0;
-      for (let y = -r; y <= r; y++) sum += b[Math.min(h - 1, Math.max(0, y)) * w + x];
-      for (let y = 0; y < h; y++) {
-        c[y * w + x] = sum / d;
-        sum += b[Math.min(h - 1, y + r + 1) * w + x] - b[Math.max(0, y - r) * w + x];
+    const sums = new Float64Array(w);
+    for (let y = -r; y <= r; y++) {
+      const row = Math.min(h - 1, Math.max(0, y)) * w;
+      for (let x = 0; x < w; x++) sums[x] += b[row + x];
+    }
+    for (let y = 0; y < h; y++) {
+      const row = y * w,
+        add = Math.min(h - 1, y + r + 1) * w,
+        sub = Math.max(0, y - r) * w;
+      for (let x = 0; x < w; x++) {
+        c[row + x] = sums[x] / d;
+        sums[x] += b[add + x] - b[sub + x];
       }
     }
     a = c;
