@@ -10,6 +10,7 @@ import { chainLabels, clipCodes, cutSeams } from './seams.js';
 import { BONES, BONE_COUNT, BONE_LAYER, RIG_JOINTS, boneLength, jointsFromKeypoints, type Point } from './skeleton.js';
 import { MAX_INFLUENCES, pointWeights, regionField } from './weights.js';
 import { hasNeck, headRamp } from './drawings.js';
+import { drawnInk } from './ink.js';
 import { SKIRT_REGIONS, findSkirt, skirtWeights } from './skirt.js';
 
 export interface Rig {
@@ -151,7 +152,9 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
 
   // A drawing (joints from the silhouette's skeleton) takes the drawn-limb rules; people's rigs never do.
   const drawn = analysis.poseMethod === 'skeleton' && analysis.figure !== 'quadruped';
-  const field = regionField(dil, distanceToOutside(mask), joints, analysis.figure === 'quadruped' ? joints[1].y : Infinity, drawn);
+  // A drawing's strokes are borders between its parts even where its mask is solid (ink.ts).
+  const drawing = drawn ? drawnInk(textureRgba, w, h, scale, dil, mask.data) : undefined;
+  const field = regionField(dil, distanceToOutside(mask), joints, analysis.figure === 'quadruped' ? joints[1].y : Infinity, drawn, drawing);
   collapseRigidLimbs(field.scores, analysis.rigidLimbs);
   const boneIdx = new Int32Array(nv * MAX_INFLUENCES);
   const boneW = new Float32Array(nv * MAX_INFLUENCES);

@@ -6,6 +6,7 @@
  * body (hasNeck, headRamp).
  */
 import { BEHIND_JOINT, chord, geodesic, pastLine } from './fields.js';
+import { inkSeam, type DrawnInk } from './ink.js';
 import type { Mask } from './mask.js';
 import { BONES, BONE_COUNT, type Point } from './skeleton.js';
 
@@ -41,15 +42,15 @@ const GAP_ALONG = 0.85;
  * separate the body's middle from the wrist leaves the arm as it was. Drawings only: on the anime
  * character (musepose) the seam moved the arm's border and cost 0.03-0.06 of its pose fidelity (PCK).
  */
-function armRoot(m: Mask, ds: Float64Array[], a: Point, e: Point, end: Point, r: number, root: Point, mid: Point): void {
+function armRoot(m: Mask, ds: Float64Array[], a: Point, e: Point, end: Point, r: number, root: Point, mid: Point): boolean {
   const { w, h, data } = m;
   const len = Math.hypot(e.x - a.x, e.y - a.y);
-  if (len < 1e-6 || !(r > 0)) return;
+  if (len < 1e-6 || !(r > 0)) return false;
   const ux = (e.x - a.x) / len,
     uy = (e.y - a.y) / len;
   const side = (x: number, y: number): number => Math.sign(ux * (y - a.y) - uy * (x - a.x));
   const hipSide = side(root.x, root.y);
-  if (hipSide === 0) return;
+  if (hipSide === 0) return false;
   const inside = (x: number, y: number): boolean => x >= 0 && y >= 0 && x < w && y < h && data[y * w + x] === 1;
   const R = Math.max(3, Math.round(r));
   // The armpit: the most concave outline pixel near the upper arm on the hip's side of its bone.
@@ -78,7 +79,7 @@ function armRoot(m: Mask, ds: Float64Array[], a: Point, e: Point, end: Point, r:
       }
     }
   }
-  if (armpit < 0) return;
+  if (armpit < 0) return false;
   const ax = (armpit % w) + 0.5,
     ay = Math.floor(armpit / w) + 0.5;
   // The way the gap at the armpit opens: across the bone under an arm held out from the body; along it
@@ -93,17 +94,17 @@ function armRoot(m: Mask, ds: Float64Array[], a: Point, e: Point, end: Point, r:
         gy += dy;
       }
   const gl = Math.hypot(gx, gy);
-  if (!(gl > 0) || Math.abs(gx * ux + gy * uy) > GAP_ALONG * gl) return;
+  if (!(gl > 0) || Math.abs(gx * ux + gy * uy) > GAP_ALONG * gl) return false;
   // The seam: from the armpit through the shoulder joint (the pivot, so the seam stays closed near it)
   // on to the outline beyond.
   const sl = Math.hypot(a.x - ax, a.y - ay);
-  if (sl < 1) return;
+  if (sl < 1) return false;
   const cx = (a.x - ax) / sl,
     cy = (a.y - ay) / sl;
   let bestD = 0;
   while (inside(Math.floor(ax + cx * (bestD + 1)), Math.floor(ay + cy * (bestD + 1))) && bestD < w + h) bestD++;
-  if (bestD < 2) return;
-  cutArm(m, ds, { x: ax, y: ay }, cx, cy, bestD, end, mid);
+  if (bestD < 2) return false;
+  return cutArm(m, ds, { x: ax, y: ay }, cx, cy, bestD, end, mid);
 }
 
 /**
@@ -112,7 +113,7 @@ function armRoot(m: Mask, ds: Float64Array[], a: Point, e: Point, end: Point, r:
  * chord for the arm's bones (`ds`). Nothing changes unless the cut separates the body's middle (`mid`)
  * from the wrist.
  */
-function cutArm(m: Mask, ds: Float64Array[], p: Point, cx: number, cy: number, len: number, end: Point, mid: Point): void {
+function cutArm(m: Mask, ds: Float64Array[], p: Point, cx: number, cy: number, len: number, end: Point, mid: Point): boolean {
   const { w, h, data } = m;
   // The cut: the chord, a pixel thick, run a few pixels past both ends.
   const cut = new Uint8Array(w * h);
@@ -130,9 +131,9 @@ function cutArm(m: Mask, ds: Float64Array[], p: Point, cx: number, cy: number, l
   for (let i = 0; i < open.length; i++) open[i] = data[i] && !cut[i] ? 1 : 0;
   const start = Math.floor(end.y) * w + Math.floor(end.x);
   const midI = Math.floor(mid.y) * w + Math.floor(mid.x);
-  if (!open[start] || !open[midI]) return;
+  if (!open[start] || !open[midI]) return false;
   const reach = geodesic({ w, h, data: open }, [start]);
-  if (Number.isFinite(reach[midI])) return;
+  if (Number.isFinite(reach[midI])) return false;
   for (let i = 0; i < data.length; i++) {
     if (!data[i] || Number.isFinite(reach[i])) continue;
     const x = (i % w) + 0.5 - p.x,
@@ -141,6 +142,7 @@ function cutArm(m: Mask, ds: Float64Array[], p: Point, cx: number, cy: number, l
     const add = BEHIND_JOINT * Math.hypot(x - s * cx, y - s * cy);
     for (const d of ds) d[i] += add;
   }
+  return true;
 }
 
 /** A chord this many times the arm's own width (its median chord) is the body's, not the arm's. */
@@ -155,10 +157,10 @@ const JUNCTION_WIDENING = 1.6;
  * step in the body's side at shoulder height. The cut is made as armRoot's. An arm joined at or before
  * its elbow (char1's, whose elbows sit at the armpits) is left to armRoot.
  */
-function armJunction(m: Mask, ds: Float64Array[], a: Point, e: Point, wr: Point, mid: Point): void {
+function armJunction(m: Mask, ds: Float64Array[], a: Point, e: Point, wr: Point, mid: Point): boolean {
   const len = Math.hypot(e.x - a.x, e.y - a.y),
     len2 = Math.hypot(wr.x - e.x, wr.y - e.y);
-  if (len < 4 || len2 < 4) return;
+  if (len < 4 || len2 < 4) return false;
   const ux = (a.x - e.x) / len,
     uy = (a.y - e.y) / len;
   // The arm's own width: the median chord square to the forearm along its middle.
@@ -168,20 +170,20 @@ function armJunction(m: Mask, ds: Float64Array[], a: Point, e: Point, wr: Point,
   for (let t = 0.2; t <= 0.8; t += 0.1) own.push(chord(m, { x: e.x + fx * len2 * t, y: e.y + fy * len2 * t }, -fy, fx).width);
   own.sort((p, q) => p - q);
   const width = own[own.length >> 1];
-  if (!(width > 0)) return;
+  if (!(width > 0)) return false;
   let last: { p: Point; from: number; width: number } | null = null;
   for (let s = 0; s <= len; s += 1) {
     const p = { x: e.x + ux * s, y: e.y + uy * s };
     const c = chord(m, p, -uy, ux);
-    if (c.width === 0) return;
+    if (c.width === 0) return false;
     if (c.width > JUNCTION_WIDENING * width) {
       // Joined at or before the elbow: armRoot's case.
-      if (!last || s < 0.1 * len) return;
-      cutArm(m, ds, { x: last.p.x - uy * last.from, y: last.p.y + ux * last.from }, -uy, ux, last.width, wr, mid);
-      return;
+      if (!last || s < 0.1 * len) return false;
+      return cutArm(m, ds, { x: last.p.x - uy * last.from, y: last.p.y + ux * last.from }, -uy, ux, last.width, wr, mid);
     }
     last = { p, from: c.from, width: c.width };
   }
+  return false;
 }
 
 /**
@@ -211,15 +213,17 @@ function elbowLine(upper: Float64Array, fore: Float64Array, w: number, a: Point,
  * The drawn-arm rules on a region field's scores (regionField, `drawn`): per arm, the armpit seam, the
  * junction cut and the elbow line. `joints` in working px, RIG_JOINTS order.
  */
-export function drawnArms(m: Mask, scores: Float64Array[], radius: number[], joints: Point[]): void {
+export function drawnArms(m: Mask, scores: Float64Array[], radius: number[], joints: Point[], drawing?: DrawnInk): void {
   const mid = { x: (joints[0].x + joints[1].x) / 2, y: (joints[0].y + joints[1].y) / 2 };
   for (const b of ARM_ROOTS) {
     const a = joints[BONES[b].from],
       e = joints[BONES[b].to],
       wr = joints[BONES[b + 1].to];
     // An arm, upper arm and forearm, stays on its side of where it meets the body.
-    armRoot(m, [scores[b], scores[b + 1]], a, e, wr, radius[b], joints[0], mid);
-    armJunction(m, [scores[b], scores[b + 1]], a, e, wr, mid);
+    const rooted = armRoot(m, [scores[b], scores[b + 1]], a, e, wr, radius[b], joints[0], mid);
+    const joined = armJunction(m, [scores[b], scores[b + 1]], a, e, wr, mid);
+    // No junction in the silhouette: where the arm's and the body's strokes meet (an arm beside a dress).
+    if (drawing && !rooted && !joined) inkSeam(m, drawing, [scores[b], scores[b + 1]], a, e, wr, radius[b], joints[0], mid);
     elbowLine(scores[b], scores[b + 1], m.w, a, e, wr);
   }
 }

@@ -54,8 +54,23 @@ class MinHeap {
   }
 }
 
-/** Multi-source Dijkstra on the 8-connected grid of `m`'s inside pixels. */
-export function geodesic(m: Mask, seeds: number[]): Float64Array {
+/**
+ * Drawn strokes as borders (drawings only; ink.ts): a step onto a stroke pixel (`ink` 1) is `along` times
+ * as long, so a stroke is no corridor from one part to the next, and a step off a stroke costs `exit`
+ * more, so a part reaches its own outline but pays to go on past it (into the paper the rig's dilation
+ * seals between an arm and a dress, and the dress's side beyond). A diagonal step between two stroke
+ * pixels past two pixels outside the drawing's own mask (`inside` 0) crosses a line of paper one pixel
+ * thin and costs `exit` too.
+ */
+export interface InkWalls {
+  ink: Uint8Array;
+  inside: Uint8Array;
+  exit: number;
+  along: number;
+}
+
+/** Multi-source Dijkstra on the 8-connected grid of `m`'s inside pixels (with `walls`, see InkWalls). */
+export function geodesic(m: Mask, seeds: number[], walls?: InkWalls): Float64Array {
   const { w, h, data } = m;
   // Float64 like the heap keys: a float32 store would round below the popped key and drop nodes.
   const d = new Float64Array(w * h).fill(Infinity);
@@ -81,7 +96,9 @@ export function geodesic(m: Mask, seeds: number[]): Float64Array {
         if ((dx === 0 && dy === 0) || nx < 0 || nx >= w) continue;
         const q = ny * w + nx;
         if (!data[q]) continue;
-        const nd = dp + (dx !== 0 && dy !== 0 ? D : 1);
+        let nd = dp + (dx !== 0 && dy !== 0 ? D : 1) * (walls && walls.ink[q] ? walls.along : 1);
+        if (walls && walls.ink[p] && (!walls.ink[q] || (dx !== 0 && dy !== 0 && !walls.inside[y * w + nx] && !walls.inside[ny * w + x])))
+          nd += walls.exit;
         if (nd < d[q]) {
           d[q] = nd;
           heap.push(nd, q);

@@ -10,7 +10,8 @@
  * bend smoothly.
  */
 import { DRAWN_PARENT_BAND, drawnArms } from './drawings.js';
-import { BEHIND_JOINT, geodesic, pastLine } from './fields.js';
+import type { DrawnInk } from './ink.js';
+import { BEHIND_JOINT, geodesic, pastLine, type InkWalls } from './fields.js';
 import { BONES, BONE_COUNT, type Point } from './skeleton.js';
 import type { Mask } from './mask.js';
 
@@ -92,6 +93,11 @@ function bodyCore(m: Mask, dist: Float32Array, joints: Point[]): number[] {
   return out;
 }
 
+/** Cost of stepping off a drawn stroke (see InkWalls), in torso lengths. */
+const INK_EXIT = 0.25;
+/** Length factor of a step along a drawn stroke (see InkWalls). */
+const INK_ALONG = 2;
+
 export interface RegionField {
   /** Per bone, per pixel: geodesic distance minus the bone's radius. */
   scores: Float64Array[];
@@ -110,11 +116,23 @@ export interface RegionField {
  *   the arm as drawn meets the body (armRoot) and bend at the elbow only (elbowLine, ELBOW_BAND). A
  *   person's rig never takes these rules (a photo's shoulders sit at the armpit already, and the
  *   armpit seam cost the anime character's pose fidelity).
+ * @param drawing a drawing's strokes (ink.ts, drawnInk), with `drawn`: every bone's distance treats them
+ *   as borders (InkWalls) and an arm with no junction in the silhouette is cut where its stroke meets the
+ *   body's (inkSeam).
  */
-export function regionField(m: Mask, dist: Float32Array, joints: Point[], headFloor = Infinity, drawn = false): RegionField {
+export function regionField(
+  m: Mask,
+  dist: Float32Array,
+  joints: Point[],
+  headFloor = Infinity,
+  drawn = false,
+  drawing?: DrawnInk,
+): RegionField {
   const J = (i: number): Point => joints[i];
   const lerp = (a: Point, b: Point, t: number): Point => ({ x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t });
   const torsoLen = Math.hypot(J(1).x - J(0).x, J(1).y - J(0).y) || 1;
+  const walls: InkWalls | undefined =
+    drawn && drawing ? { ink: drawing.ink, inside: drawing.inside, exit: INK_EXIT * torsoLen, along: INK_ALONG } : undefined;
   const scores: Float64Array[] = [];
   const radius: number[] = [];
   const seedSets: number[][] = [];
@@ -138,7 +156,7 @@ export function regionField(m: Mask, dist: Float32Array, joints: Point[], headFl
       const len = Math.hypot(e.x - a.x, e.y - a.y);
       r = Math.min(limbThickness(m, dist, a, e), 0.4 * len, 0.18 * torsoLen);
     }
-    const d = geodesic(m, seeds);
+    const d = geodesic(m, seeds, walls);
     for (let i = 0; i < d.length; i++) d[i] -= r;
     if (b > 1) behindJoint(d, m.w, a, e, r);
     // A level body's head (a quadruped's) stays above its neck: the chest under it is the body's.
@@ -154,7 +172,7 @@ export function regionField(m: Mask, dist: Float32Array, joints: Point[], headFl
     const child = BONES.findIndex((c) => c.parent === b);
     if (child >= 0) pastJoint(scores[b], m.w, J(BONES[b].from), J(BONES[b].to), radius[b] - radius[child]);
   }
-  if (drawn) drawnArms(m, scores, radius, joints);
+  if (drawn) drawnArms(m, scores, radius, joints, drawing);
   absorbIslands(m, scores, seedSets);
   const parentBand = drawn ? [...DRAWN_PARENT_BAND] : undefined;
   return { scores, radius, ...(parentBand ? { parentBand } : {}) };

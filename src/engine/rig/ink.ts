@@ -1,0 +1,258 @@
+/**
+ * A drawing's ink strokes on the rig's working grid (drawings only; fields.ts InkWalls, inkSeam below). The
+ * texture's mask can be solid where the drawing is not: the narrow wedge of paper between an arm hanging
+ * close beside a dress and the dress's side is sealed by the mask (and by the rig's dilation of it), so
+ * the silhouette alone shows one blob there. The two outline strokes with the paper between them still
+ * say where the arm ends and the body begins.
+ */
+import { BEHIND_JOINT, geodesic } from './fields.js';
+import { distanceToOutside, type Mask } from './mask.js';
+import type { Point } from './skeleton.js';
+
+/**
+ * A stroke is at most this share of the working grid's long side wide (twice it, the closing's
+ * diameter): a 6 px marker on a 450 px drawing is 1.3 %; char1's outline about 1 %.
+ */
+const STROKE_SHARE = 0.015;
+/** A pixel this much darker (luma, 0-255) than its surroundings with thin strokes closed over is ink. */
+const INK_CONTRAST = 48;
+
+/** Running max (or min) over a window of 2r+1 along rows, then columns. */
+function boxExtreme(src: Float32Array, w: number, h: number, r: number, max: boolean): Float32Array {
+  const tmp = new Float32Array(w * h),
+    out = new Float32Array(w * h);
+  const pick = max ? Math.max : Math.min;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      let v = src[y * w + x];
+      for (let k = Math.max(0, x - r); k <= Math.min(w - 1, x + r); k++) v = pick(v, src[y * w + k]);
+      tmp[y * w + x] = v;
+    }
+  }
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      let v = tmp[y * w + x];
+      for (let k = Math.max(0, y - r); k <= Math.min(h - 1, y + r); k++) v = pick(v, tmp[k * w + x]);
+      out[y * w + x] = v;
+    }
+  }
+  return out;
+}
+
+/**
+ * Ink on the working grid `m` (1 = a stroke pixel inside `m`): a pixel whose luma lies INK_CONTRAST
+ * below the grey-level closing of the picture (a max then a min over a square of STROKE_SHARE of the
+ * long side), i.e. a thin dark line on lighter paper or fill, whatever the colours. A wide dark fill
+ * closes onto itself and is not ink. Each working pixel takes the darkest covered texel it spans, so a
+ * stroke thinner than a working pixel is kept. `rgba`: the texture (tw x th), `scale` working px per
+ * texture px.
+ */
+export function inkMap(rgba: Uint8Array, tw: number, th: number, scale: number, m: Mask): Uint8Array {
+  const { w, h } = m;
+  const luma = new Float32Array(w * h).fill(255);
+  for (let ty = 0; ty < th; ty++) {
+    const y = Math.min(h - 1, Math.floor(ty * scale));
+    for (let tx = 0; tx < tw; tx++) {
+      const p = (ty * tw + tx) * 4;
+      if (rgba[p + 3] < 128) continue;
+      const x = Math.min(w - 1, Math.floor(tx * scale));
+      const l = 0.299 * rgba[p] + 0.587 * rgba[p + 1] + 0.114 * rgba[p + 2];
+      if (l < luma[y * w + x]) luma[y * w + x] = l;
+    }
+  }
+  const r = Math.max(2, Math.round(STROKE_SHARE * Math.max(w, h)));
+  const closed = boxExtreme(boxExtreme(luma, w, h, r, true), w, h, r, false);
+  const ink = new Uint8Array(w * h);
+  for (let i = 0; i < ink.length; i++) if (m.data[i] && closed[i] - luma[i] >= INK_CONTRAST) ink[i] = 1;
+  return ink;
+}
+
+/** A drawing's strokes and its own (undilated) mask on the working grid (InkWalls, inkSeam). */
+export interface DrawnInk {
+  ink: Uint8Array;
+  inside: Uint8Array;
+}
+
+/** Depth (working px) from the nearest stroke at which a pixel is open fill. */
+const OPEN_FILL_DEPTH = 3;
+/** Below this share of the figure in open fill, its strokes are hatching, not outlines. */
+const MIN_OPEN_FILL = 0.1;
+
+/**
+ * The drawing's strokes as borders, or undefined where they cannot be: a figure coloured by hatching
+ * (the crayon's lines a few px apart across every part, generated seeds 11, 12 and 15: at most 2 % of the
+ * figure further than OPEN_FILL_DEPTH from a stroke, 22-90 % on outlined drawings) has no fill between
+ * its outlines to tell a border by; walls there made the fill costly to cross and the outline a
+ * corridor (a hand's tip went to the torso).
+ */
+export function drawnInk(rgba: Uint8Array, tw: number, th: number, scale: number, m: Mask, inside: Uint8Array): DrawnInk | undefined {
+  const ink = inkMap(rgba, tw, th, scale, m);
+  const notInk = new Uint8Array(ink.length);
+  for (let i = 0; i < ink.length; i++) notInk[i] = ink[i] ? 0 : 1;
+  const depth = distanceToOutside({ w: m.w, h: m.h, data: notInk });
+  let area = 0,
+    open = 0;
+  for (let i = 0; i < ink.length; i++) {
+    if (!inside[i]) continue;
+    area++;
+    if (!ink[i] && depth[i] >= OPEN_FILL_DEPTH) open++;
+  }
+  return area > 0 && open >= MIN_OPEN_FILL * area ? { ink, inside } : undefined;
+}
+
+/** Share of a disc round a fill pixel that is fill, from which that pixel is the corner between two strokes. */
+const NOTCH_CONCAVITY = 0.62;
+/** Share of the fill along the arm's bones that must be reached from them without crossing a stroke or the cut. */
+const ARM_REACHED = 0.7;
+
+/**
+ * An arm lying close beside the body (a dress's side, arms down): the silhouette, sealed between them,
+ * shows no armpit (armRoot finds none and cuts nothing), but the drawing does: the arm's underside stroke
+ * and the body's side stroke meet there, at the end of the paper between them. Here the fill (the mask
+ * less its strokes) has a notch, the stroke they share, and its most concave pixel near the upper arm on
+ * the hip's side of its bone is the armpit. The seam runs from there through the shoulder joint to the
+ * outline beyond; the arm is the fill reached from its forearm (elbow to wrist) without crossing a stroke or
+ * the seam, with the strokes nearer to it than to the rest of the fill. Everything else scores
+ * BEHIND_JOINT per pixel of distance from the seam for both arm bones (as cutArm's), so the body keeps its
+ * side and its outline when the arm lifts. Nothing changes when the reached fill holds the body's middle
+ * or less than ARM_REACHED of the fill along the arm's bones (an arm whose fill a line crosses).
+ */
+export function inkSeam(
+  m: Mask,
+  d: DrawnInk,
+  ds: Float64Array[],
+  a: Point,
+  e: Point,
+  wr: Point,
+  r: number,
+  root: Point,
+  mid: Point,
+): boolean {
+  const { w, h } = m;
+  const len = Math.hypot(e.x - a.x, e.y - a.y);
+  if (len < 1e-6 || !(r > 0)) return false;
+  const ux = (e.x - a.x) / len,
+    uy = (e.y - a.y) / len;
+  const side = (x: number, y: number): number => Math.sign(ux * (y - a.y) - uy * (x - a.x));
+  const hipSide = side(root.x, root.y);
+  if (hipSide === 0) return false;
+  const fill = new Uint8Array(w * h);
+  for (let i = 0; i < fill.length; i++) fill[i] = d.inside[i] && !d.ink[i] ? 1 : 0;
+  const isFill = (x: number, y: number): boolean => x >= 0 && y >= 0 && x < w && y < h && fill[y * w + x] === 1;
+  // The armpit: the most concave fill pixel beside a stroke (not the figure's outside) near the upper arm.
+  const R = Math.max(3, Math.round(r));
+  let armpit = -1,
+    best = NOTCH_CONCAVITY;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const i = y * w + x;
+      if (!fill[i] || (isFill(x - 1, y) && isFill(x + 1, y) && isFill(x, y - 1) && isFill(x, y + 1))) continue;
+      const px = x + 0.5 - a.x,
+        py = y + 0.5 - a.y;
+      const t = (px * ux + py * uy) / len,
+        off = Math.abs(px * -uy + py * ux);
+      if (t < 0 || t > 1.25 || off > 3 * r || side(x + 0.5, y + 0.5) !== hipSide) continue;
+      let n = 0,
+        k = 0;
+      for (let dy = -R; dy <= R; dy++)
+        for (let dx = -R; dx <= R; dx++) {
+          if (dx * dx + dy * dy > R * R) continue;
+          const xx = x + dx,
+            yy = y + dy;
+          const inMask = xx >= 0 && yy >= 0 && xx < w && yy < h && m.data[yy * w + xx] === 1;
+          // The figure's outside within the disc: an outline corner, not a notch between two strokes.
+          if (!inMask) {
+            n = -1;
+            break;
+          }
+          k++;
+          if (fill[yy * w + xx]) n++;
+        }
+      if (n >= 0 && k > 0 && n / k > best) {
+        best = n / k;
+        armpit = i;
+      }
+    }
+  }
+  if (armpit < 0) return false;
+  const ax = (armpit % w) + 0.5,
+    ay = Math.floor(armpit / w) + 0.5;
+  // The seam: from the armpit through the shoulder joint on to the figure's outside.
+  const sl = Math.hypot(a.x - ax, a.y - ay);
+  if (sl < 1) return false;
+  const cx = (a.x - ax) / sl,
+    cy = (a.y - ay) / sl;
+  let cl = 0;
+  while (cl < w + h && inMaskAt(m, ax + cx * (cl + 1), ay + cy * (cl + 1))) cl++;
+  if (cl < sl) return false;
+  const open = new Uint8Array(fill);
+  for (let s = -1; s <= cl + 3; s += 0.5)
+    for (const [ox, oy] of [
+      [0, 0],
+      [1, 0],
+      [0, 1],
+    ]) {
+      const x = Math.floor(ax + cx * s) + ox,
+        y = Math.floor(ay + cy * s) + oy;
+      if (x >= 0 && y >= 0 && x < w && y < h) open[y * w + x] = 0;
+    }
+  // The arm's fill: reached from its bones (elbow to wrist) inside the fill, not across the seam.
+  const seeds: number[] = [];
+  const along: number[] = [];
+  const l2 = Math.hypot(wr.x - e.x, wr.y - e.y);
+  for (let s = 0; s <= l2; s += 1) {
+    const x = Math.floor(e.x + ((wr.x - e.x) * s) / Math.max(l2, 1e-6)),
+      y = Math.floor(e.y + ((wr.y - e.y) * s) / Math.max(l2, 1e-6));
+    if (x < 0 || y < 0 || x >= w || y >= h || !fill[y * w + x]) continue;
+    along.push(y * w + x);
+    if (open[y * w + x]) seeds.push(y * w + x);
+  }
+  if (seeds.length === 0) return false;
+  const reach = geodesic({ w, h, data: open }, seeds);
+  // The body's fill: what its middle reaches the same way (not a speck of paper in the notch).
+  const body = nearestFill(open, w, h, mid, R);
+  if (body < 0 || Number.isFinite(reach[body])) return false;
+  let got = 0;
+  for (const i of along) if (Number.isFinite(reach[i])) got++;
+  if (got < ARM_REACHED * along.length) return false;
+  const rest = geodesic({ w, h, data: open }, [body]);
+  // Strokes and rim go to the nearer fill: the arm's, or the body's.
+  const armSeeds: number[] = [],
+    restSeeds: number[] = [];
+  for (let i = 0; i < fill.length; i++) {
+    if (Number.isFinite(reach[i])) armSeeds.push(i);
+    else if (Number.isFinite(rest[i])) restSeeds.push(i);
+  }
+  const dArm = geodesic(m, armSeeds),
+    dRest = geodesic(m, restSeeds);
+  for (let i = 0; i < fill.length; i++) {
+    if (!m.data[i] || !(dRest[i] < dArm[i])) continue;
+    const x = (i % w) + 0.5 - ax,
+      y = Math.floor(i / w) + 0.5 - ay;
+    const s = Math.min(cl, Math.max(0, x * cx + y * cy));
+    const add = BEHIND_JOINT * Math.hypot(x - s * cx, y - s * cy);
+    for (const sc of ds) sc[i] += add;
+  }
+  return true;
+}
+
+/** The fill pixel nearest `p` within `r` px, or -1. */
+function nearestFill(fill: Uint8Array, w: number, h: number, p: Point, r: number): number {
+  let best = -1,
+    bd = Infinity;
+  for (let dy = -r; dy <= r; dy++)
+    for (let dx = -r; dx <= r; dx++) {
+      const x = Math.floor(p.x) + dx,
+        y = Math.floor(p.y) + dy;
+      if (x < 0 || y < 0 || x >= w || y >= h || !fill[y * w + x] || dx * dx + dy * dy >= bd) continue;
+      bd = dx * dx + dy * dy;
+      best = y * w + x;
+    }
+  return best;
+}
+
+function inMaskAt(m: Mask, x: number, y: number): boolean {
+  const ix = Math.floor(x),
+    iy = Math.floor(y);
+  return ix >= 0 && iy >= 0 && ix < m.w && iy < m.h && m.data[iy * m.w + ix] === 1;
+}

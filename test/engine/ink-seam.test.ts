@@ -1,0 +1,152 @@
+/**
+ * A drawn arm hanging close beside a dress (issue 10: "rigid along the bone, bending only at the
+ * joint", "the rendered figure stays one piece and loses nothing"): the paper between the arm's underside
+ * and the dress's side is sealed by the mask, so the silhouette shows one blob; the drawing's strokes
+ * (rig/ink.ts) still part them. Without them the arm's region took the dress's side, which went with the
+ * arm as it lifted and left the body without its outline.
+ */
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import sharp from 'sharp';
+import { makeSynthDrawing } from '../../bench/_drawing-synth.js';
+import { createEngine, type Rig } from '../../src/engine/index.js';
+import { resolveTools } from '../../src/engine/media/ffmpeg.js';
+import { bareEdge, figurePieces } from '../../src/engine/render/figure-metrics.js';
+import { createFrameRenderer } from '../../src/engine/render/render-video.js';
+import { drawnInk } from '../../src/engine/rig/ink.js';
+import { dilate, distanceToOutside, keepLargeComponents, maskFromAlpha } from '../../src/engine/rig/mask.js';
+import { BONE_COUNT, type Point } from '../../src/engine/rig/skeleton.js';
+import { regionField } from '../../src/engine/rig/weights.js';
+import { workDir } from '../helpers/engine-fixtures.js';
+
+const work = workDir('marionette-ink-seam-');
+
+/**
+ * A girl in a dress with both arms hanging close beside it (design units, drawn at `k` times): one
+ * outline round body and arms, the paper between each arm and the dress a notch 8 units wide at the hem
+ * closing to a point under the shoulder, sealed in the mask above 170 (as a segmentation's closing seals
+ * it). `fill`: a colour, or white paper; `hatch`: crayon lines 4 units apart across every part.
+ */
+async function dressDrawing(k: number, fill: string | null, hatch = false): Promise<{ rgba: Uint8Array; w: number; h: number }> {
+  const left = [
+    [120, 72],
+    [62, 92],
+    [54, 218],
+    [74, 218],
+    [74, 118],
+    [78, 108],
+    [82, 118],
+    [84, 225],
+    [120, 225],
+  ];
+  const right = left
+    .slice(1, -1)
+    .reverse()
+    .map(([x, y]) => [240 - x, y]);
+  const pts = [...left, ...right].map(([x, y]) => `${x * k},${y * k}`).join(' ');
+  const paint = fill ?? 'white';
+  const shapes = `<rect x="${100 * k}" y="${225 * k}" width="${14 * k}" height="${60 * k}"/>
+    <rect x="${126 * k}" y="${225 * k}" width="${14 * k}" height="${60 * k}"/>
+    <polygon points="${pts}" stroke-linejoin="miter"/><circle cx="${120 * k}" cy="${45 * k}" r="${30 * k}"/>`;
+  const lines = hatch
+    ? Array.from({ length: 170 }, (_, i) => `<line x1="${(i * 4 - 400) * k}" y1="0" x2="${(i * 4 - 100) * k}" y2="${300 * k}"/>`).join('')
+    : '';
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${260 * k}" height="${300 * k}">
+    <defs><clipPath id="f">${shapes}</clipPath></defs>
+    <g fill="${paint}" stroke="#222" stroke-width="${4 * k}">${shapes}</g>
+    <g clip-path="url(#f)" stroke="#e08a2a" stroke-width="${1.5 * k}">${lines}</g>
+    <g fill="none" stroke="#222" stroke-width="${4 * k}">${shapes}</g>
+  </svg>`;
+  const { data, info } = await sharp(Buffer.from(svg)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const rgba = new Uint8Array(data);
+  for (let y = 0; y < info.height; y++) {
+    for (let x = 0; x < info.width; x++) {
+      const p = (y * info.width + x) * 4;
+      const sx = x / k,
+        sy = y / k;
+      const sealed = sy > 100 && sy < 170 && ((sx > 70 && sx < 86) || (sx > 154 && sx < 170));
+      if (rgba[p + 3] < 128 && sealed) rgba.set([255, 255, 255, 255], p);
+    }
+  }
+  return { rgba, w: info.width, h: info.height };
+}
+
+test('a drawn arm hanging close beside a dress leaves the dress its sides, at any size, coloured or not', async () => {
+  for (const k of [1, 2.5]) {
+    for (const fill of ['#e8685a', null]) {
+      const { rgba, w, h } = await dressDrawing(k, fill);
+      const scale = Math.min(1, 400 / Math.max(w, h));
+      const { mask } = keepLargeComponents(maskFromAlpha(rgba, w, h, scale), 0.02);
+      const dil = dilate(mask, 2);
+      const P = (x: number, y: number): Point => ({ x: x * k * scale, y: y * k * scale });
+      // RIG_JOINTS order; the shoulders inside the dress's top, as the hanging-arm rule places them.
+      const joints = [P(120, 200), P(120, 85), P(120, 45), P(96, 92), P(64, 150), P(64, 210), P(144, 92), P(176, 150), P(176, 210)];
+      joints.push(P(107, 200), P(107, 250), P(107, 280), P(133, 200), P(133, 250), P(133, 280));
+      const drawing = drawnInk(rgba, w, h, scale, dil, mask.data);
+      assert.ok(drawing, 'an outlined drawing has strokes to part it by');
+      const shares = (withInk: boolean): { side: number; arm: number } => {
+        const f = regionField(dil, distanceToOutside(mask), joints, Infinity, true, withInk ? drawing : undefined);
+        let side = 0,
+          sideArm = 0,
+          arm = 0,
+          armArm = 0;
+        for (let i = 0; i < dil.data.length; i++) {
+          if (!dil.data[i]) continue;
+          let win = 0;
+          for (let b = 1; b < BONE_COUNT; b++) if (f.scores[b][i] < f.scores[win][i]) win = b;
+          const x = ((i % dil.w) + 0.5) / (k * scale),
+            y = (Math.floor(i / dil.w) + 0.5) / (k * scale);
+          const isArm = win >= 2 && win <= 5;
+          // The dress's sides below the armpits (their strokes and a little fill), and the arms' middles.
+          if (y > 125 && y < 215 && ((x > 80 && x < 90) || (x > 150 && x < 160))) {
+            side++;
+            if (isArm) sideArm++;
+          }
+          if (y > 125 && y < 205 && ((x > 56 && x < 72) || (x > 168 && x < 184))) {
+            arm++;
+            if (isArm) armArm++;
+          }
+        }
+        return { side: sideArm / side, arm: armArm / arm };
+      };
+      const label = `${k}x, ${fill ?? 'uncoloured'}`;
+      // By the silhouette alone the arms took 0.69-0.70 of the dress's sides; by the strokes 0.02-0.03.
+      const silhouette = shares(false),
+        drawn = shares(true);
+      assert.ok(silhouette.side > 0.5, `${label}: by the silhouette the arms take ${silhouette.side.toFixed(2)} of the dress's sides`);
+      assert.ok(drawn.side <= 0.1, `${label}: the arms take ${drawn.side.toFixed(2)} of the dress's sides`);
+      assert.ok(drawn.arm >= 0.95, `${label}: the arms keep ${drawn.arm.toFixed(2)} of themselves`);
+    }
+  }
+});
+
+test('a figure coloured by hatching has no strokes to part it by (its lines are not outlines)', async () => {
+  const { rgba, w, h } = await dressDrawing(1, null, true);
+  const { mask } = keepLargeComponents(maskFromAlpha(rgba, w, h, 1), 0.02);
+  assert.equal(drawnInk(rgba, w, h, 1, dilate(mask, 2), mask.data), undefined);
+});
+
+test('generated drawing 13 (dress, arms down): the dress keeps its outline while the arms dance', async () => {
+  const engine = createEngine({ tools: resolveTools(process.env) });
+  const d = await makeSynthDrawing(13, join(work(), 'synth-13.png'));
+  const c = await engine.analyzeCharacter({ imageFile: d.truth.imageFile, outDir: join(work(), 'c13'), thumbnail: false });
+  assert.equal(c.analysis.poseMethod, 'skeleton');
+  const rig = (JSON.parse(await readFile(join(c.dir, c.characterFile), 'utf8')) as { rig: Rig }).rig;
+  const motion = await engine.writeTemplateMotion('tpl_dance', join(work(), 'dance'));
+  const fr = await createFrameRenderer({ rig, textureFile: join(c.dir, c.textureFile), motion, background: { mode: 'transparent' } });
+  const frame = new Uint8Array(fr.width * fr.height * 4);
+  let frames = 0,
+    bare = 0,
+    split = 0;
+  for (let i = 0; i < fr.frameCount; i += 4) {
+    fr.draw(i, frame);
+    frames++;
+    bare += bareEdge(frame, fr.width, fr.height, { inkBelow: 110, radius: 0.01 * fr.height }).bare;
+    if (figurePieces(frame, fr.width, fr.height, { stride: 4, offset: 3 }).pieces > 1) split++;
+  }
+  // Before: 21.5 % of the figure's edge bare (the dress's sides went with the arms); now 5.2 %.
+  assert.ok(bare / frames <= 0.1, `mean bare edge ${((100 * bare) / frames).toFixed(1)}%`);
+  assert.equal(split, 0, `${split} of ${frames} frames in pieces`);
+});
