@@ -530,10 +530,27 @@ function outlineRim(out8: Uint8ClampedArray, rim: RimInput, tw: number, th: numb
   let zone: Uint8Array = new Uint8Array(n);
   for (let t = 0; t < n; t++) if (kept[t] && (!mean || strength[t] >= mean[t] + ANNOTATION_STEP)) zone[t] = 1;
   if (!enlarged) zone = dilate(zone, tw, th, reach + 1);
-  for (let i = 0; enlarged && i < reach; i++) {
-    const grown = dilate(zone, tw, th, 1);
-    for (let t = 0; t < n; t++) if (line[t] && !zone[t]) grown[t] = 0;
-    zone = grown;
+  else {
+    // Grown `reach` times by its 8 neighbours, never onto a ruled line's pixel: each step visits only the
+    // pixels the last one added (a new pixel touches one of them, or it would have joined earlier).
+    let front: number[] = [];
+    for (let t = 0; t < n; t++) if (zone[t]) front.push(t);
+    for (let i = 0; i < reach && front.length; i++) {
+      const next: number[] = [];
+      for (const t of front) {
+        const x = t % tw;
+        for (let dy = -tw; dy <= tw; dy += tw) {
+          for (let dx = -1; dx <= 1; dx++) {
+            if ((dx < 0 && x === 0) || (dx > 0 && x === tw - 1)) continue;
+            const u = t + dy + dx;
+            if (u < 0 || u >= n || zone[u] || line[u]) continue;
+            zone[u] = 1;
+            next.push(u);
+          }
+        }
+      }
+      front = next;
+    }
   }
   // src[t]: the figure pixel whose colour a rim pixel takes (the inkiest one it touches); -1 where none.
   const src = new Int32Array(n).fill(-1);
