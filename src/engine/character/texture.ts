@@ -532,9 +532,16 @@ function outlineRim(out8: Uint8ClampedArray, rim: RimInput, tw: number, th: numb
   if (!enlarged) zone = dilate(zone, tw, th, reach + 1);
   else {
     // Grown `reach` times by its 8 neighbours, never onto a ruled line's pixel: each step visits only the
-    // pixels the last one added (a new pixel touches one of them, or it would have joined earlier).
+    // pixels the last one added (a new pixel touches one of them, or it would have joined earlier). The
+    // first step starts from the zone's pixels beside a non-zone one across a side (a pixel touching the
+    // zone only at a corner touches such a pixel too).
     let front: number[] = [];
-    for (let t = 0; t < n; t++) if (zone[t]) front.push(t);
+    for (let t = 0; t < n; t++) {
+      if (!zone[t]) continue;
+      const x = t % tw;
+      if ((x > 0 && !zone[t - 1]) || (x < tw - 1 && !zone[t + 1]) || (t >= tw && !zone[t - tw]) || (t + tw < n && !zone[t + tw]))
+        front.push(t);
+    }
     for (let i = 0; i < reach && front.length; i++) {
       const next: number[] = [];
       for (const t of front) {
