@@ -12,6 +12,8 @@
  *     removed when at least four of them are found (a figure's own straight lines are not that many).
  *     The edge of the sheet (a band where the table meets the paper) is dropped: ink that touches the
  *     picture's border and is long and thin along it.
+ *     Strokes cut where they cross a line and faint stretches of an outline are joined again
+ *     (stroke-gaps.ts).
  *  5. The outline is closed (radius grown until the filled figure covers a plausible share of its
  *     strokes' box), its inside filled, small specks removed, then ink strokes connected to the figure
  *     are added back whole, so thin limbs drawn as single lines survive the cleanup.
@@ -34,6 +36,7 @@ import {
   reachableFromBorder,
 } from '../vision/mask-ops.js';
 import { strokeBands } from './stroke-bands.js';
+import { bridgeFaintGaps, rejoinAcrossLines } from './stroke-gaps.js';
 
 export interface PaperModel {
   /** Paper colour per channel at each working pixel (w*h*3). */
@@ -784,6 +787,7 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
   }
   // Only read closer (hint): on the whole photo a faint pencil outline is itself in crumbs that size.
   if (hint && model.lines) dropLineCrumbs(ink, model.lines.mask, w, h, thinLine);
+  const lineDrops = model.lines?.mask.slice();
   if (ruledLines) ink = close(ink, w, h, 1);
   if (model.lines) model.lines.mask = dilate(model.lines.mask, w, h, 1);
   // A single long straight line (a margin, a fold) crossing a doodle is not caught as a component: its
@@ -797,6 +801,9 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
   }
   dropSheetEdges(ink, w, h);
   dropLongLines(ink, w, h, thinLine);
+  // Strokes cut by the lines and faint stretches of an outline are joined again (stroke-gaps.ts).
+  if (lineDrops) rejoinAcrossLines(ink, lineDrops, found, strength, thinLine * thinLine, w, h);
+  bridgeFaintGaps(ink, strength, notStroke(rgba, model, found, ink, w, h), w, h);
   let inkCount = 0;
   for (let p = 0; p < w * h; p++) inkCount += ink[p];
   const evidence = { paperShare: paperCount / (w * h), inkShare: inkCount / (w * h), ruledLines, inkThreshold: hi };
@@ -830,6 +837,28 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
 }
 
 /**
+ * Pixels where faint darkening is no evidence of a stroke: within two pixels of what was found and taken
+ * out as the paper's own (its lines, margin and edge: `found` but not `ink`), within the paper model's
+ * window of the picture's border or the sheet's edge (the model is cut short there and the table's blur
+ * leaks in), and pixels in the lines' hue.
+ */
+function notStroke(rgba: Buffer, model: PaperModel, found: Uint8Array, ink: Uint8Array, w: number, h: number): (p: number) => boolean {
+  const { paper, lines, offSheet: off } = model;
+  const furniture = new Uint8Array(w * h);
+  for (let p = 0; p < w * h; p++) furniture[p] = found[p] && !ink[p] ? 1 : 0;
+  const nearFurniture = dilate(furniture, w, h, 2);
+  const edge = Math.round(PAPER_WINDOW * Math.max(w, h));
+  const nearEdge = off ? dilate(off, w, h, edge) : null;
+  const hue = new Float32Array(3);
+  return (p) => {
+    const x = p % w,
+      y = (p - x) / w;
+    if (x < edge || y < edge || x >= w - edge || y >= h - edge || nearEdge?.[p] || nearFurniture[p]) return true;
+    return !!lines?.families.some((f) => inLineHue(rgba, paper, p, f.tone, hue));
+  };
+}
+
+/**
  * Strength (0..255) from which a pixel may be a faint stroke when the sheet shows almost no ink: a light
  * pencil drawing small on a large photo is reduced to the working size as a thin line 10-28 levels
  * darker than its paper (under MIN_INK), while the paper's grain and noise stay under 10 (the bench's
@@ -854,24 +883,11 @@ function faintInkBox(
   h: number,
   thin: number,
 ): DrawingMaskResult['inkBox'] {
-  const { strength, paper, lines, offSheet: off } = model;
-  const furniture = new Uint8Array(w * h);
-  for (let p = 0; p < w * h; p++) furniture[p] = found[p] && !ink[p] ? 1 : 0;
-  const nearFurniture = dilate(furniture, w, h, 2);
-  // Within the paper model's window of the picture's border or the sheet's edge, the model is cut short
-  // and the table's blur leaks in: faint darkening there is no evidence of a stroke.
-  const edge = Math.round(PAPER_WINDOW * Math.max(w, h));
-  const nearEdge = off ? dilate(off, w, h, edge) : null;
-  const hue = new Float32Array(3);
+  const notFaint = notStroke(rgba, model, found, ink, w, h);
   const faint = new Uint8Array(w * h);
   for (let p = 0; p < w * h; p++) {
     if (ink[p]) faint[p] = 1;
-    const x = p % w,
-      y = (p - x) / w;
-    const inside = x >= edge && y >= edge && x < w - edge && y < h - edge && !nearEdge?.[p];
-    if (faint[p] || strength[p] < FAINT_INK || !inside || nearFurniture[p]) continue;
-    const lineHue = lines?.families.some((f) => inLineHue(rgba, paper, p, f.tone, hue));
-    if (!lineHue) faint[p] = 1;
+    else if (model.strength[p] >= FAINT_INK && !notFaint(p)) faint[p] = 1;
   }
   forEachComponent8(faint, w, h, (members, count) => {
     if (count < thin) for (let i = 0; i < count; i++) faint[members[i]] = 0;

@@ -38,7 +38,8 @@ export interface FigureReading {
  * closer reading replaces the first only when it is a confident drawing. The other drawings on the sheet
  * that could be the figure (drawingMask's rivals) are read closer too when the chosen one is: at the whole
  * photo's scale a small figure is in pieces and may enclose less than a doodle beside it; the reading
- * whose figure covers the most of the picture is kept, as the figure is chosen on the sheet.
+ * whose figure covers the most of the picture (its mask, or its drawing's cover with its limbs' bands
+ * where that is more) is kept, as the figure is chosen on the sheet.
  */
 export async function readFigure(imageFile: string, info: Picture, check: () => void): Promise<FigureReading> {
   const view = await workingView(imageFile, { x: 0, y: 0, width: info.width, height: info.height }, true);
@@ -53,7 +54,9 @@ export async function readFigure(imageFile: string, info: Picture, check: () => 
     bestArea = 0;
   for (const candidate of [region, ...rivals]) {
     const closer = await readCloser(imageFile, info, candidate, fg.paper?.lines, check);
-    const area = closer ? maskArea(closer.fg.mask) / closer.view.ws ** 2 : 0;
+    // What the figure covers: its mask, or its drawing's cover where that is more (a stick figure's mask is
+    // its head and lines; its cover counts the bands its limbs reach round, as the choice on the sheet did).
+    const area = closer ? Math.max(maskArea(closer.fg.mask), closer.fg.cover ?? 0) / closer.view.ws ** 2 : 0;
     if (closer && area > bestArea) [best, bestArea] = [closer, area];
   }
   return best;
