@@ -542,22 +542,12 @@ function outlineRim(out8: Uint8ClampedArray, rim: RimInput, tw: number, th: numb
       if ((x > 0 && !zone[t - 1]) || (x < tw - 1 && !zone[t + 1]) || (t >= tw && !zone[t - tw]) || (t + tw < n && !zone[t + tw]))
         front.push(t);
     }
-    for (let i = 0; i < reach && front.length; i++) {
-      const next: number[] = [];
-      for (const t of front) {
-        const x = t % tw;
-        for (let dy = -tw; dy <= tw; dy += tw) {
-          for (let dx = -1; dx <= 1; dx++) {
-            if ((dx < 0 && x === 0) || (dx > 0 && x === tw - 1)) continue;
-            const u = t + dy + dx;
-            if (u < 0 || u >= n || zone[u] || line[u]) continue;
-            zone[u] = 1;
-            next.push(u);
-          }
-        }
-      }
-      front = next;
-    }
+    const join = (u: number): boolean => {
+      if (zone[u] || line[u]) return false;
+      zone[u] = 1;
+      return true;
+    };
+    for (let i = 0; i < reach && front.length; i++) front = stepFront(front, tw, n, join);
   }
   // src[t]: the figure pixel whose colour a rim pixel takes (the inkiest one it touches); -1 where none.
   const src = new Int32Array(n).fill(-1);
@@ -617,23 +607,15 @@ function outlineRim(out8: Uint8ClampedArray, rim: RimInput, tw: number, th: numb
   }
   const seen = new Uint8Array(n);
   for (const t of front) seen[t] = 1;
+  const reached = (u: number): boolean => {
+    if (seen[u] || src[u] >= 0 || line[u]) return false;
+    seen[u] = 1;
+    return true;
+  };
   for (let i = 0; i < reach && front.length; i++) {
     const from = front.map((t) => inkiestNeighbour(t, src, null));
     for (let k = 0; k < front.length; k++) src[front[k]] = from[k];
-    const next: number[] = [];
-    for (const t of front) {
-      const x = t % tw;
-      for (let dy = -tw; dy <= tw; dy += tw) {
-        for (let dx = -1; dx <= 1; dx++) {
-          if ((dx < 0 && x === 0) || (dx > 0 && x === tw - 1)) continue;
-          const u = t + dy + dx;
-          if (u < 0 || u >= n || seen[u] || src[u] >= 0 || line[u]) continue;
-          seen[u] = 1;
-          next.push(u);
-        }
-      }
-    }
-    front = next;
+    front = stepFront(front, tw, n, reached);
   }
   const rimmed = new Uint8Array(n);
   for (let t = 0; t < n; t++) {
@@ -665,6 +647,22 @@ function outlineRim(out8: Uint8ClampedArray, rim: RimInput, tw: number, th: numb
     out8[o + 2] = out8[f + 2];
     if (rimmed[t]) out8[o + 3] = Math.max(out8[o + 3], RIM_ALPHA);
   }
+}
+
+/** The next front: the 8-neighbours of the front's pixels (in order) that `take` accepts, marking them. */
+function stepFront(front: number[], tw: number, n: number, take: (u: number) => boolean): number[] {
+  const next: number[] = [];
+  for (const t of front) {
+    const x = t % tw;
+    for (let dy = -tw; dy <= tw; dy += tw) {
+      for (let dx = -1; dx <= 1; dx++) {
+        if ((dx < 0 && x === 0) || (dx > 0 && x === tw - 1)) continue;
+        const u = t + dy + dx;
+        if (u >= 0 && u < n && take(u)) next.push(u);
+      }
+    }
+  }
+  return next;
 }
 
 /** Mean over a (2r+1)^2 box, three passes (close to a Gaussian of sigma r), edges clamped. */
