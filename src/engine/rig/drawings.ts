@@ -7,7 +7,7 @@
  */
 import { BEHIND_JOINT, chord, geodesic, pastLine } from './fields.js';
 import { inkSeam, type DrawnInk } from './ink.js';
-import type { Mask } from './mask.js';
+import { boneFrame, mostConcaveEdge, type Mask } from './mask.js';
 import { BONES, BONE_COUNT, type Point } from './skeleton.js';
 
 /** Forearms (BONES order), whose blend with the upper arm a drawing confines to ELBOW_BAND. */
@@ -44,41 +44,23 @@ const GAP_ALONG = 0.85;
  */
 function armRoot(m: Mask, ds: Float64Array[], a: Point, e: Point, end: Point, r: number, root: Point, mid: Point): boolean {
   const { w, h, data } = m;
-  const len = Math.hypot(e.x - a.x, e.y - a.y);
-  if (len < 1e-6 || !(r > 0)) return false;
-  const ux = (e.x - a.x) / len,
-    uy = (e.y - a.y) / len;
-  const side = (x: number, y: number): number => Math.sign(ux * (y - a.y) - uy * (x - a.x));
-  const hipSide = side(root.x, root.y);
-  if (hipSide === 0) return false;
+  const frame = r > 0 ? boneFrame(a, e, root) : null;
+  if (!frame) return false;
+  const { ux, uy, side, hipSide } = frame;
   const inside = (x: number, y: number): boolean => x >= 0 && y >= 0 && x < w && y < h && data[y * w + x] === 1;
   const R = Math.max(3, Math.round(r));
   // The armpit: the most concave outline pixel near the upper arm on the hip's side of its bone.
-  let armpit = -1,
-    best = ARMPIT_CONCAVITY;
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      if (!data[y * w + x]) continue;
-      if (inside(x - 1, y) && inside(x + 1, y) && inside(x, y - 1) && inside(x, y + 1)) continue;
-      const px = x + 0.5 - a.x,
-        py = y + 0.5 - a.y;
-      const t = (px * ux + py * uy) / len,
-        off = Math.abs(px * -uy + py * ux);
-      if (t < -0.25 || t > 1.25 || off > 3 * r || side(x + 0.5, y + 0.5) !== hipSide) continue;
-      let n = 0,
-        k = 0;
-      for (let dy = -R; dy <= R; dy++)
-        for (let dx = -R; dx <= R; dx++) {
-          if (dx * dx + dy * dy > R * R) continue;
-          k++;
-          if (inside(x + dx, y + dy)) n++;
-        }
-      if (n / k > best) {
-        best = n / k;
-        armpit = y * w + x;
+  const armpit = mostConcaveEdge(w, h, inside, frame, r, R, -0.25, ARMPIT_CONCAVITY, (x, y) => {
+    let n = 0,
+      k = 0;
+    for (let dy = -R; dy <= R; dy++)
+      for (let dx = -R; dx <= R; dx++) {
+        if (dx * dx + dy * dy > R * R) continue;
+        k++;
+        if (inside(x + dx, y + dy)) n++;
       }
-    }
-  }
+    return n / k;
+  });
   if (armpit < 0) return false;
   const ax = (armpit % w) + 0.5,
     ay = Math.floor(armpit / w) + 0.5;

@@ -6,7 +6,7 @@
  * say where the arm ends and the body begins.
  */
 import { BEHIND_JOINT, geodesic } from './fields.js';
-import { distanceToOutside, type Mask } from './mask.js';
+import { boneFrame, distanceToOutside, mostConcaveEdge, type Mask } from './mask.js';
 import type { Point } from './skeleton.js';
 
 /**
@@ -129,51 +129,32 @@ export function inkSeam(
   mid: Point,
 ): boolean {
   const { w, h } = m;
-  const len = Math.hypot(e.x - a.x, e.y - a.y);
-  if (len < 1e-6 || !(r > 0)) return false;
-  const ux = (e.x - a.x) / len,
-    uy = (e.y - a.y) / len;
-  const side = (x: number, y: number): number => Math.sign(ux * (y - a.y) - uy * (x - a.x));
-  const hipSide = side(root.x, root.y);
-  if (hipSide === 0) return false;
+  const frame = r > 0 ? boneFrame(a, e, root) : null;
+  if (!frame) return false;
   const fill = new Uint8Array(w * h);
   for (let i = 0; i < fill.length; i++) fill[i] = d.inside[i] && !d.ink[i] ? 1 : 0;
   const isFill = (x: number, y: number): boolean => x >= 0 && y >= 0 && x < w && y < h && fill[y * w + x] === 1;
   // The armpit: the most concave fill pixel beside a stroke (not the figure's outside) near the upper arm.
   const R = Math.max(3, Math.round(r));
-  let armpit = -1,
-    best = NOTCH_CONCAVITY;
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      const i = y * w + x;
-      if (!fill[i] || (isFill(x - 1, y) && isFill(x + 1, y) && isFill(x, y - 1) && isFill(x, y + 1))) continue;
-      const px = x + 0.5 - a.x,
-        py = y + 0.5 - a.y;
-      const t = (px * ux + py * uy) / len,
-        off = Math.abs(px * -uy + py * ux);
-      if (t < 0 || t > 1.25 || off > 3 * r || side(x + 0.5, y + 0.5) !== hipSide) continue;
-      let n = 0,
-        k = 0;
-      for (let dy = -R; dy <= R; dy++)
-        for (let dx = -R; dx <= R; dx++) {
-          if (dx * dx + dy * dy > R * R) continue;
-          const xx = x + dx,
-            yy = y + dy;
-          const inMask = xx >= 0 && yy >= 0 && xx < w && yy < h && m.data[yy * w + xx] === 1;
-          // The figure's outside within the disc: an outline corner, not a notch between two strokes.
-          if (!inMask) {
-            n = -1;
-            break;
-          }
-          k++;
-          if (fill[yy * w + xx]) n++;
+  const armpit = mostConcaveEdge(w, h, isFill, frame, r, R, 0, NOTCH_CONCAVITY, (x, y) => {
+    let n = 0,
+      k = 0;
+    for (let dy = -R; dy <= R; dy++)
+      for (let dx = -R; dx <= R; dx++) {
+        if (dx * dx + dy * dy > R * R) continue;
+        const xx = x + dx,
+          yy = y + dy;
+        const inMask = xx >= 0 && yy >= 0 && xx < w && yy < h && m.data[yy * w + xx] === 1;
+        // The figure's outside within the disc: an outline corner, not a notch between two strokes.
+        if (!inMask) {
+          n = -1;
+          break;
         }
-      if (n >= 0 && k > 0 && n / k > best) {
-        best = n / k;
-        armpit = i;
+        k++;
+        if (fill[yy * w + xx]) n++;
       }
-    }
-  }
+    return n >= 0 && k > 0 ? n / k : null;
+  });
   if (armpit < 0) return false;
   const ax = (armpit % w) + 0.5,
     ay = Math.floor(armpit / w) + 0.5;

@@ -3,6 +3,7 @@
  * renderer samples the full texture, so rig precision beyond that buys nothing).
  */
 import { dilate as dilateMask, keepLargestComponents } from '../vision/mask-ops.js';
+import type { Point } from './skeleton.js';
 
 export interface Mask {
   w: number;
@@ -66,4 +67,65 @@ export function inside(m: Mask, x: number, y: number): boolean {
   const ix = Math.floor(x);
   const iy = Math.floor(y);
   return ix >= 0 && iy >= 0 && ix < m.w && iy < m.h && m.data[iy * m.w + ix] === 1;
+}
+
+/** A bone from `a` towards `e`: its length, unit direction, and which side of its line a point lies on. */
+export interface BoneFrame {
+  a: Point;
+  len: number;
+  ux: number;
+  uy: number;
+  /** Sign of the side of the bone's line (x, y) lies on. */
+  side: (x: number, y: number) => number;
+  /** The side `root` (the hips) lies on, never 0. */
+  hipSide: number;
+}
+
+/** The bone's frame, or null when the bone has no length or `root` lies on its line. */
+export function boneFrame(a: Point, e: Point, root: Point): BoneFrame | null {
+  const len = Math.hypot(e.x - a.x, e.y - a.y);
+  if (len < 1e-6) return null;
+  const ux = (e.x - a.x) / len,
+    uy = (e.y - a.y) / len;
+  const side = (x: number, y: number): number => Math.sign(ux * (y - a.y) - uy * (x - a.x));
+  const hipSide = side(root.x, root.y);
+  return hipSide === 0 ? null : { a, len, ux, uy, side, hipSide };
+}
+
+/**
+ * An armpit: of a region's edge pixels (in it, with a side neighbour out of it) beside the upper arm
+ * (along the bone from `tMin` to 1.25 of its length, at most 3r off its line, on the hips' side), the one
+ * whose disc of radius `R` scores highest (`discShare`: the share of the disc that is filled, or null
+ * to pass the pixel over), above `floor`. Its index on the w x h grid, -1 when none.
+ */
+export function mostConcaveEdge(
+  w: number,
+  h: number,
+  inRegion: (x: number, y: number) => boolean,
+  f: BoneFrame,
+  r: number,
+  R: number,
+  tMin: number,
+  floor: number,
+  discShare: (x: number, y: number, R: number) => number | null,
+): number {
+  const { a, len, ux, uy, side, hipSide } = f;
+  let found = -1,
+    best = floor;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      if (!inRegion(x, y) || (inRegion(x - 1, y) && inRegion(x + 1, y) && inRegion(x, y - 1) && inRegion(x, y + 1))) continue;
+      const px = x + 0.5 - a.x,
+        py = y + 0.5 - a.y;
+      const t = (px * ux + py * uy) / len,
+        off = Math.abs(px * -uy + py * ux);
+      if (t < tMin || t > 1.25 || off > 3 * r || side(x + 0.5, y + 0.5) !== hipSide) continue;
+      const share = discShare(x, y, R);
+      if (share !== null && share > best) {
+        best = share;
+        found = y * w + x;
+      }
+    }
+  }
+  return found;
 }
