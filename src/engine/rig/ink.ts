@@ -144,16 +144,12 @@ export function inkSeam(
         if (dx * dx + dy * dy > R * R) continue;
         const xx = x + dx,
           yy = y + dy;
-        const inMask = xx >= 0 && yy >= 0 && xx < w && yy < h && m.data[yy * w + xx] === 1;
         // The figure's outside within the disc: an outline corner, not a notch between two strokes.
-        if (!inMask) {
-          n = -1;
-          break;
-        }
+        if (xx < 0 || yy < 0 || xx >= w || yy >= h || m.data[yy * w + xx] !== 1) return null;
         k++;
         if (fill[yy * w + xx]) n++;
       }
-    return n >= 0 && k > 0 ? n / k : null;
+    return k > 0 ? n / k : null;
   });
   if (armpit < 0) return false;
   const ax = (armpit % w) + 0.5,
