@@ -1,6 +1,6 @@
 /**
  * texture.png: the crop rectangle of the oriented source at full resolution (capped at
- * MAX_TEXTURE_SIDE on its long side), with alpha from the working-size mask enlarged bilinearly after a
+ * MAX_TEXTURE_SIDE on its long side, a drawing's at DRAWING_TEXTURE_SIDE), with alpha from the working-size mask enlarged bilinearly after a
  * small blur, which gives a soft 1-2 px edge instead of the mask's staircase. The colours along that
  * edge are then re-estimated as the figure's own (edge-colour.ts), so no band of the picture's old
  * background goes with the figure.
@@ -15,6 +15,14 @@ import { INK, liftLines, paperOverLines } from './paper-lines.js';
 
 /** Long-side cap of texture.png; above it the crop is downscaled (scale = texture width / crop.width). */
 export const MAX_TEXTURE_SIDE = 2048;
+/**
+ * Long-side cap of a drawing's texture (cut along its ink at this size, see readTextureSource). Renders are
+ * at most 1920 px on their long side (render-video.ts) and a figure fills 91% of its crop (the 5% margin),
+ * so 1536 px still gives a figure up to 1400 px: more than a standing figure takes in a 1920 px frame
+ * below its headroom. The cut, the rim and the rig's reading of the texture scale with its pixels: on the
+ * 12 MP photos of the drawings bench 44% fewer of them (see docs/figures.md, Speed).
+ */
+export const DRAWING_TEXTURE_SIDE = 1536;
 const THUMBNAIL_SIDE = 256;
 /**
  * How far (working px) a mask's edge may sit off the figure's: the band inside the alpha edge whose
@@ -87,10 +95,10 @@ export interface TextureSource {
  * full size only to be reduced afterwards.
  */
 export async function readTextureSource(imageFile: string, crop: TextureJob['crop'], drawing: boolean): Promise<TextureSource> {
-  const reduce = drawing && Math.max(crop.width, crop.height) > MAX_TEXTURE_SIDE;
+  const reduce = drawing && Math.max(crop.width, crop.height) > DRAWING_TEXTURE_SIDE;
   try {
     let img = sharp(imageFile).rotate().extract({ left: crop.x, top: crop.y, width: crop.width, height: crop.height });
-    if (reduce) img = img.resize({ width: MAX_TEXTURE_SIDE, height: MAX_TEXTURE_SIDE, fit: 'inside' });
+    if (reduce) img = img.resize({ width: DRAWING_TEXTURE_SIDE, height: DRAWING_TEXTURE_SIDE, fit: 'inside' });
     const { data, info } = await img.ensureAlpha().raw().toBuffer({ resolveWithObject: true });
     return { rgba: data, width: info.width, height: info.height };
   } catch (err) {
@@ -196,7 +204,7 @@ interface RimInput {
 
 /**
  * Drawings: alpha from the ink along the figure's edge, colours without the paper's shading, on the
- * texture's pixels (`tw` x `th`, the crop at full resolution or reduced to MAX_TEXTURE_SIDE). Inside the
+ * texture's pixels (`tw` x `th`, the crop at full resolution or reduced to DRAWING_TEXTURE_SIDE). Inside the
  * working mask shrunk by one working pixel everything is figure; outside it grown by two nothing is; in
  * the ring between, a pixel is figure unless it is paper (not ink) connected to the outside through
  * paper, so the outline stroke stays whole and no rim of paper remains beyond it. Paper pixels touching
