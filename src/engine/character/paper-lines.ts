@@ -108,6 +108,7 @@ export function liftLines(o: {
   const a = (lines.angle * Math.PI) / 180;
   const n = tw * th;
   const cover = new Float32Array(n);
+  // Planar (channel c of pixel t at c * n + t): the reading across the lines mostly reads one channel.
   const smooth = new Float32Array(n * 3);
   for (const family of lines.families) {
     // The line's darkness is measured on the main family's pixels; a second family takes its own hue.
@@ -139,75 +140,49 @@ export function liftLines(o: {
     // the line itself does not change, and only the lift is applied to each pixel.
     const taps: number[] = [];
     for (let i = -(ALONG_TAPS >> 1); i <= ALONG_TAPS >> 1; i++) taps.push(Math.round(ux * i), Math.round(uy * i));
+    // Only the figure's pixels are read (readAcross); away from the texture's sides every tap is inside.
+    let tapX = 0,
+      tapY = 0;
+    for (let i = 0; i < taps.length; i += 2) [tapX, tapY] = [Math.max(tapX, Math.abs(taps[i])), Math.max(tapY, Math.abs(taps[i + 1]))];
     for (let y = 0; y < th; y++) {
+      const rowInside = y >= tapY && y < th - tapY;
       for (let x = 0; x < tw; x++) {
         const t = y * tw + x;
-        if (!cls[t]) continue;
+        if (!inFigure[t]) continue;
         let r = 0,
           g = 0,
           b = 0,
           k = 0;
-        for (let i = 0; i < taps.length; i += 2) {
-          const xx = x + taps[i],
-            yy = y + taps[i + 1];
-          if (xx < 0 || yy < 0 || xx >= tw || yy >= th) continue;
-          const q = (yy * tw + xx) * 4;
-          r += out8[q];
-          g += out8[q + 1];
-          b += out8[q + 2];
-          k++;
+        if (rowInside && x >= tapX && x < tw - tapX) {
+          for (let i = 0; i < taps.length; i += 2) {
+            const q = (t + taps[i + 1] * tw + taps[i]) * 4;
+            r += out8[q];
+            g += out8[q + 1];
+            b += out8[q + 2];
+          }
+          k = taps.length >> 1;
+        } else {
+          for (let i = 0; i < taps.length; i += 2) {
+            const xx = x + taps[i],
+              yy = y + taps[i + 1];
+            if (xx < 0 || yy < 0 || xx >= tw || yy >= th) continue;
+            const q = (yy * tw + xx) * 4;
+            r += out8[q];
+            g += out8[q + 1];
+            b += out8[q + 2];
+            k++;
+          }
         }
-        smooth[t * 3] = r / k;
-        smooth[t * 3 + 1] = g / k;
-        smooth[t * 3 + 2] = b / k;
+        smooth[t] = r / k;
+        smooth[n + t] = g / k;
+        smooth[2 * n + t] = b / k;
       }
     }
     cover.fill(0);
     // Offsets outward one at a time over the whole figure (rows stay in the cache): a pixel is read at the
     // next offset only while both sides at every smaller one lay in the figure and its reading is not
     // already full coverage (`open`).
-    const open = inFigure.slice();
-    for (let i = 0; i < offsets.length; i += 2) {
-      const pdx = offsets[i],
-        pdy = offsets[i + 1];
-      const ax = Math.abs(pdx),
-        ay = Math.abs(pdy);
-      const d = pdy * tw + pdx;
-      for (let y = 0; y < th; y++) {
-        const inRows = y >= ay && y < th - ay;
-        for (let x = 0; x < tw; x++) {
-          const t = y * tw + x;
-          if (!open[t]) continue;
-          const ua = t + d,
-            ub = t - d;
-          if (!inRows || x < ax || x >= tw - ax || !inFigure[ua] || !inFigure[ub]) {
-            open[t] = 0;
-            continue;
-          }
-          const A = ua * 3,
-            B = ub * 3,
-            P = t * 3;
-          const mj = (smooth[A + j] + smooth[B + j]) / 2;
-          if (mj < 40) continue;
-          const alpha = (1 - smooth[P + j] / mj) / absorb[j];
-          if (alpha < 0.2 || alpha > 1.6) continue;
-          const k = Math.min(1, alpha);
-          let ok = true;
-          for (let c = 0; c < 3 && ok; c++) {
-            const ac = smooth[A + c],
-              bc = smooth[B + c];
-            const m = (ac + bc) / 2;
-            if (Math.abs(ac - bc) > 0.2 * Math.max(ac, bc) + 12) ok = false;
-            else if (Math.abs(smooth[P + c] - m * (1 - k * absorb[c])) > 14 + 0.12 * m) ok = false;
-          }
-          // Both sides may still be on the line's blur at small offsets: the strongest reading counts.
-          if (ok && k > cover[t]) {
-            cover[t] = k;
-            if (k === 1) open[t] = 0;
-          }
-        }
-      }
-    }
+    readAcross(smooth, inFigure, cover, offsets, absorb, j, tw, th);
     for (let y = 0; y < th; y++) {
       for (let x = 0; x < tw; x++) {
         const t = y * tw + x;
@@ -228,6 +203,66 @@ export function liftLines(o: {
         }
         strength[t] = st;
         onLine[t] = 1;
+      }
+    }
+  }
+}
+
+/**
+ * liftLines' reading across the lines: each figure pixel's line coverage (`cover`, the strongest reading)
+ * from the fill on both sides at each offset in turn. Its own function (typed arrays only) so that V8
+ * optimises its loop on its own rather than with the rest of liftLines.
+ */
+function readAcross(
+  smooth: Float32Array,
+  inFigure: Uint8Array,
+  cover: Float32Array,
+  offsets: Int32Array,
+  absorb: number[],
+  j: number,
+  tw: number,
+  th: number,
+): void {
+  const open = inFigure.slice();
+  const n = tw * th;
+  // smooth is planar: channel j's plane is read for every pixel, the others only where it passes.
+  const J = j * n;
+  const absorbJ = absorb[j];
+  for (let i = 0; i < offsets.length; i += 2) {
+    const pdx = offsets[i],
+      pdy = offsets[i + 1];
+    const ax = Math.abs(pdx),
+      ay = Math.abs(pdy);
+    const d = pdy * tw + pdx;
+    for (let y = 0; y < th; y++) {
+      const inRows = y >= ay && y < th - ay;
+      for (let x = 0; x < tw; x++) {
+        const t = y * tw + x;
+        if (!open[t]) continue;
+        const ua = t + d,
+          ub = t - d;
+        if (!inRows || x < ax || x >= tw - ax || !inFigure[ua] || !inFigure[ub]) {
+          open[t] = 0;
+          continue;
+        }
+        const mj = (smooth[J + ua] + smooth[J + ub]) / 2;
+        if (mj < 40) continue;
+        const alpha = (1 - smooth[J + t] / mj) / absorbJ;
+        if (alpha < 0.2 || alpha > 1.6) continue;
+        const k = Math.min(1, alpha);
+        let ok = true;
+        for (let c = 0; c < 3 && ok; c++) {
+          const ac = smooth[c * n + ua],
+            bc = smooth[c * n + ub];
+          const m = (ac + bc) / 2;
+          if (Math.abs(ac - bc) > 0.2 * Math.max(ac, bc) + 12) ok = false;
+          else if (Math.abs(smooth[c * n + t] - m * (1 - k * absorb[c])) > 14 + 0.12 * m) ok = false;
+        }
+        // Both sides may still be on the line's blur at small offsets: the strongest reading counts.
+        if (ok && k > cover[t]) {
+          cover[t] = k;
+          if (k === 1) open[t] = 0;
+        }
       }
     }
   }

@@ -1,6 +1,6 @@
 /**
  * texture.png: the crop rectangle of the oriented source at full resolution (capped at
- * MAX_TEXTURE_SIDE on its long side), with alpha from the working-size mask enlarged bilinearly after a
+ * MAX_TEXTURE_SIDE on its long side, a drawing's at DRAWING_TEXTURE_SIDE), with alpha from the working-size mask enlarged bilinearly after a
  * small blur, which gives a soft 1-2 px edge instead of the mask's staircase. The colours along that
  * edge are then re-estimated as the figure's own (edge-colour.ts), so no band of the picture's old
  * background goes with the figure.
@@ -15,6 +15,14 @@ import { INK, liftLines, paperOverLines } from './paper-lines.js';
 
 /** Long-side cap of texture.png; above it the crop is downscaled (scale = texture width / crop.width). */
 export const MAX_TEXTURE_SIDE = 2048;
+/**
+ * Long-side cap of a drawing's texture (cut along its ink at this size, see readTextureSource). Renders are
+ * at most 1920 px on their long side (render-video.ts) and a figure fills 91% of its crop (the 5% margin),
+ * so 1536 px still gives a figure up to 1400 px: more than a standing figure takes in a 1920 px frame
+ * below its headroom. The cut, the rim and the rig's reading of the texture scale with its pixels: on the
+ * 12 MP photos of the drawings bench 44% fewer of them (see docs/figures.md, Speed).
+ */
+export const DRAWING_TEXTURE_SIDE = 1536;
 const THUMBNAIL_SIDE = 256;
 /**
  * How far (working px) a mask's edge may sit off the figure's: the band inside the alpha edge whose
@@ -87,10 +95,10 @@ export interface TextureSource {
  * full size only to be reduced afterwards.
  */
 export async function readTextureSource(imageFile: string, crop: TextureJob['crop'], drawing: boolean): Promise<TextureSource> {
-  const reduce = drawing && Math.max(crop.width, crop.height) > MAX_TEXTURE_SIDE;
+  const reduce = drawing && Math.max(crop.width, crop.height) > DRAWING_TEXTURE_SIDE;
   try {
     let img = sharp(imageFile).rotate().extract({ left: crop.x, top: crop.y, width: crop.width, height: crop.height });
-    if (reduce) img = img.resize({ width: MAX_TEXTURE_SIDE, height: MAX_TEXTURE_SIDE, fit: 'inside' });
+    if (reduce) img = img.resize({ width: DRAWING_TEXTURE_SIDE, height: DRAWING_TEXTURE_SIDE, fit: 'inside' });
     const { data, info } = await img.ensureAlpha().raw().toBuffer({ resolveWithObject: true });
     return { rgba: data, width: info.width, height: info.height };
   } catch (err) {
@@ -196,7 +204,7 @@ interface RimInput {
 
 /**
  * Drawings: alpha from the ink along the figure's edge, colours without the paper's shading, on the
- * texture's pixels (`tw` x `th`, the crop at full resolution or reduced to MAX_TEXTURE_SIDE). Inside the
+ * texture's pixels (`tw` x `th`, the crop at full resolution or reduced to DRAWING_TEXTURE_SIDE). Inside the
  * working mask shrunk by one working pixel everything is figure; outside it grown by two nothing is; in
  * the ring between, a pixel is figure unless it is paper (not ink) connected to the outside through
  * paper, so the outline stroke stays whole and no rim of paper remains beyond it. Paper pixels touching
@@ -259,55 +267,32 @@ function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): Rim
   const r0 = ref[0],
     r1 = ref[1],
     r2 = ref[2];
-  for (let ty = 0; ty < th; ty++) {
-    const my = Math.min(mh - 1, Math.max(0, (crop.y + (ty + 0.5) / ky) * s - 0.5));
-    const y0 = Math.floor(my),
-      y1 = Math.min(mh - 1, y0 + 1),
-      ay = my - y0,
-      by = 1 - ay;
-    const row0 = y0 * mw,
-      row1 = y1 * mw,
-      rowN = Math.min(mh - 1, Math.round(my)) * mw;
-    for (let tx = 0; tx < tw; tx++) {
-      const q = rowN + colN[tx];
-      const t = ty * tw + tx;
-      const k = off && off[q] ? 0 : inner[q] ? 2 : outer[q] ? 1 : 0;
-      cls[t] = k;
-      // Outside the ring the pixel is transparent: neither its colour nor its ink matters.
-      if (k === 0) continue;
-      const ax = colA[tx],
-        bx = 1 - ax;
-      const w00 = bx * by,
-        w01 = ax * by,
-        w10 = bx * ay,
-        w11 = ax * ay;
-      const i00 = (row0 + colX0[tx]) * 3,
-        i01 = (row0 + colX1[tx]) * 3,
-        i10 = (row1 + colX0[tx]) * 3,
-        i11 = (row1 + colX1[tx]) * 3;
-      const p0 = Math.max(1, pp[i00] * w00 + pp[i01] * w01 + pp[i10] * w10 + pp[i11] * w11);
-      const p1 = Math.max(1, pp[i00 + 1] * w00 + pp[i01 + 1] * w01 + pp[i10 + 1] * w10 + pp[i11 + 1] * w11);
-      const p2 = Math.max(1, pp[i00 + 2] * w00 + pp[i01 + 2] * w01 + pp[i10 + 2] * w10 + pp[i11 + 2] * w11);
-      const o = t * 4;
-      const c0 = rgba[o],
-        c1 = rgba[o + 1],
-        c2 = rgba[o + 2];
-      strength[t] = Math.max(0, 1 - c0 / p0, 1 - c1 / p1, 1 - c2 / p2);
-      out8[o] = (c0 * r0) / p0;
-      out8[o + 1] = (c1 * r1) / p1;
-      out8[o + 2] = (c2 * r2) / p2;
-      if (k === 1) onMask[t] = job.mask[q];
-      if (lines && lines.mask[q]) {
-        const a0 = Math.max(0, 1 - c0 / p0),
-          a1 = Math.max(0, 1 - c1 / p1),
-          a2 = Math.max(0, 1 - c2 / p2);
-        const m = Math.max(1e-3, a0, a1, a2),
-          tone = lines.tone;
-        const d = Math.max(Math.abs(a0 / m - tone[0]), Math.abs(a1 / m - tone[1]), Math.abs(a2 / m - tone[2]));
-        if (d <= LINE_TONE_TOLERANCE) line[t] = k;
-      }
-    }
-  }
+  inkAndPaper({
+    rgba,
+    out8,
+    pp,
+    tw,
+    th,
+    mw,
+    mh,
+    s,
+    cropY: crop.y,
+    ky,
+    colX0,
+    colX1,
+    colA,
+    colN,
+    off,
+    inner,
+    outer,
+    mask: job.mask,
+    lines,
+    ref,
+    cls,
+    strength,
+    line,
+    onMask,
+  });
   // A line's own darkness (median over the candidates): where the figure's stroke crosses a line, the
   // pixel is darker than the line alone and stays ink, so the outline is not notched at every line.
   // Candidates in the ring (line[t] = 1) set it; with none there, those inside the figure (2) do.
@@ -343,10 +328,49 @@ function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): Rim
     paperOverLines(out8, onLine, strength, cls, tw, th, LINE_DARKER * lineStrength);
     if (lines) liftLines({ out8, strength, cls, onLine, tw, th, lines, lineStrength, ref, texPerWork: kx / s });
   }
-  // Paper in the ring reachable from the outside through paper (4-connected): seeded by the ring's
-  // paper pixels next to the outside, grown through the ring's paper.
-  const out = new Uint8Array(tw * th);
+  const kept = figureAlpha(out8, cls, strength, line, onMask, tw, th);
+  // The annotation's pixel: the figure is annotated at about ANNOTATED_FIGURE px on its long side, so an
+  // enlarged drawing's rim is wider in pixels and a reduced one's narrower.
+  const box = maskBounds(job.mask, mw, mh);
+  const figure = box ? Math.max(box.x1 - box.x0 + 1, box.y1 - box.y0 + 1) / s : 0;
+  const unit = (Math.min(kx, ky) * figure) / ANNOTATED_FIGURE;
+  // At about the picture's own scale the old rim: the stroke's blur beside the ink and one picture pixel.
+  const ringPx = Math.floor(Math.min(kx, ky) * Math.max(1, figure * RIM_SHARE) + 0.25);
+  return { kept, strength, line, unit, ringPx };
+}
+
+/**
+ * cutAlongInk's alpha from its classes (written into `out8`), returning the figure's pixels: paper in the
+ * ring reachable from the outside, the figure 8-connected to its inside, the stroke's partial-alpha halo.
+ * Each pass is its own function (typed arrays only) so that V8 optimises each loop on its own.
+ */
+function figureAlpha(
+  out8: Uint8ClampedArray,
+  cls: Uint8Array,
+  strength: Float32Array,
+  line: Uint8Array,
+  onMask: Uint8Array,
+  tw: number,
+  th: number,
+): Uint8Array {
   const stack = new Int32Array(tw * th);
+  const out = paperFromOutside(cls, strength, line, tw, th, stack);
+  const kept = figureFromInside(out, cls, onMask, tw, th, stack);
+  const halo = strokeHalo(kept, cls, line, strength, tw, th, stack);
+  writeAlpha(out8, kept, halo, strength, tw * th);
+  return kept;
+}
+
+/** Paper in the ring reachable from the outside through paper (4-connected): seeded by the ring's paper pixels next to the outside, grown through the ring's paper. */
+function paperFromOutside(
+  cls: Uint8Array,
+  strength: Float32Array,
+  line: Uint8Array,
+  tw: number,
+  th: number,
+  stack: Int32Array,
+): Uint8Array {
+  const out = new Uint8Array(tw * th);
   let top = 0;
   const n = tw * th;
   const isPaper = (u: number): boolean => cls[u] === 1 && (strength[u] < INK || line[u] === 1);
@@ -380,10 +404,14 @@ function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): Rim
     if (t >= tw) visit(t - tw);
     if (t + tw < n) visit(t + tw);
   }
-  // The figure: what is not outside, 8-connected to the inside or to ink on the working mask. Specks of
-  // ink in the ring that touch neither (paper grain, a dot of the sheet) are paper.
+  return out;
+}
+
+/** The figure: what is not outside, 8-connected to the inside or to ink on the working mask. Specks of ink in the ring that touch neither (paper grain, a dot of the sheet) are paper. */
+function figureFromInside(out: Uint8Array, cls: Uint8Array, onMask: Uint8Array, tw: number, th: number, stack: Int32Array): Uint8Array {
+  const n = tw * th;
   const kept = new Uint8Array(n);
-  top = 0;
+  let top = 0;
   for (let t = 0; t < n; t++) {
     if (out[t] || !(cls[t] === 2 || onMask[t])) continue;
     kept[t] = 1;
@@ -402,10 +430,26 @@ function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): Rim
       }
     }
   }
-  // Paper pixels around the figure keep a partial alpha by how much ink they carry (the stroke's blur,
-  // a few pixels wide when the drawing was enlarged) where they join the figure through such pixels
-  // (at least a quarter of the ink level); grain further out and a line's pixels get none.
+  return kept;
+}
+
+/**
+ * Paper pixels around the figure keep a partial alpha by how much ink they carry (the stroke's blur,
+ * a few pixels wide when the drawing was enlarged) where they join the figure through such pixels
+ * (at least a quarter of the ink level); grain further out and a line's pixels get none.
+ */
+function strokeHalo(
+  kept: Uint8Array,
+  cls: Uint8Array,
+  line: Uint8Array,
+  strength: Float32Array,
+  tw: number,
+  th: number,
+  stack: Int32Array,
+): Uint8Array {
+  const n = tw * th;
   const halo = new Uint8Array(n);
+  let top = 0;
   for (let t = 0; t < n; t++) if (kept[t]) stack[top++] = t;
   while (top > 0) {
     const t = stack[--top];
@@ -420,21 +464,125 @@ function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): Rim
       }
     }
   }
-  // Fully transparent pixels get no colour: the renderer premultiplies, so it is never seen, and the
-  // paper's grain there would only make the PNG larger and slower to write (3x on a phone photo).
+  return halo;
+}
+
+/**
+ * Fully transparent pixels get no colour: the renderer premultiplies, so it is never seen, and the
+ * paper's grain there would only make the PNG larger and slower to write (3x on a phone photo).
+ */
+function writeAlpha(out8: Uint8ClampedArray, kept: Uint8Array, halo: Uint8Array, strength: Float32Array, n: number): void {
   for (let t = 0; t < n; t++) {
     const a = kept[t] ? 255 : halo[t] ? (255 * strength[t]) / INK : 0;
     out8[t * 4 + 3] = a;
     if (out8[t * 4 + 3] === 0) out8[t * 4] = out8[t * 4 + 1] = out8[t * 4 + 2] = 0;
   }
-  // The annotation's pixel: the figure is annotated at about ANNOTATED_FIGURE px on its long side, so an
-  // enlarged drawing's rim is wider in pixels and a reduced one's narrower.
-  const box = maskBounds(job.mask, mw, mh);
-  const figure = box ? Math.max(box.x1 - box.x0 + 1, box.y1 - box.y0 + 1) / s : 0;
-  const unit = (Math.min(kx, ky) * figure) / ANNOTATED_FIGURE;
-  // At about the picture's own scale the old rim: the stroke's blur beside the ink and one picture pixel.
-  const ringPx = Math.floor(Math.min(kx, ky) * Math.max(1, figure * RIM_SHARE) + 0.25);
-  return { kept, strength, line, unit, ringPx };
+}
+
+/** cutAlongInk's pass over every texture pixel: its class, ink strength, colour over the paper model, ruled-line candidates. */
+function inkAndPaper(o: {
+  rgba: Buffer;
+  out8: Uint8ClampedArray;
+  pp: Float32Array;
+  tw: number;
+  th: number;
+  mw: number;
+  mh: number;
+  s: number;
+  cropY: number;
+  ky: number;
+  colX0: Int32Array;
+  colX1: Int32Array;
+  colA: Float32Array;
+  colN: Int32Array;
+  off: Uint8Array | undefined;
+  inner: Uint8Array;
+  outer: Uint8Array;
+  mask: Uint8Array;
+  lines: PaperModel['lines'];
+  ref: number[];
+  cls: Uint8Array;
+  strength: Float32Array;
+  line: Uint8Array;
+  onMask: Uint8Array;
+}): void {
+  const {
+    rgba,
+    out8,
+    pp,
+    tw,
+    th,
+    mw,
+    mh,
+    s,
+    cropY,
+    ky,
+    colX0,
+    colX1,
+    colA,
+    colN,
+    off,
+    inner,
+    outer,
+    mask,
+    lines,
+    cls,
+    strength,
+    line,
+    onMask,
+  } = o;
+  const r0 = o.ref[0],
+    r1 = o.ref[1],
+    r2 = o.ref[2];
+  for (let ty = 0; ty < th; ty++) {
+    const my = Math.min(mh - 1, Math.max(0, (cropY + (ty + 0.5) / ky) * s - 0.5));
+    const y0 = Math.floor(my),
+      y1 = Math.min(mh - 1, y0 + 1),
+      ay = my - y0,
+      by = 1 - ay;
+    const row0 = y0 * mw,
+      row1 = y1 * mw,
+      rowN = Math.min(mh - 1, Math.round(my)) * mw;
+    for (let tx = 0; tx < tw; tx++) {
+      const q = rowN + colN[tx];
+      const t = ty * tw + tx;
+      const k = off && off[q] ? 0 : inner[q] ? 2 : outer[q] ? 1 : 0;
+      cls[t] = k;
+      // Outside the ring the pixel is transparent: neither its colour nor its ink matters.
+      if (k === 0) continue;
+      const ax = colA[tx],
+        bx = 1 - ax;
+      const w00 = bx * by,
+        w01 = ax * by,
+        w10 = bx * ay,
+        w11 = ax * ay;
+      const i00 = (row0 + colX0[tx]) * 3,
+        i01 = (row0 + colX1[tx]) * 3,
+        i10 = (row1 + colX0[tx]) * 3,
+        i11 = (row1 + colX1[tx]) * 3;
+      const p0 = Math.max(1, pp[i00] * w00 + pp[i01] * w01 + pp[i10] * w10 + pp[i11] * w11);
+      const p1 = Math.max(1, pp[i00 + 1] * w00 + pp[i01 + 1] * w01 + pp[i10 + 1] * w10 + pp[i11 + 1] * w11);
+      const p2 = Math.max(1, pp[i00 + 2] * w00 + pp[i01 + 2] * w01 + pp[i10 + 2] * w10 + pp[i11 + 2] * w11);
+      const o = t * 4;
+      const c0 = rgba[o],
+        c1 = rgba[o + 1],
+        c2 = rgba[o + 2];
+      strength[t] = Math.max(0, 1 - c0 / p0, 1 - c1 / p1, 1 - c2 / p2);
+      out8[o] = (c0 * r0) / p0;
+      out8[o + 1] = (c1 * r1) / p1;
+      out8[o + 2] = (c2 * r2) / p2;
+      if (k === 1) onMask[t] = mask[q];
+      if (lines && lines.mask[q]) {
+        const a0 = Math.max(0, 1 - c0 / p0),
+          a1 = Math.max(0, 1 - c1 / p1),
+          a2 = Math.max(0, 1 - c2 / p2);
+        const m = Math.max(1e-3, a0, a1, a2),
+          tone = lines.tone;
+        const d = Math.max(Math.abs(a0 / m - tone[0]), Math.abs(a1 / m - tone[1]), Math.abs(a2 / m - tone[2]));
+        if (d <= LINE_TONE_TOLERANCE) line[t] = k;
+      }
+    }
+  }
 }
 
 /**

@@ -17,26 +17,45 @@ const STROKE_SHARE = 0.015;
 /** A pixel this much darker (luma, 0-255) than its surroundings with thin strokes closed over is ink. */
 const INK_CONTRAST = 48;
 
-/** Running max (or min) over a window of 2r+1 along rows, then columns. */
+/**
+ * Running max (or min) over a window of 2r+1 along rows, then columns. One loop per extreme with
+ * Math.max / Math.min called directly (a function picked at run time is a call V8 cannot inline).
+ */
 function boxExtreme(src: Float32Array, w: number, h: number, r: number, max: boolean): Float32Array {
   const tmp = new Float32Array(w * h),
     out = new Float32Array(w * h);
-  const pick = max ? Math.max : Math.min;
+  if (max) {
+    alongRows(src, tmp, w, h, r, true);
+    alongColumns(tmp, out, w, h, r, true);
+  } else {
+    alongRows(src, tmp, w, h, r, false);
+    alongColumns(tmp, out, w, h, r, false);
+  }
+  return out;
+}
+
+function alongRows(src: Float32Array, out: Float32Array, w: number, h: number, r: number, max: boolean): void {
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
       let v = src[y * w + x];
-      for (let k = Math.max(0, x - r); k <= Math.min(w - 1, x + r); k++) v = pick(v, src[y * w + k]);
-      tmp[y * w + x] = v;
-    }
-  }
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      let v = tmp[y * w + x];
-      for (let k = Math.max(0, y - r); k <= Math.min(h - 1, y + r); k++) v = pick(v, tmp[k * w + x]);
+      const k1 = Math.min(w - 1, x + r);
+      if (max) for (let k = Math.max(0, x - r); k <= k1; k++) v = Math.max(v, src[y * w + k]);
+      else for (let k = Math.max(0, x - r); k <= k1; k++) v = Math.min(v, src[y * w + k]);
       out[y * w + x] = v;
     }
   }
-  return out;
+}
+
+function alongColumns(src: Float32Array, out: Float32Array, w: number, h: number, r: number, max: boolean): void {
+  for (let y = 0; y < h; y++) {
+    const k1 = Math.min(h - 1, y + r);
+    for (let x = 0; x < w; x++) {
+      let v = src[y * w + x];
+      if (max) for (let k = Math.max(0, y - r); k <= k1; k++) v = Math.max(v, src[k * w + x]);
+      else for (let k = Math.max(0, y - r); k <= k1; k++) v = Math.min(v, src[k * w + x]);
+      out[y * w + x] = v;
+    }
+  }
 }
 
 /**
