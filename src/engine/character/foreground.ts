@@ -211,12 +211,27 @@ async function personResult(w: number, h: number, { shown, prob, seg }: PersonRe
 /**
  * The person model's figure whatever the border says, with how sure the model is of it: for a picture
  * the photo pose models read as a person although its plain background made it look like a drawing
- * (analyze.ts decides). Null when the model found nothing of a figure's size.
+ * (analyze.ts decides). Null when the model found nothing of a figure's size. `luminance`: the model is
+ * shown the picture's luminance, which a colour cast does not change (see analyze.ts, a body off the mask).
  */
-export async function personForeground(rgba: Buffer, w: number, h: number): Promise<(ForegroundResult & { sure: boolean }) | null> {
-  const person = await personReading(rgba, w, h);
+export async function personForeground(
+  rgba: Buffer,
+  w: number,
+  h: number,
+  luminance = false,
+): Promise<(ForegroundResult & { sure: boolean }) | null> {
+  const person = await personReading(luminance ? greyOf(rgba) : rgba, w, h);
   const found = person && (await personResult(w, h, person));
   return found && { ...found, sure: found.confident, confident: true };
+}
+
+/** The picture's luminance in all three channels (Rec. 601 weights), alpha kept. */
+function greyOf(rgba: Buffer): Buffer {
+  const out = Buffer.from(rgba);
+  for (let p = 0; p < out.length; p += 4) {
+    out[p] = out[p + 1] = out[p + 2] = Math.round(0.299 * rgba[p] + 0.587 * rgba[p + 1] + 0.114 * rgba[p + 2]);
+  }
+  return out;
 }
 
 function paperInside(mask: Uint8Array, strength: Uint8Array): number {
