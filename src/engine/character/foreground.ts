@@ -9,7 +9,7 @@ import type { MaskMethod } from '../types.js';
 import { segmentPerson } from '../vision/segmentation.js';
 import { borderStats, classicalMask } from './mask-classical.js';
 import { drawingMask, type PaperModel, type SheetHint } from './drawing.js';
-import { close, fillHoles, keepLargestComponents, maskArea, maskBounds, open } from '../vision/mask-ops.js';
+import { close, fillHoles, forEachComponent8, keepLargestComponents, maskArea, maskBounds, open } from '../vision/mask-ops.js';
 import { bodyScale } from '../vision/body-region.js';
 import type { Keypoint } from '../types.js';
 
@@ -211,12 +211,27 @@ async function personResult(w: number, h: number, { shown, prob, seg }: PersonRe
 /**
  * The person model's figure whatever the border says, with how sure the model is of it: for a picture
  * the photo pose models read as a person although its plain background made it look like a drawing
- * (analyze.ts decides). Null when the model found nothing of a figure's size.
+ * (analyze.ts decides). Null when the model found nothing of a figure's size. `luminance`: the model is
+ * shown the picture's luminance, which a colour cast does not change (see analyze.ts, a body off the mask).
  */
-export async function personForeground(rgba: Buffer, w: number, h: number): Promise<(ForegroundResult & { sure: boolean }) | null> {
-  const person = await personReading(rgba, w, h);
+export async function personForeground(
+  rgba: Buffer,
+  w: number,
+  h: number,
+  luminance = false,
+): Promise<(ForegroundResult & { sure: boolean }) | null> {
+  const person = await personReading(luminance ? greyOf(rgba) : rgba, w, h);
   const found = person && (await personResult(w, h, person));
   return found && { ...found, sure: found.confident, confident: true };
+}
+
+/** The picture's luminance in all three channels (Rec. 601 weights), alpha kept. */
+function greyOf(rgba: Buffer): Buffer {
+  const out = Buffer.from(rgba);
+  for (let p = 0; p < out.length; p += 4) {
+    out[p] = out[p + 1] = out[p + 2] = Math.round(0.299 * rgba[p] + 0.587 * rgba[p + 1] + 0.114 * rgba[p + 2]);
+  }
+  return out;
 }
 
 function paperInside(mask: Uint8Array, strength: Uint8Array): number {
@@ -269,6 +284,9 @@ function segmentationMask(prob: Uint8Array, w: number, h: number): { mask: Uint8
   return { mask, raw, area, confidence: area ? sum / area / 255 : 0 };
 }
 
+/** Half the width of a thigh kept by refineSegmentationWithPose, in torsos (a calf's is 0.12). */
+const THIGH_RADIUS = 0.16;
+
 /** Ankle score from which the feet are trusted to mark where the figure ends and the ground begins. */
 const FOOT_SCORE = 0.3;
 
@@ -288,7 +306,7 @@ export function refineSegmentationWithPose(raw: Uint8Array, w: number, h: number
   const scale = bodyScale(body);
   // Generous for a calf or a shoe (both ~0.1 of a torso across), tight enough to drop the ground around them.
   const legR = 0.12 * scale;
-  const capsules: Array<[number, number, number, number]> = [];
+  const capsules: Array<[number, number, number, number, number]> = [];
   for (let i = 0; i < 2; i++) {
     const a = ankles[i];
     const k = knees[i];
@@ -296,18 +314,22 @@ export function refineSegmentationWithPose(raw: Uint8Array, w: number, h: number
     const kx = k.score >= 0.1 ? k.x : a.x;
     const ky = k.score >= 0.1 ? k.y : a.y - scale;
     const len = Math.hypot(a.x - kx, a.y - ky) || 1;
-    capsules.push([kx, ky, a.x, a.y]);
+    capsules.push([kx, ky, a.x, a.y, legR]);
     // The foot: down and along the shin's lean, far enough for a shoe seen from the side.
-    capsules.push([a.x, a.y, a.x + ((a.x - kx) / len) * 0.25 * scale, a.y + 0.3 * scale]);
+    capsules.push([a.x, a.y, a.x + ((a.x - kx) / len) * 0.25 * scale, a.y + 0.3 * scale, legR]);
+    // The thigh, wider: in a lunge or a kneel the knee is down by the feet and the thigh crosses the trimmed
+    // band (the 4D-Humans lunge: its back leg was cut at the knee and lost, under some light or orientation).
+    const hip = body[11 + i];
+    if (k.score >= 0.1 && hip.score >= FOOT_SCORE) capsules.push([hip.x, hip.y, kx, ky, THIGH_RADIUS * scale]);
   }
   const near = (x: number, y: number) =>
-    capsules.some(([ax, ay, bx, by]) => {
+    capsules.some(([ax, ay, bx, by, r]) => {
       const dx = bx - ax;
       const dy = by - ay;
       const t = Math.max(0, Math.min(1, ((x - ax) * dx + (y - ay) * dy) / (dx * dx + dy * dy || 1)));
       const ex = x - (ax + t * dx);
       const ey = y - (ay + t * dy);
-      return ex * ex + ey * ey <= legR * legR;
+      return ex * ex + ey * ey <= r * r;
     });
   const lowestAnkle = Math.max(ankles[0].y, ankles[1].y);
   const ground = Math.ceil(lowestAnkle + 0.35 * scale);
@@ -316,12 +338,19 @@ export function refineSegmentationWithPose(raw: Uint8Array, w: number, h: number
   // Ground bleed shows as foreground well below and beside the feet: a few percent of a torso square.
   if (spill < 0.03 * scale * scale) return null;
   const top = Math.max(0, Math.floor(Math.min(ankles[0].y, ankles[1].y) - 0.6 * scale));
-  const out = raw.slice();
+  const away = new Uint8Array(w * h);
   for (let y = top; y < h; y++) {
     for (let x = 0; x < w; x++) {
       const p = y * w + x;
-      if (out[p] && !near(x, y)) out[p] = 0;
+      if (raw[p] && !near(x, y)) away[p] = 1;
     }
   }
+  // What lies away from the legs but continues the body from above the band without reaching the ground
+  // is the figure's (shorts over a knee that is down by the feet, in a lunge); the rest is trimmed.
+  const out = raw.slice();
+  forEachComponent8(away, w, h, (members, count, box) => {
+    if (box.y0 <= top && box.y1 < ground) return;
+    for (let k = 0; k < count; k++) out[members[k]] = 0;
+  });
   return cleanup(out, w, h);
 }
