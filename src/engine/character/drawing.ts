@@ -290,14 +290,7 @@ export function textureBalance(gains: readonly number[] | undefined): [number, n
  * Long straight runs along rows (or columns), allowing a 1 px wobble: marks the ink pixels on runs of at
  * least `minRun`, and returns the centre of each separate band of such rows.
  */
-function straightRuns(
-  ink: Uint8Array,
-  w: number,
-  h: number,
-  minRun: number,
-  vertical: boolean,
-  keep: (line: number, start: number, end: number) => boolean = () => true,
-): { marks: Uint8Array; bands: number[] } {
+function straightRuns(ink: Uint8Array, w: number, h: number, minRun: number, vertical: boolean): { marks: Uint8Array; bands: number[] } {
   const marks = new Uint8Array(w * h);
   const n = vertical ? w : h,
     len = vertical ? h : w;
@@ -312,7 +305,7 @@ function straightRuns(
       if (i < len) for (let d = -1; d <= 1 && !on; d++) on = line + d >= 0 && line + d < n && ink[at(line + d, i)] === 1;
       if (on && start < 0) start = i;
       if (!on && start >= 0) {
-        if (i - start >= minRun && keep(line, start, i)) {
+        if (i - start >= minRun) {
           for (let k = start; k < i; k++) if (ink[at(line, k)]) marks[at(line, k)] = 1;
           had = true;
         }
@@ -799,22 +792,9 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
   if (model.lines) model.lines.mask = dilate(model.lines.mask, w, h, 1);
   // A single long straight line (a margin, a fold) crossing a doodle is not caught as a component: its
   // thin pixels on runs over 40% of the picture go, along the rows and columns of the sheet's angle.
-  // Such a line crosses the sheet: one of its ends reaches the picture's border or the sheet's edge
-  // (within the paper model's window). A figure's own long stroke ends on the sheet (a hat's brim across
-  // a drawing cropped close: generated seed 7 lost its brim and the head's top under it, IoU 0.27).
   const levelNow = angle ? rotateMask(ink, w, h, angle) : ink;
-  const offLevel = sheet.edges ? (angle ? rotateMask(sheet.mask, w, h, angle) : sheet.mask) : null;
-  const reach = Math.round(PAPER_WINDOW * long);
   for (const vertical of [false, true]) {
-    const len = vertical ? h : w;
-    const at = (line: number, i: number): number => (vertical ? i * w + line : line * w + i);
-    const offNear = (line: number, from: number, to: number): boolean => {
-      for (let i = Math.max(0, from); offLevel && i <= Math.min(len - 1, to); i++) if (offLevel[at(line, i)]) return true;
-      return false;
-    };
-    const crossing = (line: number, start: number, end: number): boolean =>
-      start <= reach || end >= len - reach || offNear(line, start - reach, start - 1) || offNear(line, end, end + reach - 1);
-    const long = straightRuns(levelNow, w, h, Math.round(0.4 * len), vertical, crossing);
+    const long = straightRuns(levelNow, w, h, Math.round(0.4 * (vertical ? h : w)), vertical);
     const marks = angle ? rotateMask(long.marks, w, h, -angle) : long.marks;
     const across = runLengths(ink, w, h, !vertical);
     for (let p = 0; p < w * h; p++) if (marks[p] && across[p] <= thinLine) ink[p] = 0;
