@@ -85,3 +85,42 @@ test('a drawing too faint to be ink is located by its faint strokes; bare paper 
   const bare = drawingMask(await sheet(''), W, H);
   assert.equal(bare.inkBox, undefined, `bare paper: ${JSON.stringify(bare.inkBox)}`);
 });
+
+test('a stick figure is the figure beside a house that encloses more than its limbs reach round', async () => {
+  // At the left a house (walls 110 x 80, a roof, a door and a window) in a dark line; at the right a
+  // stick figure 260 px tall in a thin grey line, arms raised and legs close: its head is all it encloses
+  // and its limbs' bands less than the house encloses, but they hang from the head and reach six head
+  // sizes below it.
+  const rgba = await sheet(`
+    <g fill="none" stroke="#202020" stroke-width="4">
+      <path d="M145 300 L145 380 L255 380 L255 300 Z M130 300 L200 245 L270 300 M188 380 L188 340 L212 340 L212 380"/>
+      <rect x="220" y="315" width="22" height="18"/>
+    </g>
+    <g fill="none" stroke="#505050" stroke-width="2">
+      <circle cx="560" cy="150" r="22"/>
+      <path d="M560 172 L560 285 M560 195 L515 130 M560 195 L605 130 M560 285 L548 390 M560 285 L572 390"/>
+    </g>`);
+  const d = drawingMask(rgba, W, H);
+  const b = maskBounds(d.mask, W, H);
+  assert.ok(b, 'a figure is found');
+  assert.ok(b.x0 >= 490 && b.x1 <= 630 && b.y0 <= 140 && b.y1 >= 380, `figure's box ${JSON.stringify(b)} on the stick figure`);
+});
+
+test('a thick stick figure whose body and legs are one line is the figure beside a house', async () => {
+  // Marker strokes: the raised arms end in circles beside the head (arms, hands and head one outline),
+  // body and legs drawn together hang below it as one thick line pointing at the head.
+  const rgba = await sheet(`
+    <g fill="none" stroke="#202020" stroke-width="4">
+      <path d="M145 300 L145 380 L255 380 L255 300 Z M130 300 L200 245 L270 300 M188 380 L188 340 L212 340 L212 380"/>
+      <rect x="220" y="315" width="22" height="18"/>
+    </g>
+    <g fill="none" stroke="#101010" stroke-width="7">
+      <circle cx="560" cy="140" r="26"/>
+      <circle cx="500" cy="115" r="14"/><circle cx="620" cy="115" r="14"/>
+      <path d="M560 166 L560 290 M560 180 L510 127 M560 180 L610 127 M560 290 L553 400 M560 290 L567 400"/>
+    </g>`);
+  const d = drawingMask(rgba, W, H);
+  const b = maskBounds(d.mask, W, H);
+  assert.ok(b, 'a figure is found');
+  assert.ok(b.x0 >= 480 && b.x1 <= 640 && b.y0 <= 130 && b.y1 >= 390, `figure's box ${JSON.stringify(b)} on the stick figure`);
+});
