@@ -41,6 +41,13 @@ interface Pt {
 /** Share of the head's round that must lie above the shoulders' line. */
 const HEAD_FIT = 0.8;
 
+/**
+ * A branch ending within HEAD_REACH head radii of the head's centre whose path passes within HEAD_SPIKE
+ * radii of it is the head's own (hair, a brim), not an arm.
+ */
+const HEAD_SPIKE = 0.75;
+const HEAD_REACH = 2.5;
+
 /** Score given to joints read from a skeleton branch: a measurement, but not a pose model's. */
 const SKELETON_SCORE = 0.6;
 
@@ -136,6 +143,7 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
   const gridToImage = ([x, y]: [number, number]): Pt => ({ x: bx0 + (x - 1 + 0.5) * f - 0.5, y: by0 + (y - 1 + 0.5) * f - 0.5 });
   const gridPt = (p: number): [number, number] => [p % w, Math.floor(p / w)];
   const toImage = (p: number): Pt => gridToImage(gridPt(p));
+  const gridIndex = ({ x, y }: Pt): number => (Math.round((y - by0 + 0.5) / f - 0.5) + 1) * w + Math.round((x - bx0 + 0.5) / f - 0.5) + 1;
 
   const box = maskBounds(m, w, h);
   if (!box || box.x1 <= box.x0 || box.y1 <= box.y0) return null;
@@ -255,6 +263,34 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
     return toImage(best);
   };
 
+  /**
+   * Whether an end is a spike of the head (hair, a hat's brim): it lies within HEAD_REACH head radii of
+   * the head's centre (on `headPath`, end first) and its path, before it joins the head's, passes within
+   * HEAD_SPIKE radii of that centre, through the head. An arm's path reaches the head's path at the neck,
+   * on the head's rim. A big head's spikes reach further out than a hanging arm's hand and were taken for
+   * hands (generated seeds 8 and 18).
+   */
+  const headFeatures = (headPath: number[] | null, limitY: number): ((path: number[]) => boolean) => {
+    if (!headPath) return () => false;
+    const centre = headPath.indexOf(gridIndex(headCentre(headPath, limitY)));
+    if (centre < 0) return () => false;
+    const on = new Set(headPath);
+    const [cx, cy] = gridPt(headPath[centre]);
+    const r = dt[headPath[centre]];
+    const from = (q: number): number => {
+      const [x, y] = gridPt(q);
+      return Math.hypot(x - cx, y - cy);
+    };
+    return (path) => {
+      if (on.has(path[0]) || from(path[0]) > HEAD_REACH * r) return false;
+      for (const q of path) {
+        if (on.has(q)) break;
+        if (from(q) <= HEAD_SPIKE * r) return true;
+      }
+      return false;
+    };
+  };
+
   const used = new Set<number>();
   const below = ends.filter((e) => e.y > ry);
   let kind: SkeletonPose['kind'] = 'biped';
@@ -339,8 +375,10 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
     head = toImage(h0.p);
     used.add(h0.p);
   }
-  // Hands: the remaining end reaching furthest out on each side, above the feet.
-  const rest = ends.filter((e) => !used.has(e.p) && e.y < y0 + 0.8 * bh);
+  // Hands: the remaining end reaching furthest out on each side, above the feet, that is not a spike of
+  // the head's (hair, a hat's brim): its branch must not join the head's path inside the head's round.
+  const offHead = headFeatures(h0 && head ? h0.path : null, toImage(root).y);
+  const rest = ends.filter((e) => !used.has(e.p) && e.y < y0 + 0.8 * bh && !offHead(e.path));
   const handR = rest.filter((e) => e.x < rx).sort((a, b) => a.x - b.x)[0];
   const handL = rest.filter((e) => e.x > rx).sort((a, b) => b.x - a.x)[0];
   if (handR && handL && Math.min(rx - handR.x, handL.x - rx) > 0.12 * bw) {
