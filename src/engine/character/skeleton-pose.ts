@@ -41,6 +41,20 @@ interface Pt {
 /** Share of the head's round that must lie above the shoulders' line. */
 const HEAD_FIT = 0.8;
 
+/**
+ * A branch ending within HEAD_REACH head radii of the head's centre whose path passes within HEAD_SPIKE
+ * radii of it is the head's own (hair, a brim), not an arm.
+ */
+const HEAD_SPIKE = 0.75;
+const HEAD_REACH = 2.5;
+
+/**
+ * A stick figure: the lowest end's path from the root is, from some point on (the neck) and for at least
+ * 0.3 of the figure's height, a line no thicker than this share of the figure's height (an outlined
+ * body is thicker).
+ */
+const STICK_LINE = 0.03;
+
 /** Score given to joints read from a skeleton branch: a measurement, but not a pose model's. */
 const SKELETON_SCORE = 0.6;
 
@@ -136,6 +150,7 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
   const gridToImage = ([x, y]: [number, number]): Pt => ({ x: bx0 + (x - 1 + 0.5) * f - 0.5, y: by0 + (y - 1 + 0.5) * f - 0.5 });
   const gridPt = (p: number): [number, number] => [p % w, Math.floor(p / w)];
   const toImage = (p: number): Pt => gridToImage(gridPt(p));
+  const gridIndex = ({ x, y }: Pt): number => (Math.round((y - by0 + 0.5) / f - 0.5) + 1) * w + Math.round((x - bx0 + 0.5) / f - 0.5) + 1;
 
   const box = maskBounds(m, w, h);
   if (!box || box.x1 <= box.x0 || box.y1 <= box.y0) return null;
@@ -156,27 +171,74 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
   if (root < 0) return null;
 
   // Breadth-first over the skeleton from the root: parent of each pixel, and the degree of each.
-  const parent = new Int32Array(w * h).fill(-1);
-  const order: number[] = [root];
-  parent[root] = root;
   const nbrs = (p: number): number[] => {
     const out: number[] = [];
     for (const d of [-w - 1, -w, -w + 1, -1, 1, w - 1, w, w + 1]) if (sk[p + d]) out.push(p + d);
     return out;
   };
-  for (let i = 0; i < order.length; i++) {
-    for (const q of nbrs(order[i])) {
-      if (parent[q] < 0) {
-        parent[q] = order[i];
-        order.push(q);
+  const grow = (from: number): { parent: Int32Array; order: number[] } => {
+    const parent = new Int32Array(w * h).fill(-1);
+    const order: number[] = [from];
+    parent[from] = from;
+    for (let i = 0; i < order.length; i++) {
+      for (const q of nbrs(order[i])) {
+        if (parent[q] < 0) {
+          parent[q] = order[i];
+          order.push(q);
+        }
       }
     }
-  }
+    return { parent, order };
+  };
+  let { parent, order } = grow(root);
   const pathToRoot = (p: number): number[] => {
     const path = [p];
     while (parent[path[path.length - 1]] !== path[path.length - 1]) path.push(parent[path[path.length - 1]]);
     return path;
   };
+  // A stick figure's root (the thickest skeleton point in the middle band) lay in its head's round (hands
+  // raised above it) or a hand's, and every limb's path ran up into it: the hips and knees at the
+  // crotch, the shoulders inside the head. When the lowest end's path from the root is, from some point
+  // on, a thin line (the body's, then a leg's), the root goes to where the legs part (where another low
+  // end's path meets it), and the arms are attached on the body's line below the head (stickBody).
+  let stick = false;
+  const firstRoot = root;
+  const thinLine = Math.max(1.5, STICK_LINE * bh);
+  {
+    const child = new Uint8Array(w * h);
+    for (const p of order) if (parent[p] !== p) child[parent[p]] = 1;
+    const low = order.filter((p) => !child[p]).sort((a, b) => b - a);
+    const trunk = low.length ? pathToRoot(low[0]).reverse() : [];
+    const neck = trunk.findIndex((q) => dt[q] <= thinLine);
+    const thin = neck >= 0 && trunk.length - neck >= 0.3 * bh && trunk.slice(neck).every((q) => dt[q] <= thinLine);
+    if (thin) {
+      const onTrunk = new Map(trunk.map((q, i) => [q, i]));
+      let crotch = -1;
+      for (const other of low.slice(1)) {
+        const meet = pathToRoot(other).find((q) => onTrunk.has(q));
+        const at = meet === undefined ? -1 : onTrunk.get(meet)!;
+        if (at > neck && at < trunk.length - 0.1 * bh) {
+          crotch = meet!;
+          break;
+        }
+      }
+      if (crotch >= 0) {
+        stick = true;
+        root = crotch;
+        ({ parent, order } = grow(root));
+      }
+    }
+  }
+  // A stick figure's body line: the head's path (or, with no end at the head, the path from the first root)
+  // from below the head's round (its last pixel thicker than a line) down to the root.
+  const bodyLine = (path: number[]): Set<number> => {
+    let below = path.length - 1;
+    while (below > 0 && dt[path[below - 1]] <= thinLine) below--;
+    return new Set(path.slice(below));
+  };
+  // (The first root in a hand's round, out to the side, gives no body line.)
+  const aboveRoot = Math.abs((firstRoot % w) - (root % w)) < 0.25 * bw;
+  let stickBody: Set<number> | null = stick && aboveRoot ? bodyLine(pathToRoot(firstRoot)) : null;
   // Ends: skeleton pixels reached from the root with no child, that are not spurs. A branch runs from
   // its end up to the first pixel whose subtree holds a longer branch (staircase corners of the
   // thinned line make one-pixel side leaves, which this measures as length 0).
@@ -224,6 +286,14 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
     let tip = 0;
     for (let i = 0; i < Math.max(1, Math.floor(e * 0.3)); i++) if (dt[path[i]] > dt[path[tip]]) tip = i;
     if (dt[path[tip]] < 1.3 * r) tip = Math.min(e, Math.round(r * 0.5));
+    // A stick figure's arm: attached where its path reaches the body's line (at the neck when it runs
+    // through the head's round), its elbow halfway between there and the hand.
+    const onBody = arm && stickBody ? path.findIndex((q) => stickBody!.has(q)) : -1;
+    if (onBody > tip) {
+      const [hx, hy] = gridPt(path[tip]);
+      const [nx, ny] = gridPt(path[onBody]);
+      return [toImage(path[onBody]), gridToImage([(hx + nx) / 2, (hy + ny) / 2]), toImage(path[tip])];
+    }
     // A hanging arm touching the torso above its armpit: the shoulder further up, where the arm joins it;
     // the elbow halfway along the whole arm (on the path, or on the walked line above the armpit; a path
     // step counts as one grid px).
@@ -253,6 +323,34 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
       if (dt[p] > dt[best] && y + HEAD_FIT * dt[p] * f <= limitY) best = p;
     }
     return toImage(best);
+  };
+
+  /**
+   * Whether an end is a spike of the head (hair, a hat's brim): it lies within HEAD_REACH head radii of
+   * the head's centre (on `headPath`, end first) and its path, before it joins the head's, passes within
+   * HEAD_SPIKE radii of that centre, through the head. An arm's path reaches the head's path at the neck,
+   * on the head's rim. A big head's spikes reach further out than a hanging arm's hand and were taken for
+   * hands (generated seeds 8 and 18).
+   */
+  const headFeatures = (headPath: number[] | null, limitY: number): ((path: number[]) => boolean) => {
+    if (!headPath) return () => false;
+    const centre = headPath.indexOf(gridIndex(headCentre(headPath, limitY)));
+    if (centre < 0) return () => false;
+    const on = new Set(headPath);
+    const [cx, cy] = gridPt(headPath[centre]);
+    const r = dt[headPath[centre]];
+    const from = (q: number): number => {
+      const [x, y] = gridPt(q);
+      return Math.hypot(x - cx, y - cy);
+    };
+    return (path) => {
+      if (on.has(path[0]) || from(path[0]) > HEAD_REACH * r) return false;
+      for (const q of path) {
+        if (on.has(q)) break;
+        if (from(q) <= HEAD_SPIKE * r) return true;
+      }
+      return false;
+    };
   };
 
   const used = new Set<number>();
@@ -338,9 +436,12 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
   if (h0 && Math.abs(h0.x - rx) < 0.25 * bw) {
     head = toImage(h0.p);
     used.add(h0.p);
+    if (stick) stickBody = bodyLine(h0.path);
   }
-  // Hands: the remaining end reaching furthest out on each side, above the feet.
-  const rest = ends.filter((e) => !used.has(e.p) && e.y < y0 + 0.8 * bh);
+  // Hands: the remaining end reaching furthest out on each side, above the feet, that is not a spike of
+  // the head's (hair, a hat's brim): its branch must not join the head's path inside the head's round.
+  const offHead = headFeatures(h0 && head ? h0.path : null, toImage(root).y);
+  const rest = ends.filter((e) => !used.has(e.p) && e.y < y0 + 0.8 * bh && !offHead(e.path));
   const handR = rest.filter((e) => e.x < rx).sort((a, b) => a.x - b.x)[0];
   const handL = rest.filter((e) => e.x > rx).sort((a, b) => b.x - a.x)[0];
   if (handR && handL && Math.min(rx - handR.x, handL.x - rx) > 0.12 * bw) {

@@ -198,8 +198,12 @@ interface RimInput {
   line: Uint8Array;
   /** The annotation's pixel in texture pixels (see outlineRim). */
   unit: number;
-  /** The rim at the picture's own scale (unit under ENLARGED_UNIT), texture pixels. */
+  /** The rim of a small figure at the picture's own scale (see outlineRim), texture pixels. */
   ringPx: number;
+  /** The picture's own pixel in texture pixels. */
+  picturePx: number;
+  /** The figure's long side over the working picture's. */
+  fill: number;
 }
 
 /**
@@ -336,7 +340,8 @@ function cutAlongInk(rgba: Buffer, tw: number, th: number, job: TextureJob): Rim
   const unit = (Math.min(kx, ky) * figure) / ANNOTATED_FIGURE;
   // At about the picture's own scale the old rim: the stroke's blur beside the ink and one picture pixel.
   const ringPx = Math.floor(Math.min(kx, ky) * Math.max(1, figure * RIM_SHARE) + 0.25);
-  return { kept, strength, line, unit, ringPx };
+  const fill = box ? Math.max(box.x1 - box.x0 + 1, box.y1 - box.y0 + 1) / Math.max(mw, mh) : 0;
+  return { kept, strength, line, unit, ringPx, picturePx: Math.min(kx, ky), fill };
 }
 
 /**
@@ -632,12 +637,20 @@ const PAPER_REACH = 0.06;
  */
 const ANNOTATED_FIGURE = 450;
 /**
- * Under this many texture pixels per annotation pixel the figure is near its annotated size and keeps the
- * rim measured there: the stroke's blur beside the ink (at least RIM_INK of the ink level) and RIM_SHARE
- * of the figure (at least one picture pixel). One picture pixel cannot tell an annotation's pixel of 0.6
- * (char6) from one of 1 (char2); an enlarged drawing can.
+ * From this many texture pixels per annotation pixel the drawing is enlarged (a phone photo) and the
+ * annotation's pixel is the figure's long side over ANNOTATED_FIGURE.
  */
 const ENLARGED_UNIT = 1.5;
+/**
+ * Under it, a picture cut round its figure (the figure's long side at least this share of the picture's:
+ * AnimatedDrawings' textures char1-3 0.96-1, the generated drawings 0.72-0.88 but one of 24) is taken as annotated on
+ * its own pixels: the rim is two picture pixels past the annotation's ink. A figure on a larger sheet (a
+ * photo, the paper photos <= 0.55) may be a reduced copy of what was annotated (char6: a 600 px copy of a
+ * photo annotated at 1000 px, its annotation's pixel 0.6 px, figure 0.67 of the picture) and keeps the rim
+ * measured there: the stroke's blur beside the ink (at least RIM_INK of the ink level) and RIM_SHARE of
+ * the figure (at least one picture pixel).
+ */
+const CROPPED_FILL = 0.7;
 const RIM_SHARE = 0.002;
 const RIM_INK = 0.5;
 /** The annotated rim: the annotation's ink grown by two of its pixels (a 3x3 dilation, twice). */
@@ -661,23 +674,28 @@ const BLUR_REACH = 4;
  * ink is the figure's ink at least ANNOTATION_STEP darker than the local mean of the ink (a dense or
  * coloured-in drawing darkens that mean, so on a soft stroke the annotation's edge lies inside ours),
  * and the rim is RIM_UNITS annotation pixels (`unit`, the figure's size over ANNOTATED_FIGURE) beyond
- * it: a drawing enlarged on a phone photo gets a rim as much wider as its annotation would be. Rim
+ * it: a drawing enlarged on a phone photo gets a rim as much wider as its annotation would be; near its
+ * own scale the annotation's pixel is the picture's when the picture is cut round the figure (CROPPED_FILL). Rim
  * pixels join the figure with a partial alpha, coloured as the stroke pixel they touch: the outline grows
  * by its own ink, never by paper, so nothing of the sheet's colour shows around the figure; the stroke's
  * blur beyond the rim keeps an alpha under the figure's (< 128). A ruled line's pixels never join.
  * Measured against the artists' masks: docs/figures.md ("The outline's rim").
  */
 function outlineRim(out8: Uint8ClampedArray, rim: RimInput, tw: number, th: number): void {
-  const { kept, strength, line, unit } = rim;
+  const { kept, strength, line } = rim;
   const n = tw * th;
-  const enlarged = unit >= ENLARGED_UNIT;
+  const enlarged = rim.unit >= ENLARGED_UNIT;
+  // A picture cut round its figure, near its own scale, is the annotated picture itself (AnimatedDrawings
+  // annotates the crop round the figure and never enlarges it): the annotation's pixel is the picture's.
+  const annotated = enlarged || rim.fill >= CROPPED_FILL;
+  const unit = enlarged ? rim.unit : Math.max(rim.unit, rim.picturePx);
   // The annotation's ink and the rim's reach from it (through no ruled line's pixel); read before the
   // outermost pixels below take their stroke's strength.
-  const reach = enlarged ? Math.floor(RIM_UNITS * unit + 0.25) : rim.ringPx;
-  const mean = enlarged ? boxMean(strength, tw, th, Math.max(1, Math.round(ANNOTATION_MEAN_RADIUS * unit))) : null;
+  const reach = annotated ? Math.floor(RIM_UNITS * unit + 0.25) : rim.ringPx;
+  const mean = annotated ? boxMean(strength, tw, th, Math.max(1, Math.round(ANNOTATION_MEAN_RADIUS * unit))) : null;
   let zone: Uint8Array = new Uint8Array(n);
   for (let t = 0; t < n; t++) if (kept[t] && (!mean || strength[t] >= mean[t] + ANNOTATION_STEP)) zone[t] = 1;
-  if (!enlarged) zone = dilate(zone, tw, th, reach + 1);
+  if (!annotated) zone = dilate(zone, tw, th, reach + 1);
   else {
     // Grown `reach` times by its 8 neighbours, never onto a ruled line's pixel: each step visits only the
     // pixels the last one added (a new pixel touches one of them, or it would have joined earlier). The
@@ -737,7 +755,7 @@ function outlineRim(out8: Uint8ClampedArray, rim: RimInput, tw: number, th: numb
     out8[t * 4 + 2] = out8[from * 4 + 2];
     strength[t] = strength[from];
   }
-  if (!enlarged) {
+  if (!annotated) {
     const blur = RIM_INK * INK;
     for (let t = 0; t < n; t++) {
       if (kept[t] || line[t] || strength[t] < blur) continue;
@@ -769,7 +787,7 @@ function outlineRim(out8: Uint8ClampedArray, rim: RimInput, tw: number, th: numb
   for (let t = 0; t < n; t++) {
     if (kept[t]) continue;
     if (src[t] >= 0 && zone[t]) rimmed[t] = 1;
-    else if (enlarged) {
+    else if (annotated) {
       src[t] = -1;
       out8[t * 4 + 3] = Math.min(out8[t * 4 + 3], 127);
     }
