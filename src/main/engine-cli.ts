@@ -1,18 +1,19 @@
 /**
- * Engine command line: runs each stage on local files and keeps the intermediate assets, so every
- * stage can be inspected. Prints one JSON object per command on stdout.
+ * Engine command line: runs each stage on local files. Prints one JSON object per command on stdout.
+ * character and motion write their assets to --out; render and sheet analyse into a work directory
+ * beside their output, removed at the end unless --keep (then its path is printed as workDir).
  *
  *   npm run engine -- character --image X --out DIR
  *   npm run engine -- motion (--video Y | --template tpl_wave) --out DIR [--fps N] [--no-smoothing]
  *   npm run engine -- render (--image X | --character DIR | --default-character)
  *                            (--video Y | --template tpl_wave | --motion DIR) --out Z.mp4
- *                            [--background original|solid:R,G,B|transparent]
+ *                            [--background original|solid:R,G,B|transparent] [--keep]
  *   npm run engine -- sheet (--image X | --character DIR | --default-character)
  *                           (--video Y | --template tpl_wave | --motion DIR) --out SHEET.png
- *                           [--frames 12] [--columns 6] [--background original|solid:R,G,B|transparent]
+ *                           [--frames 12] [--columns 6] [--background original|solid:R,G,B|transparent] [--keep]
  *   npm run engine -- templates
  */
-import { mkdir, mkdtemp, rename } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { contactSheet, createEngine, type BackgroundSpec, type CharacterAssets, type Engine, type MotionAssets } from '../engine/index.js';
@@ -75,67 +76,74 @@ async function main(): Promise<void> {
       'no-smoothing': { type: 'boolean' },
       frames: { type: 'string' },
       columns: { type: 'string' },
+      keep: { type: 'boolean' },
     },
   });
   const engine = createEngine({ tools: resolveTools(process.env) });
   const t0 = performance.now();
   let result: unknown;
-  if (cmd === 'templates') {
-    result = { templates: engine.listTemplates() };
-  } else if (cmd === 'character') {
-    if (!v.out) throw new Error('--out DIR is required');
-    result = await character(engine, { ...v, character: undefined }, resolve(v.out));
-  } else if (cmd === 'motion') {
-    if (!v.out) throw new Error('--out DIR is required');
-    const m = await motion(engine, v, resolve(v.out));
-    result = {
-      ...m,
-      track: {
-        fps: m.track.fps,
-        frameCount: m.track.frameCount,
-        durationMs: m.track.durationMs,
-        width: m.track.width,
-        height: m.track.height,
-      },
-    };
-  } else if (cmd === 'render') {
-    if (!v.out) throw new Error('--out Z.mp4 is required');
-    const outFile = resolve(v.out);
-    const work = await mkdtemp(join(dirname(outFile), '.engine-'));
-    const c = await character(engine, v, join(work, 'character'));
-    const m = await motion(engine, v, join(work, 'motion'));
-    const r = await engine.render({
-      character: c,
-      motion: m,
-      background: parseBackground(typeof v.background === 'string' ? v.background : 'original'),
-      outDir: work,
-      onProgress: progress('render'),
-    });
-    await rename(r.videoFile, outFile);
-    const alphaOut = r.alphaFile ? outFile.replace(/\.mp4$/i, '') + '.alpha.mp4' : null;
-    if (r.alphaFile && alphaOut) await rename(r.alphaFile, alphaOut);
-    result = { ...r, videoFile: outFile, alphaFile: alphaOut, workDir: work };
-  } else if (cmd === 'sheet') {
-    if (!v.out) throw new Error('--out SHEET.png is required');
-    const outFile = resolve(v.out);
-    const work = await mkdtemp(join(dirname(outFile), '.engine-'));
-    const c = await character(engine, v, join(work, 'character'));
-    const m = await motion(engine, v, join(work, 'motion'));
-    const name = (s: unknown): string => (typeof s === 'string' ? basename(s) : '');
-    const title = `${name(v.image) || name(v.character) || 'default character'} on ${name(v.video) || name(v.template) || name(v.motion)}`;
-    const r = await contactSheet({
-      character: c,
-      motion: m,
-      background: parseBackground(typeof v.background === 'string' ? v.background : 'original'),
-      outFile,
-      frames: typeof v.frames === 'string' ? Number(v.frames) : undefined,
-      columns: typeof v.columns === 'string' ? Number(v.columns) : undefined,
-      title,
-    });
-    const split = r.frames.filter((f) => f.pieces > 1).length;
-    result = { ...r, framesInPieces: `${split}/${r.frames.length}`, workDir: work };
-  } else {
-    throw new Error(`unknown command ${cmd ?? '(none)'}: use character, motion, render, sheet or templates`);
+  // render and sheet analyse into a work directory beside the output; it goes at the end unless --keep.
+  let work: string | null = null;
+  try {
+    if (cmd === 'templates') {
+      result = { templates: engine.listTemplates() };
+    } else if (cmd === 'character') {
+      if (!v.out) throw new Error('--out DIR is required');
+      result = await character(engine, { ...v, character: undefined }, resolve(v.out));
+    } else if (cmd === 'motion') {
+      if (!v.out) throw new Error('--out DIR is required');
+      const m = await motion(engine, v, resolve(v.out));
+      result = {
+        ...m,
+        track: {
+          fps: m.track.fps,
+          frameCount: m.track.frameCount,
+          durationMs: m.track.durationMs,
+          width: m.track.width,
+          height: m.track.height,
+        },
+      };
+    } else if (cmd === 'render') {
+      if (!v.out) throw new Error('--out Z.mp4 is required');
+      const outFile = resolve(v.out);
+      work = await mkdtemp(join(dirname(outFile), '.engine-'));
+      const c = await character(engine, v, join(work, 'character'));
+      const m = await motion(engine, v, join(work, 'motion'));
+      const r = await engine.render({
+        character: c,
+        motion: m,
+        background: parseBackground(typeof v.background === 'string' ? v.background : 'original'),
+        outDir: work,
+        onProgress: progress('render'),
+      });
+      await rename(r.videoFile, outFile);
+      const alphaOut = r.alphaFile ? outFile.replace(/\.mp4$/i, '') + '.alpha.mp4' : null;
+      if (r.alphaFile && alphaOut) await rename(r.alphaFile, alphaOut);
+      result = { ...r, videoFile: outFile, alphaFile: alphaOut, workDir: v.keep ? work : undefined };
+    } else if (cmd === 'sheet') {
+      if (!v.out) throw new Error('--out SHEET.png is required');
+      const outFile = resolve(v.out);
+      work = await mkdtemp(join(dirname(outFile), '.engine-'));
+      const c = await character(engine, v, join(work, 'character'));
+      const m = await motion(engine, v, join(work, 'motion'));
+      const name = (s: unknown): string => (typeof s === 'string' ? basename(s) : '');
+      const title = `${name(v.image) || name(v.character) || 'default character'} on ${name(v.video) || name(v.template) || name(v.motion)}`;
+      const r = await contactSheet({
+        character: c,
+        motion: m,
+        background: parseBackground(typeof v.background === 'string' ? v.background : 'original'),
+        outFile,
+        frames: typeof v.frames === 'string' ? Number(v.frames) : undefined,
+        columns: typeof v.columns === 'string' ? Number(v.columns) : undefined,
+        title,
+      });
+      const split = r.frames.filter((f) => f.pieces > 1).length;
+      result = { ...r, framesInPieces: `${split}/${r.frames.length}`, workDir: v.keep ? work : undefined };
+    } else {
+      throw new Error(`unknown command ${cmd ?? '(none)'}: use character, motion, render, sheet or templates`);
+    }
+  } finally {
+    if (work && !v.keep) await rm(work, { recursive: true, force: true });
   }
   process.stderr.write('\n');
   console.log(JSON.stringify({ ...(result as object), elapsedS: Math.round((performance.now() - t0) / 10) / 100 }, null, 2));
