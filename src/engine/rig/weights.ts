@@ -9,7 +9,7 @@
  * parent/children, and only within a band around the region border: limbs move rigidly and joints
  * bend smoothly.
  */
-import { DRAWN_PARENT_BAND, drawnArms } from './drawings.js';
+import { DRAWN_PARENT_BAND, closedEnds, drawnArms } from './drawings.js';
 import type { DrawnInk } from './ink.js';
 import { BEHIND_JOINT, geodesic, pastLine, type InkWalls } from './fields.js';
 import { BONES, BONE_COUNT, type Point } from './skeleton.js';
@@ -74,7 +74,7 @@ const BODY_CORE = 1.5;
  * by the geodesic; seeded from the core the torso reaches that edge first. No limb is that thick
  * anywhere along its middle, so an arm lying across the body still claims its own width.
  */
-function bodyCore(m: Mask, dist: Float32Array, joints: Point[]): number[] {
+function bodyCore(m: Mask, dist: Float32Array, joints: Point[], axis: number[]): number[] {
   let limb = 0;
   for (let b = 2; b < BONE_COUNT; b++) limb = Math.max(limb, limbThickness(m, dist, joints[BONES[b].from], joints[BONES[b].to]));
   const root = joints[0],
@@ -85,10 +85,31 @@ function bodyCore(m: Mask, dist: Float32Array, joints: Point[]): number[] {
   const out: number[] = [];
   if (!(limb > 0) || len2 < 1e-6) return out;
   const depth = BODY_CORE * limb;
+  const core = new Uint8Array(dist.length);
   for (let i = 0; i < dist.length; i++) {
     if (dist[i] < depth || !m.data[i]) continue;
     const t = (((i % m.w) + 0.5 - root.x) * vx + (Math.floor(i / m.w) + 0.5 - root.y) * vy) / len2;
-    if (t >= 0 && t <= 1) out.push(i);
+    if (t >= 0 && t <= 1) core[i] = 1;
+  }
+  // Only the core that holds the body's axis (the quad or the root–neck segment): on a stick figure the
+  // deepest pixels between the hip and shoulder lines are a hand's drawn circle, not the body.
+  for (const s of axis) {
+    if (core[s] !== 1) continue;
+    core[s] = 2;
+    out.push(s);
+    for (let r = out.length - 1; r < out.length; r++) {
+      const q = out[r],
+        x = q % m.w,
+        y = (q - x) / m.w;
+      for (let dy = -1; dy <= 1; dy++)
+        for (let dx = -1; dx <= 1; dx++) {
+          const nx = x + dx,
+            ny = y + dy;
+          if (nx < 0 || ny < 0 || nx >= m.w || ny >= m.h || core[ny * m.w + nx] !== 1) continue;
+          core[ny * m.w + nx] = 2;
+          out.push(ny * m.w + nx);
+        }
+    }
   }
   return out;
 }
@@ -146,7 +167,8 @@ export function regionField(
       // Torso: the shoulder–hip quad, corners pulled 15 % towards the middle so limb roots blend.
       const c = lerp(J(0), J(1), 0.5);
       const quad = [J(3), J(6), J(12), J(9)].map((p) => lerp(p, c, 0.15));
-      seeds = quadSeeds(m, quad).concat(segmentSeeds(m, J(0), J(1)), bodyCore(m, dist, joints));
+      const axis = quadSeeds(m, quad).concat(segmentSeeds(m, J(0), J(1)));
+      seeds = axis.concat(bodyCore(m, dist, joints, axis));
     } else if (b === 1) {
       // Head: neck to face centre and on past it, where the top of the head is.
       seeds = segmentSeeds(m, a, e, 0.3, 1.8);
@@ -173,6 +195,7 @@ export function regionField(
     if (child >= 0) pastJoint(scores[b], m.w, J(BONES[b].from), J(BONES[b].to), radius[b] - radius[child]);
   }
   if (drawn) drawnArms(m, scores, radius, joints, drawing);
+  if (drawn && drawing) closedEnds(m, drawing, scores, joints);
   absorbIslands(m, scores, seedSets);
   const parentBand = drawn ? [...DRAWN_PARENT_BAND] : undefined;
   return { scores, radius, ...(parentBand ? { parentBand } : {}) };
