@@ -7,7 +7,7 @@
  */
 import { BEHIND_JOINT, chord, geodesic, pastLine } from './fields.js';
 import { inkSeam, type DrawnInk } from './ink.js';
-import { boneFrame, mostConcaveEdge, type Mask } from './mask.js';
+import { boneFrame, distanceToOutside, mostConcaveEdge, type Mask } from './mask.js';
 import { BONES, BONE_COUNT, type Point } from './skeleton.js';
 
 /** Forearms (BONES order), whose blend with the upper arm a drawing confines to ELBOW_BAND. */
@@ -280,4 +280,137 @@ export function headRamp(
       boneW[o + k] = k < used.length ? w[used[k]] : 0;
     }
   }
+}
+
+/** Joint ends (RIG_JOINTS order: head, wrists, ankles) and the bone each ends (BONES order). */
+const END_BONES: ReadonlyArray<[number, number]> = [
+  [2, 1],
+  [5, 3],
+  [8, 5],
+  [11, 7],
+  [14, 9],
+];
+/** A part holds a joint that lies at least this share of the part's greatest depth inside it. */
+const HELD_DEPTH = 0.5;
+
+/**
+ * A small closed part of a drawing (a hole of its strokes filled: a stick figure's round head, a circle
+ * hand) that holds exactly one joint, the end of a bone (the head keypoint, a wrist or an ankle), belongs
+ * whole to that bone, with the strokes bounding it. By the geodesic alone its fill was shared out by
+ * whichever seeds lay nearest: a stick figure's raised arms cross the lower arc of its head, the upper
+ * arms' seeds run through the head's round and took its lower half, so the head turned as a torn wedge
+ * (generated seed 22 on animate-x dance_3). A stroke pixel bounding the part that lies along another
+ * bone's segment (an arm's line crossing the head's outline) keeps its score: a line goes with the bone
+ * it is drawn along. `m` the rig's (dilated) mask; `joints` in working px.
+ */
+export function closedEnds(m: Mask, drawing: DrawnInk, scores: Float64Array[], joints: Point[]): void {
+  const { w, h } = m;
+  const n = w * h;
+  const { ink, inside } = drawing;
+  const comp = new Int32Array(n).fill(-1);
+  const sizes: number[] = [];
+  const stack: number[] = [];
+  for (let p = 0; p < n; p++) {
+    if (!inside[p] || ink[p]) continue;
+    if (comp[p] >= 0) continue;
+    const c = sizes.length;
+    let size = 0;
+    comp[p] = c;
+    stack.push(p);
+    while (stack.length) {
+      const q = stack.pop()!;
+      size++;
+      const x = q % w,
+        y = (q - x) / w;
+      for (const [nx, ny] of [
+        [x - 1, y],
+        [x + 1, y],
+        [x, y - 1],
+        [x, y + 1],
+      ]) {
+        if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
+        const o = ny * w + nx;
+        if (inside[o] && !ink[o] && comp[o] < 0) {
+          comp[o] = c;
+          stack.push(o);
+        }
+      }
+    }
+    sizes.push(size);
+  }
+  // Joints per part: those at least HELD_DEPTH of its deepest pixel's depth inside it (a joint near its
+  // edge, an elbow where an arm's line runs along the head's round, is the line's).
+  const fillMask = new Uint8Array(n);
+  for (let p = 0; p < n; p++) fillMask[p] = comp[p] >= 0 ? 1 : 0;
+  const fillDepth = distanceToOutside({ w, h, data: fillMask });
+  const deepest = sizes.map(() => 0);
+  for (let p = 0; p < n; p++) if (comp[p] >= 0) deepest[comp[p]] = Math.max(deepest[comp[p]], fillDepth[p]);
+  const held = sizes.map(() => [] as number[]);
+  joints.forEach((j, i) => {
+    const x = Math.floor(j.x),
+      y = Math.floor(j.y);
+    if (x < 0 || y < 0 || x >= w || y >= h) return;
+    const c = comp[y * w + x];
+    if (c >= 0 && fillDepth[y * w + x] >= HELD_DEPTH * deepest[c] && !held[c].includes(i)) held[c].push(i);
+  });
+  // Stroke width: twice the stroke's deepest half-width (ink pixels' distance to non-ink).
+  const strokeDepth = distanceToOutside({ w, h, data: ink });
+  let half = 1;
+  for (let i = 0; i < n; i++) if (ink[i] && strokeDepth[i] > half) half = strokeDepth[i];
+  const reach = Math.ceil(2 * half) + 1;
+  for (const [joint, bone] of END_BONES) {
+    const c = comp[Math.floor(joints[joint].y) * w + Math.floor(joints[joint].x)];
+    if (c === undefined || c < 0 || held[c].length !== 1 || held[c][0] !== joint) continue;
+    // The part, then the strokes within `reach` of it (walked through ink only).
+    const part: number[] = [];
+    const depth = new Map<number, number>();
+    for (let p = 0; p < n; p++) if (comp[p] === c) part.push(p);
+    const own = new Set(part);
+    let front = part;
+    for (let k = 1; k <= reach; k++) {
+      const next: number[] = [];
+      for (const q of front) {
+        const x = q % w,
+          y = (q - x) / w;
+        for (let dy = -1; dy <= 1; dy++)
+          for (let dx = -1; dx <= 1; dx++) {
+            const nx = x + dx,
+              ny = y + dy;
+            if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
+            const o = ny * w + nx;
+            if (!ink[o] || own.has(o) || depth.has(o)) continue;
+            depth.set(o, k);
+            next.push(o);
+          }
+      }
+      front = next;
+    }
+    for (const [p] of depth) {
+      // A stroke drawn along another bone (an arm's line across the head's outline) stays that bone's.
+      const px = (p % w) + 0.5,
+        py = Math.floor(p / w) + 0.5;
+      const mine = segmentDistance(px, py, joints[BONES[bone].from], joints[BONES[bone].to]);
+      let along = false;
+      for (let b = 0; b < BONE_COUNT && !along; b++) {
+        if (b === bone) continue;
+        const d = segmentDistance(px, py, joints[BONES[b].from], joints[BONES[b].to]);
+        if (d <= half + 1.5 && d < mine) along = true;
+      }
+      if (!along) part.push(p);
+    }
+    for (const p of part) {
+      let best = Infinity;
+      for (let b = 0; b < BONE_COUNT; b++) best = Math.min(best, scores[b][p]);
+      if (!Number.isFinite(best)) continue;
+      for (let b = 0; b < BONE_COUNT; b++) scores[b][p] = b === bone ? best : Infinity;
+    }
+  }
+}
+
+function segmentDistance(x: number, y: number, a: Point, e: Point): number {
+  const vx = e.x - a.x,
+    vy = e.y - a.y;
+  const len2 = vx * vx + vy * vy;
+  const t = len2 > 1e-12 ? Math.min(1, Math.max(0, ((x - a.x) * vx + (y - a.y) * vy) / len2)) : 0;
+  return Math.hypot(x - a.x - t * vx, y - a.y - t * vy);
 }
