@@ -327,7 +327,7 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
 
   /**
    * Whether an end is a spike of the head (hair, a hat's brim): it lies within HEAD_REACH head radii of
-   * the head's centre (on `headPath`, end first) and its path, before it joins the head's, passes within
+   * the head's centre and no lower than it (on `headPath`, end first) and its path, before it joins the head's, passes within
    * HEAD_SPIKE radii of that centre, through the head. An arm's path reaches the head's path at the neck,
    * on the head's rim. A big head's spikes reach further out than a hanging arm's hand and were taken for
    * hands (generated seeds 8 and 18).
@@ -344,7 +344,9 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
       return Math.hypot(x - cx, y - cy);
     };
     return (path) => {
-      if (on.has(path[0]) || from(path[0]) > HEAD_REACH * r) return false;
+      // Hair and a brim stand on the head, above its centre; a hand hanging beside a big round body whose
+      // arm's path crosses it (a cartoon cup read as a head) ends lower.
+      if (on.has(path[0]) || from(path[0]) > HEAD_REACH * r || gridPt(path[0])[1] > cy) return false;
       for (const q of path) {
         if (on.has(q)) break;
         if (from(q) <= HEAD_SPIKE * r) return true;
