@@ -7,7 +7,7 @@
  */
 import { BEHIND_JOINT, chord, geodesic, pastLine } from './fields.js';
 import { inkSeam, type DrawnInk } from './ink.js';
-import { boneFrame, distanceToOutside, mostConcaveEdge, type Mask } from './mask.js';
+import { boneFrame, distanceToOutside, mostConcaveEdge, segmentDistance, type Mask } from './mask.js';
 import { BONES, BONE_COUNT, type Point } from './skeleton.js';
 
 /** Forearms (BONES order), whose blend with the upper arm a drawing confines to ELBOW_BAND. */
@@ -405,12 +405,4 @@ export function closedEnds(m: Mask, drawing: DrawnInk, scores: Float64Array[], j
       for (let b = 0; b < BONE_COUNT; b++) scores[b][p] = b === bone ? best : Infinity;
     }
   }
-}
-
-function segmentDistance(x: number, y: number, a: Point, e: Point): number {
-  const vx = e.x - a.x,
-    vy = e.y - a.y;
-  const len2 = vx * vx + vy * vy;
-  const t = len2 > 1e-12 ? Math.min(1, Math.max(0, ((x - a.x) * vx + (y - a.y) * vy) / len2)) : 0;
-  return Math.hypot(x - a.x - t * vx, y - a.y - t * vy);
 }

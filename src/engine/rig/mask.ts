@@ -129,3 +129,12 @@ export function mostConcaveEdge(
   }
   return found;
 }
+
+/** Distance from (x, y) to the segment from a to e. */
+export function segmentDistance(x: number, y: number, a: Point, e: Point): number {
+  const vx = e.x - a.x,
+    vy = e.y - a.y;
+  const len2 = vx * vx + vy * vy;
+  const t = len2 > 1e-12 ? Math.min(1, Math.max(0, ((x - a.x) * vx + (y - a.y) * vy) / len2)) : 0;
+  return Math.hypot(x - a.x - t * vx, y - a.y - t * vy);
+}

@@ -13,7 +13,7 @@ import { DRAWN_PARENT_BAND, closedEnds, drawnArms } from './drawings.js';
 import type { DrawnInk } from './ink.js';
 import { BEHIND_JOINT, geodesic, pastLine, type InkWalls } from './fields.js';
 import { BONES, BONE_COUNT, type Point } from './skeleton.js';
-import type { Mask } from './mask.js';
+import { segmentDistance, type Mask } from './mask.js';
 
 function segmentSeeds(m: Mask, a: Point, b: Point, from = 0, to = 1): number[] {
   const out: number[] = [];
@@ -258,16 +258,10 @@ const LIMB_REACH_MIN = 0.1;
  * thigh lies within its own thickness of its bone, so people's regions hardly change.
  */
 function limbShape(d: Float64Array, w: number, a: Point, e: Point, r: number, torsoLen: number): void {
-  const vx = e.x - a.x,
-    vy = e.y - a.y;
-  const len2 = vx * vx + vy * vy;
   const reach = Math.max(LIMB_REACH * r, LIMB_REACH_MIN * torsoLen);
   for (let i = 0; i < d.length; i++) {
     if (!Number.isFinite(d[i])) continue;
-    const x = (i % w) + 0.5,
-      y = Math.floor(i / w) + 0.5;
-    const t = len2 > 1e-12 ? Math.min(1, Math.max(0, ((x - a.x) * vx + (y - a.y) * vy) / len2)) : 0;
-    const off = Math.hypot(x - a.x - t * vx, y - a.y - t * vy) - reach;
+    const off = segmentDistance((i % w) + 0.5, Math.floor(i / w) + 0.5, a, e) - reach;
     if (off > 0) d[i] += OFF_BONE * off;
   }
 }
