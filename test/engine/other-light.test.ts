@@ -13,7 +13,7 @@ import { iou, maskFromTexture } from '../../bench/_drawing-cases.js';
 import { analyzeCharacterImage } from '../../src/engine/character/analyze.js';
 import { resolveTools } from '../../src/engine/media/ffmpeg.js';
 import type { CharacterAnalysis } from '../../src/engine/types.js';
-import { mediaPath, missingMedia } from '../helpers/engine-fixtures.js';
+import { jointsKept, mediaPath, missingMedia } from '../helpers/engine-fixtures.js';
 
 const tools = resolveTools({});
 let tmp: string;
@@ -35,15 +35,6 @@ async function relit(image: string, name: string, gain: number, offset: number):
   const file = join(tmp, `${name}.jpg`);
   await sharp(mediaPath(image)).removeAlpha().linear(gain, offset).jpeg({ quality: 92 }).toFile(file);
   return file;
-}
-
-/** Limb joints (of 12) within a tenth of the original's figure height of the original's. */
-function jointsKept(a: CharacterAnalysis, ref: CharacterAnalysis): number {
-  let near = 0;
-  for (let j = 5; j <= 16; j++) {
-    if (Math.hypot(a.body[j].x - ref.body[j].x, a.body[j].y - ref.body[j].y) <= 0.1 * ref.crop.height) near++;
-  }
-  return near;
 }
 
 describe('the same picture under other light', () => {

@@ -14,8 +14,8 @@ import { borderStats } from '../../src/engine/character/mask-classical.js';
 import { refineSegmentationWithPose } from '../../src/engine/character/foreground.js';
 import { analyzeCharacterImage } from '../../src/engine/character/analyze.js';
 import { resolveTools } from '../../src/engine/media/ffmpeg.js';
-import type { CharacterAnalysis, Keypoint } from '../../src/engine/types.js';
-import { mediaPath, missingMedia } from '../helpers/engine-fixtures.js';
+import type { Keypoint } from '../../src/engine/types.js';
+import { jointsKept, mediaPath, missingMedia } from '../helpers/engine-fixtures.js';
 import { iou, maskFromTexture } from '../../bench/_drawing-cases.js';
 
 const tools = resolveTools({});
@@ -136,13 +136,6 @@ async function analyse(file: string, name: string) {
   const dir = join(tmp, name);
   const { analysis, textureFile } = await analyzeCharacterImage({ tools, imageFile: file, outDir: dir, thumbnail: false });
   return { analysis, mask: await maskFromTexture(dir, analysis, textureFile) };
-}
-
-/** Limb joints (of 12) of `a` within a tenth of the original's figure height of the original's (same frame). */
-function jointsKept(a: CharacterAnalysis, ref: CharacterAnalysis): number {
-  let near = 0;
-  for (let j = 5; j <= 16; j++) if (Math.hypot(a.body[j].x - ref.body[j].x, a.body[j].y - ref.body[j].y) <= 0.1 * ref.crop.height) near++;
-  return near;
 }
 
 describe('a person whose picture the person model reads in part', () => {

@@ -151,3 +151,12 @@ export async function defaultCharacterRig(): Promise<Rig> {
   };
   return buildRig(analysis, new Uint8Array(data.buffer, data.byteOffset, data.length), info.width, info.height);
 }
+
+/** Limb joints (of 12) of `a` within a tenth of the reference's figure height of the reference's (same frame). */
+export function jointsKept(a: CharacterAnalysis, ref: CharacterAnalysis): number {
+  let near = 0;
+  for (let j = 5; j <= 16; j++) {
+    if (Math.hypot(a.body[j].x - ref.body[j].x, a.body[j].y - ref.body[j].y) <= 0.1 * ref.crop.height) near++;
+  }
+  return near;
+}
