@@ -71,13 +71,18 @@ describe('drawings against the artists annotations', () => {
 
   const variations: Array<[string, keyof typeof FLOORS, PaperPhotoOptions, number, number]> = [
     ['four-legged figure beside a doodle crossed by the margin', 'char6', { orientation: 1, megapixels: 3, scribble: true }, 0.95, 0.95],
-    ['figure cut at the sheet edge (table beyond)', 'char2', { orientation: 1, megapixels: 3, edge: true }, 0.91, 0.9],
+    // Its outline's rim stopped at every ruled line's pixel, so where an edge lies along a line the
+    // artist's mask beyond it was lost (0.948); texture.ts outlineRim now grows the rim across the lines.
+    ['figure cut at the sheet edge (table beyond)', 'char2', { orientation: 1, megapixels: 3, edge: true }, 0.95, 0.9],
+    // The same rim across the lines: 0.935 -> 0.943 (still under the bench's 0.95, see docs/figures.md).
+    ['light pencil on ruled paper', 'char2', { orientation: 1, megapixels: 3, pencil: true }, 0.94, 0.9],
     ['sheet in perspective and turned 3 degrees', 'char1', { orientation: 1, megapixels: 3, keystone: 0.15 }, 0.97, 0.9],
     ['light pencil on squared paper', 'char1', { orientation: 1, megapixels: 3, pencil: true, paper: 'squared' }, 0.96, 0.9],
-    // Small on ruled paper: the lines touching the outline must not stay on as stubs. The figure is drawn
-    // at 0.73 of the annotation's scale, so the artist's rim (1-2 px) shrinks below a pixel while the
-    // outline's rim stays 1-2 photo px: 0.937 with the rim, 0.950 without, 0.934 with stubs.
-    ['small figure on ruled paper', 'char3', { orientation: 1, megapixels: 3, size: 0.25 }, 0.93, 0.9],
+    // Small on ruled paper: the lines touching the outline must not stay on as stubs (0.934 with them).
+    // The figure is drawn at 0.69 of the annotation's scale, and the cut kept the crayon's faint yellow
+    // edge a few drawing pixels beyond what the annotation marks (0.933); texture.ts trimBeyondAnnotation
+    // now leaves it out (0.971).
+    ['small figure on ruled paper', 'char3', { orientation: 1, megapixels: 3, size: 0.25 }, 0.96, 0.9],
     // Two hind legs touching down to the ground: split into two legs (one stood in for both before: 0.92).
     ['four-legged figure in perspective', 'char6', { orientation: 1, megapixels: 3, keystone: 0.15 }, 0.95, 0.95],
     // Small on a large photo, its grey pencil thinner than a working pixel on the whole photo: read again
@@ -88,6 +93,9 @@ describe('drawings against the artists annotations', () => {
     // Small beside a doodle as wide as the sheet's free half: the doodle (a sun on a zigzag) spans the
     // wider box and was taken for the figure (IoU 0.000); the pig's outline encloses more (drawing.ts).
     ['small four-legged figure beside a wider doodle', 'char6', { orientation: 1, megapixels: 3, size: 0.25, scribble: true }, 0.95, 0.9],
+    // Smaller still (0.4 of its annotation's pixel per photo pixel): the cut's fringe beyond the annotation
+    // was 5% of the figure (0.945); trimBeyondAnnotation leaves it out (0.977).
+    ['smaller four-legged figure beside the doodle', 'char6', { orientation: 1, megapixels: 3, size: 0.2, scribble: true }, 0.96, 0.9],
     // Under a tungsten lamp the white sheet photographs orange (blue at 0.62): the paper is recognised once
     // the light's colour is taken out (drawing.ts, lightBalance). Before, refused ("No figure found").
     ['four-legged figure under lamp light', 'char6', { orientation: 1, megapixels: 3, light: 'lamp' }, 0.95, 0.95],

@@ -678,7 +678,8 @@ const BLUR_REACH = 4;
  * own scale the annotation's pixel is the picture's when the picture is cut round the figure (CROPPED_FILL). Rim
  * pixels join the figure with a partial alpha, coloured as the stroke pixel they touch: the outline grows
  * by its own ink, never by paper, so nothing of the sheet's colour shows around the figure; the stroke's
- * blur beyond the rim keeps an alpha under the figure's (< 128). A ruled line's pixels never join.
+ * blur beyond the rim keeps an alpha under the figure's (< 128), and so does what the cut kept beyond the
+ * annotation (trimBeyondAnnotation). The rim crosses a ruled line as it does paper.
  * Measured against the artists' masks: docs/figures.md ("The outline's rim").
  */
 function outlineRim(out8: Uint8ClampedArray, rim: RimInput, tw: number, th: number): void {
@@ -689,32 +690,21 @@ function outlineRim(out8: Uint8ClampedArray, rim: RimInput, tw: number, th: numb
   // annotates the crop round the figure and never enlarges it): the annotation's pixel is the picture's.
   const annotated = enlarged || rim.fill >= CROPPED_FILL;
   const unit = enlarged ? rim.unit : Math.max(rim.unit, rim.picturePx);
-  // The annotation's ink and the rim's reach from it (through no ruled line's pixel); read before the
-  // outermost pixels below take their stroke's strength.
+  // Elsewhere the figure may be a reduced copy of what was annotated: its annotation's pixel is the
+  // figure's size over ANNOTATED_FIGURE, under a picture pixel on a small figure.
+  const annotationUnit = annotated ? unit : rim.unit;
   const reach = annotated ? Math.floor(RIM_UNITS * unit + 0.25) : rim.ringPx;
-  const mean = annotated ? boxMean(strength, tw, th, Math.max(1, Math.round(ANNOTATION_MEAN_RADIUS * unit))) : null;
-  let zone: Uint8Array = new Uint8Array(n);
-  for (let t = 0; t < n; t++) if (kept[t] && (!mean || strength[t] >= mean[t] + ANNOTATION_STEP)) zone[t] = 1;
-  if (!annotated) zone = dilate(zone, tw, th, reach + 1);
-  else {
-    // Grown `reach` times by its 8 neighbours, never onto a ruled line's pixel: each step visits only the
-    // pixels the last one added (a new pixel touches one of them, or it would have joined earlier). The
-    // first step starts from the zone's pixels beside a non-zone one across a side (a pixel touching the
-    // zone only at a corner touches such a pixel too).
-    let front: number[] = [];
-    for (let t = 0; t < n; t++) {
-      if (!zone[t]) continue;
-      const x = t % tw;
-      if ((x > 0 && !zone[t - 1]) || (x < tw - 1 && !zone[t + 1]) || (t >= tw && !zone[t - tw]) || (t + tw < n && !zone[t + tw]))
-        front.push(t);
-    }
-    const join = (u: number): boolean => {
-      if (zone[u] || line[u]) return false;
-      zone[u] = 1;
-      return true;
-    };
-    for (let i = 0; i < reach && front.length; i++) front = stepFront(front, tw, n, join);
-  }
+  // The annotation's ink, read before the outermost pixels below take their stroke's strength, and the
+  // annotation: that ink grown by its rim, over the sheet's ruled lines too (the artist's mask was drawn
+  // on the drawing, before any line).
+  const mean = boxMean(strength, tw, th, Math.max(1, Math.round(ANNOTATION_MEAN_RADIUS * annotationUnit)));
+  const ink = new Uint8Array(n);
+  for (let t = 0; t < n; t++) if (kept[t] && strength[t] >= mean[t] + ANNOTATION_STEP) ink[t] = 1;
+  const annotation = dilate(ink, tw, th, Math.floor(RIM_UNITS * annotationUnit + 0.25));
+  const zone = annotated ? annotation : dilate(kept, tw, th, reach + 1);
+  // Where the trim beyond the annotation stops (see trimBeyondAnnotation).
+  const barrier = annotation.slice();
+  for (let t = 0; t < n; t++) if (kept[t] && strength[t] < INK) barrier[t] = 1;
   // src[t]: the figure pixel whose colour a rim pixel takes (the inkiest one it touches); -1 where none.
   const src = new Int32Array(n).fill(-1);
   for (let t = 0; t < n; t++) if (kept[t]) src[t] = t;
@@ -769,12 +759,12 @@ function outlineRim(out8: Uint8ClampedArray, rim: RimInput, tw: number, th: numb
     const coloured = new Uint8Array(n);
     for (let t = 0; t < n; t++) if (src[t] >= 0) coloured[t] = 1;
     const beside = dilate(coloured, tw, th, 1);
-    for (let t = 0; t < n; t++) if (beside[t] && src[t] < 0 && !line[t]) front.push(t);
+    for (let t = 0; t < n; t++) if (beside[t] && src[t] < 0) front.push(t);
   }
   const seen = new Uint8Array(n);
   for (const t of front) seen[t] = 1;
   const reached = (u: number): boolean => {
-    if (seen[u] || src[u] >= 0 || line[u]) return false;
+    if (seen[u] || src[u] >= 0) return false;
     seen[u] = 1;
     return true;
   };
@@ -812,6 +802,44 @@ function outlineRim(out8: Uint8ClampedArray, rim: RimInput, tw: number, th: numb
     out8[o + 1] = out8[f + 1];
     out8[o + 2] = out8[f + 2];
     if (rimmed[t]) out8[o + 3] = Math.max(out8[o + 3], RIM_ALPHA);
+  }
+  trimBeyondAnnotation(out8, barrier, tw, th);
+}
+
+/**
+ * What the annotation does not reach is not figure: pixels the cut kept beyond the annotation's ink grown
+ * by its rim (a crayon's grain and faint edge: a yellow fill's edge is ink in its blue channel yet barely
+ * darker in grey, where the annotation thresholds it), reached from the texture's border through such
+ * pixels, keep an alpha under the figure's (< 128). On a reduced drawing that fringe is several of its
+ * pixels wide. The trim stops at the annotation and at the figure's own paper (`barrier`), so nothing
+ * inside the annotation's outline changes, nor the inside of a figure whose outline it leaves open.
+ */
+function trimBeyondAnnotation(out8: Uint8ClampedArray, barrier: Uint8Array, tw: number, th: number): void {
+  const n = tw * th;
+  const beyond = new Uint8Array(n);
+  const stack = new Int32Array(n);
+  let top = 0;
+  const visit = (u: number): void => {
+    if (beyond[u] || barrier[u]) return;
+    beyond[u] = 1;
+    stack[top++] = u;
+    out8[u * 4 + 3] = Math.min(out8[u * 4 + 3], 127);
+  };
+  for (let x = 0; x < tw; x++) {
+    visit(x);
+    visit(n - tw + x);
+  }
+  for (let y = 1; y < th - 1; y++) {
+    visit(y * tw);
+    visit(y * tw + tw - 1);
+  }
+  while (top > 0) {
+    const t = stack[--top];
+    const x = t % tw;
+    if (x > 0) visit(t - 1);
+    if (x < tw - 1) visit(t + 1);
+    if (t >= tw) visit(t - tw);
+    if (t + tw < n) visit(t + tw);
   }
 }
 
