@@ -98,6 +98,13 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
   let still = opts.detector ? null : await landmarksInFigure(work, w, h, fg.mask, bounds);
   // MoveNet's reading of a figure cut as a drawing, when BlazePose saw a person in it (kept for below).
   let movenetOnDrawn: Keypoint[] | null = null;
+  if (fg.method === 'classical' && fg.confident && still && !still.body) {
+    // On one flat colour a figure dressed in that colour is cut without those clothes (dance_1's cut-out
+    // on black: her black hair and top), and BlazePose on that cut's box misses the person (0.39); given
+    // the room round it of WIDER_CONTEXT of the figure it finds her (0.93).
+    const wider = await landmarksInFigure(work, w, h, fg.mask, bounds, WIDER_CONTEXT);
+    if (wider.body) still = wider;
+  }
   // Lines found on the "sheet" do not settle it: a hazy studio backdrop's folds pass for a ruling (demo1
   // hazed: 6 lines), so a figure BlazePose reads as a body is checked whatever its paper showed.
   if ((fg.method === 'drawing' || fg.method === 'classical') && still?.body) {
@@ -113,8 +120,8 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
     if (person && personBounds && maskArea(person.mask) >= w * h * MIN_FIGURE_SHARE) {
       // On one flat colour (a confident classical cut: the border's colour, differenced) that cut is
       // exact where the person model's, read at 256 px, leaves a rim of the background: the figure keeps
-      // it and is read as a person for its pose.
-      const flat = fg.method === 'classical' && fg.confident;
+      // it and is read as a person for its pose, as long as the cut is the figure's (see cutOnFigure).
+      const flat = fg.method === 'classical' && fg.confident && cutOnFigure(fg.mask, person.mask, w, h);
       const reading = flat ? { ...person, mask: flatCutFilled(fg.mask, person.mask, w, h), raw: undefined } : person;
       [fg, bounds, area, movenetOnDrawn] = [reading, flat ? bounds : personBounds, maskArea(reading.mask), null];
       // The second look already read the person model's figure, as it is kept unless the cut is flat.
@@ -122,17 +129,9 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
     }
     check();
   }
-  if (fg.method === 'segmentation' && still && !still.body && still.bodyScore >= LONE_BLAZEPOSE) {
-    // BlazePose is sure of a body that does not lie on the person model's figure: the model kept part of
-    // the person. It reads a colour cast or clipped highlights differently (musepose under a cool cast: her
-    // dress and head alone, 0.27 of her mask), the luminance much less so (0.73). Its figure there is
-    // taken when BlazePose's body lies on it; a cup or a creature BlazePose is not sure of is left alone.
-    const whole = await personForeground(work, w, h, true);
-    const wholeBounds = whole && maskBounds(whole.mask, w, h);
-    if (whole && wholeBounds && maskArea(whole.mask) > area) {
-      const seen = await landmarksInFigure(work, w, h, whole.mask, wholeBounds);
-      if (seen.body) [fg, bounds, area, still] = [whole, wholeBounds, maskArea(whole.mask), seen];
-    }
+  if (fg.method === 'segmentation' && still && still.bodyScore >= LONE_BLAZEPOSE) {
+    const better = await personWithBody(work, w, h, still, fg.mask, bounds);
+    if (better) [fg, bounds, area, still] = [better.person, better.bounds, maskArea(better.person.mask), better.landmarks];
     check();
   }
   // A drawing's figure box is final here: its texture crop is decoded (on libuv's threads) while the
@@ -279,6 +278,33 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
 }
 
 type Bounds = { x0: number; y0: number; x1: number; y1: number };
+/** The person model's figure as personForeground reads it. */
+type PersonFigure = NonNullable<Awaited<ReturnType<typeof personForeground>>>;
+
+/** The rim the person model's figure leaves round a person at its 256 px reading (two of its pixels), working px. */
+const personRim = (w: number, h: number): number => Math.ceil((2 * Math.max(w, h)) / 256);
+
+/** Share of a flat colour's cut that may lie off the person model's figure (grown by its rim) for it to be the figure's. */
+const FLAT_CUT_OFF_FIGURE = 0.2;
+
+/**
+ * Whether a flat colour's cut is the person's outline: at most FLAT_CUT_OFF_FIGURE of it off the person
+ * model's figure grown by the model's rim. A grey canvas of fine noise passes the plain-border test, and
+ * there the cut is whatever differs from the grey: a photo set small on it is cut as its whole rectangle
+ * (demo1 and musepose small on noise of +-60: 0.62 and 0.37 of the cut off the figure), where a person
+ * cut out on black leaves at most 0.05 off it (demo1, musepose, s13 and the 4D-Humans man).
+ */
+function cutOnFigure(flat: Uint8Array, person: Uint8Array, w: number, h: number): boolean {
+  const grown = dilate(person, w, h, personRim(w, h));
+  let cut = 0,
+    off = 0;
+  for (let p = 0; p < flat.length; p++) {
+    if (!flat[p]) continue;
+    cut++;
+    if (!grown[p]) off++;
+  }
+  return off <= FLAT_CUT_OFF_FIGURE * cut;
+}
 
 /**
  * A person on one flat colour: the colour's cut is exact at the outline, but it loses what has that colour
@@ -287,7 +313,7 @@ type Bounds = { x0: number; y0: number; x1: number; y1: number };
  * those in without moving the outline.
  */
 function flatCutFilled(flat: Uint8Array, person: Uint8Array, w: number, h: number): Uint8Array {
-  const inside = erode(person, w, h, Math.ceil((2 * Math.max(w, h)) / 256));
+  const inside = erode(person, w, h, personRim(w, h));
   const out = flat.slice();
   for (let p = 0; p < out.length; p++) if (inside[p]) out[p] = 1;
   return fillHoles(out, w, h);
@@ -312,9 +338,9 @@ function textureCrop(
     height: Math.min(info.height, Math.ceil((bounds.y1 + 1) / ws + origin.y) + margin) - y,
   };
 }
-/** The figure's bounding box padded by 10% of its long side, clamped to the picture. */
-function paddedBox(w: number, h: number, b: Bounds): { x0: number; y0: number; w: number; h: number } {
-  const pad = Math.round(Math.max(b.x1 - b.x0, b.y1 - b.y0) * 0.1);
+/** The figure's bounding box padded by `share` (10%) of its long side, clamped to the picture. */
+function paddedBox(w: number, h: number, b: Bounds, share = 0.1): { x0: number; y0: number; w: number; h: number } {
+  const pad = Math.round(Math.max(b.x1 - b.x0, b.y1 - b.y0) * share);
   const x0 = Math.max(0, b.x0 - pad),
     y0 = Math.max(0, b.y0 - pad);
   const x1 = Math.min(w - 1, b.x1 + pad),
@@ -332,10 +358,17 @@ function nearFigure(mask: Uint8Array, w: number, h: number, box: { w: number; h:
  * want context, not a cut-out). Coordinates in working-image pixels; the body is null unless it is a
  * plausible body lying on the figure.
  */
-type FigureLandmarks = { body: Keypoint[] | null; bodyScore: number; face: Landmarks | null; hands: Landmarks[] };
+type FigureLandmarks = {
+  body: Keypoint[] | null;
+  bodyScore: number;
+  /** BlazePose's body with a confident torso whether or not it lies on the figure (null: none). */
+  seen: Keypoint[] | null;
+  face: Landmarks | null;
+  hands: Landmarks[];
+};
 
-async function landmarksInFigure(rgba: Buffer, w: number, h: number, mask: Uint8Array, b: Bounds): Promise<FigureLandmarks> {
-  const box = paddedBox(w, h, b);
+async function landmarksInFigure(rgba: Buffer, w: number, h: number, mask: Uint8Array, b: Bounds, context = 0.1): Promise<FigureLandmarks> {
+  const box = paddedBox(w, h, b, context);
   const crop = Buffer.alloc(box.w * box.h * 4);
   for (let y = 0; y < box.h; y++) {
     const from = ((box.y0 + y) * w + box.x0) * 4;
@@ -345,13 +378,16 @@ async function landmarksInFigure(rgba: Buffer, w: number, h: number, mask: Uint8
   const shift = (l: Landmarks): Landmarks => ({ score: l.score, points: l.points.map((p) => ({ x: p.x + box.x0, y: p.y + box.y0 })) });
   const face = res.face && shift(res.face);
   const hands = res.hands.map(shift);
-  if (!res.body || res.body.score < 0.5) return { body: null, bodyScore: res.body?.score ?? 0, face, hands };
+  if (!res.body || res.body.score < 0.5) return { body: null, bodyScore: res.body?.score ?? 0, seen: null, face, hands };
   const body = res.body.body.map((k) => ({ x: k.x + box.x0, y: k.y + box.y0, score: k.score }));
   // BlazePose is sure of itself on almost anything figure-like: demand a confident torso as well.
   const confident = [5, 6, 11, 12].every((i) => body[i].score >= 0.5);
-  const plausible = confident && plausibleBody(body, nearFigure(mask, w, h, box), w, h, b);
-  return { body: plausible ? body : null, bodyScore: res.body.score, face, hands };
+  const plausible = confident && plausibleBody(body, nearFigure(mask, w, h, paddedBox(w, h, b)), w, h, b);
+  return { body: plausible ? body : null, bodyScore: res.body.score, seen: confident ? body : null, face, hands };
 }
+
+/** Room round a flat colour's cut BlazePose is read again with when the cut's box misses a body (see above). */
+const WIDER_CONTEXT = 0.25;
 
 /** Shoulder-centre to hip-centre distance. */
 function torsoLength(body: Keypoint[]): number {
@@ -476,7 +512,7 @@ async function personOnPlainBackground(
   blaze: Keypoint[],
   movenetOnDrawn: Keypoint[] | null,
   drawnBounds: Bounds,
-): Promise<{ person: NonNullable<Awaited<ReturnType<typeof personForeground>>>; landmarks?: FigureLandmarks } | null> {
+): Promise<{ person: PersonFigure; landmarks?: FigureLandmarks } | null> {
   const agreeOnDrawn = !!movenetOnDrawn && readAsPerson(movenetOnDrawn, blaze, drawnBounds);
   const person = await personForeground(rgba, w, h);
   const b = person && maskBounds(person.mask, w, h);
@@ -543,6 +579,68 @@ function readAsPerson(movenet: Keypoint[], blaze: Keypoint[], b: Bounds, deferUn
   }
   if (agree >= PERSON_AGREEMENT) return true;
   return deferUnsure && agree >= PERSON_AGREEMENT_SURE && agree + deferred >= PERSON_AGREEMENT;
+}
+
+/**
+ * BlazePose is sure of a body (LONE_BLAZEPOSE) and some of its limb joints do not lie on the person model's
+ * figure: the model kept part of the person. It reads a colour cast or clipped highlights differently
+ * (musepose under a cool cast: her dress and head alone, 0.27 of her mask; brightened, her dress alone;
+ * under a warm cast, no arms), the luminance much less so (cool: 0.73), and it sees more of a figure
+ * read closer, at its full resolution, on the box of the body BlazePose sees (brightened: head, body and
+ * legs). Of those readings (the luminance of the whole picture, the colours and the luminance of
+ * BlazePose's box), the one with the fewest of BlazePose's joints off it (read again on it) is taken when
+ * BlazePose's body lies on it and it has fewer off than the figure; then the larger. A cup or a creature
+ * BlazePose is not sure of is left alone, and so is a figure BlazePose's limbs all lie on.
+ */
+async function personWithBody(
+  rgba: Buffer,
+  w: number,
+  h: number,
+  still: FigureLandmarks,
+  mask: Uint8Array,
+  bounds: Bounds,
+): Promise<PersonWithBody | null> {
+  const off = still.seen ? jointsOff(still.seen, mask, w, h, bounds) : LIMB_JOINTS;
+  if (off === 0) return null;
+  const focus = still.seen && bodyBounds(still.seen);
+  const readings: Array<[boolean, Bounds | undefined]> = [[true, undefined]];
+  if (focus) readings.push([false, focus], [true, focus]);
+  let best: (PersonWithBody & { off: number; area: number }) | null = null;
+  for (const [luminance, region] of readings) {
+    const person = await personForeground(rgba, w, h, luminance, region);
+    const b = person && maskBounds(person.mask, w, h);
+    if (!person || !b) continue;
+    const landmarks = await landmarksInFigure(rgba, w, h, person.mask, b);
+    if (!landmarks.body) continue;
+    const candidate = { person, bounds: b, landmarks, off: jointsOff(landmarks.body, person.mask, w, h, b), area: maskArea(person.mask) };
+    if (candidate.off >= off || candidate.area <= maskArea(mask)) continue;
+    if (!best || candidate.off < best.off || (candidate.off === best.off && candidate.area > best.area)) best = candidate;
+  }
+  return best;
+}
+
+type PersonWithBody = { person: PersonFigure; bounds: Bounds; landmarks: FigureLandmarks };
+
+/** Limb joints of a COCO-17 body (shoulders to ankles). */
+const LIMB_JOINTS = 12;
+
+/** The box of a body's joints. */
+function bodyBounds(body: Keypoint[]): Bounds {
+  const xs = body.map((k) => k.x),
+    ys = body.map((k) => k.y);
+  return { x0: Math.min(...xs), y0: Math.min(...ys), x1: Math.max(...xs), y1: Math.max(...ys) };
+}
+
+/** BlazePose's confident limb joints (of 12) that do not lie on the figure (grown as nearFigure). */
+function jointsOff(body: Keypoint[], mask: Uint8Array, w: number, h: number, b: Bounds): number {
+  const near = nearFigure(mask, w, h, paddedBox(w, h, b));
+  let off = 0;
+  for (let j = 5; j <= 16; j++) {
+    const x = Math.round(body[j].x),
+      y = Math.round(body[j].y);
+    if (body[j].score >= 0.5 && !(x >= 0 && y >= 0 && x < w && y < h && near[y * w + x])) off++;
+  }
+  return off;
 }
 
 /** A torso of some height, upright, and at least 8 confident joints of which 80% lie on the figure. */

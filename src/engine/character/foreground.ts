@@ -153,14 +153,15 @@ const PAPER_SHARE = 0.6;
 const PAPER_INSIDE_DRAWING = 0.18;
 
 /** What the person model was shown (see levelled), its probabilities and its cleaned mask. */
-type PersonReading = { shown: Buffer; prob: Uint8Array; seg: ReturnType<typeof segmentationMask> };
+type PersonReading = { shown: Buffer; prob: Uint8Array; seg: ReturnType<typeof segmentationMask>; focused: boolean };
 
 /** The person model's probabilities over the picture and its cleaned mask (null: the model gave none). */
-async function personReading(rgba: Buffer, w: number, h: number): Promise<PersonReading | null> {
+async function personReading(rgba: Buffer, w: number, h: number, focus?: Bounds): Promise<PersonReading | null> {
   const shown = levelled(rgba);
   // The model works at 256x256, so it is fed 256 px; its mask is enlarged to the working size.
-  const prob = await segmentPerson(shown, w, h, 256);
-  return prob ? { shown, prob, seg: segmentationMask(prob, w, h) } : null;
+  const prob = focus ? new Uint8Array(w * h) : await segmentPerson(shown, w, h, 256);
+  if (prob && focus && !(await segmentRegion(shown, w, h, refocusBox(focus, w, h), prob))) return null;
+  return prob ? { shown, prob, seg: segmentationMask(prob, w, h), focused: !!focus } : null;
 }
 
 /** A picture whose 0.5-99.5% range (over all channels) spans less than this many levels is stretched for the person model. */
@@ -197,12 +198,12 @@ function levelled(rgba: Buffer): Buffer {
  * The figure as the person model reads it, a figure it is sure of looked at again closer (see refocus);
  * null when what it found is too small to be a figure.
  */
-async function personResult(w: number, h: number, { shown, prob, seg }: PersonReading): Promise<ForegroundResult | null> {
+async function personResult(w: number, h: number, { shown, prob, seg, focused }: PersonReading): Promise<ForegroundResult | null> {
   const confident = seg.confidence >= CONFIDENT_SEGMENTATION;
   const minArea = w * h * MIN_AREA_SHARE;
   // Only a figure the first pass is sure of is looked at again: zooming into a faint blob on a busy
   // picture would just let the model find a person there.
-  if (confident && seg.area >= minArea && (await refocus(shown, w, h, seg.mask, prob))) seg = segmentationMask(prob, w, h);
+  if (!focused && confident && seg.area >= minArea && (await refocus(shown, w, h, seg.mask, prob))) seg = segmentationMask(prob, w, h);
   if (seg.area < minArea) return null;
   const evidence = { segmentationArea: seg.area / (w * h), segmentationConfidence: seg.confidence };
   return { mask: seg.mask, raw: seg.raw, method: 'segmentation', confident, evidence };
@@ -219,8 +220,9 @@ export async function personForeground(
   w: number,
   h: number,
   luminance = false,
+  focus?: Bounds,
 ): Promise<(ForegroundResult & { sure: boolean }) | null> {
-  const person = await personReading(luminance ? greyOf(rgba) : rgba, w, h);
+  const person = await personReading(luminance ? greyOf(rgba) : rgba, w, h, focus);
   const found = person && (await personResult(w, h, person));
   return found && { ...found, sure: found.confident, confident: true };
 }
@@ -259,17 +261,29 @@ const REFOCUS_PAD = 0.25;
 async function refocus(rgba: Buffer, w: number, h: number, figure: Uint8Array, prob: Uint8Array): Promise<boolean> {
   const b = maskBounds(figure, w, h);
   if (!b) return false;
+  const box = refocusBox(b, w, h);
+  if (box.w * box.h >= REFOCUS_SHARE * w * h || box.w < 16 || box.h < 16) return false;
+  return segmentRegion(rgba, w, h, box, prob);
+}
+
+type Bounds = { x0: number; y0: number; x1: number; y1: number };
+type Box = { x0: number; y0: number; w: number; h: number };
+
+/** A figure's box padded by REFOCUS_PAD of its long side, clamped to the picture. */
+function refocusBox(b: Bounds, w: number, h: number): Box {
   const pad = Math.round(Math.max(b.x1 - b.x0, b.y1 - b.y0) * REFOCUS_PAD);
-  const x0 = Math.max(0, b.x0 - pad),
-    y0 = Math.max(0, b.y0 - pad);
-  const bw = Math.min(w - 1, b.x1 + pad) - x0 + 1,
-    bh = Math.min(h - 1, b.y1 + pad) - y0 + 1;
-  if (bw * bh >= REFOCUS_SHARE * w * h || bw < 16 || bh < 16) return false;
-  const crop = Buffer.alloc(bw * bh * 4);
-  for (let y = 0; y < bh; y++) rgba.copy(crop, y * bw * 4, ((y0 + y) * w + x0) * 4, ((y0 + y) * w + x0 + bw) * 4);
-  const inner = await segmentPerson(crop, bw, bh, 256);
+  const x0 = Math.max(0, Math.round(b.x0) - pad),
+    y0 = Math.max(0, Math.round(b.y0) - pad);
+  return { x0, y0, w: Math.min(w - 1, Math.round(b.x1) + pad) - x0 + 1, h: Math.min(h - 1, Math.round(b.y1) + pad) - y0 + 1 };
+}
+
+/** The person model's reading of `box` of the picture at its full resolution, written over `prob` there (false: none). */
+async function segmentRegion(rgba: Buffer, w: number, h: number, box: Box, prob: Uint8Array): Promise<boolean> {
+  const crop = Buffer.alloc(box.w * box.h * 4);
+  for (let y = 0; y < box.h; y++) rgba.copy(crop, y * box.w * 4, ((box.y0 + y) * w + box.x0) * 4, ((box.y0 + y) * w + box.x0 + box.w) * 4);
+  const inner = await segmentPerson(crop, box.w, box.h, 256);
   if (!inner) return false;
-  for (let y = 0; y < bh; y++) prob.set(inner.subarray(y * bw, (y + 1) * bw), (y0 + y) * w + x0);
+  for (let y = 0; y < box.h; y++) prob.set(inner.subarray(y * box.w, (y + 1) * box.w), (box.y0 + y) * w + box.x0);
   return true;
 }
 
