@@ -47,6 +47,19 @@ test('a stick figure stays one piece on dance_3: its circle hands travel with it
   assert.ok(r.split / r.sampled <= 0.1, `seed 6 (${d.label}): in pieces on ${r.split}/${r.sampled} frames`);
 });
 
+test("a stick figure's limbs turn about where they leave its body's line (tpl_dance's wide swings)", async () => {
+  // Before: seeds 6 and 68 came apart at the shoulders and hips on 33 of 36 frames each; the arms and
+  // legs turned about joints at the top of the strokes they share with the body.
+  const m = await engine.writeTemplateMotion('tpl_dance', join(work(), 'm-tpl'));
+  for (const seed of [6, 68]) {
+    const file = join(work(), `stick-${seed}.png`);
+    const d = await makeSynthDrawing(seed, file);
+    const c = await engine.analyzeCharacter({ imageFile: file, outDir: join(work(), `c-tpl-${seed}`), thumbnail: false });
+    const r = await split(c, m);
+    assert.ok(r.split / r.sampled <= 0.05, `seed ${seed} (${d.label}): in pieces on ${r.split}/${r.sampled} frames`);
+  }
+});
+
 test("a stick figure's round head crossed by its raised arms belongs whole to the head", async () => {
   // Seed 22: before, the upper arms took the lower sides of the head's round.
   const file = join(work(), 'stick-22.png');

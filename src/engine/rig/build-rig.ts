@@ -6,9 +6,9 @@
 import type { CharacterAnalysis } from '../types.js';
 import { dilate, distanceToOutside, keepLargeComponents, maskFromAlpha } from './mask.js';
 import { buildMesh } from './mesh.js';
-import { chainLabels, clipCodes, cutSeams } from './seams.js';
+import { chainCode, chainLabels, clipCodes, cutSeams } from './seams.js';
 import { BONES, BONE_COUNT, BONE_LAYER, RIG_JOINTS, boneLength, jointsFromKeypoints, type Point } from './skeleton.js';
-import { MAX_INFLUENCES, pointWeights, regionField } from './weights.js';
+import { MAX_INFLUENCES, limbThickness, pointWeights, regionField } from './weights.js';
 import { hasNeck, headRamp } from './drawings.js';
 import { drawnInk } from './ink.js';
 import { SKIRT_REGIONS, findSkirt, skirtWeights } from './skirt.js';
@@ -117,6 +117,52 @@ function fullLengths(analysis: CharacterAnalysis, joints: Point[]): number[] | u
   return full.some((f) => f > 1) ? full : undefined;
 }
 
+/**
+ * A drawing's body is a line (a stick figure's) when its half thickness along the torso is at most this
+ * share of the torso's length: 0.00-0.05 on 20 of the 22 generated stick figures among seeds 1-120, 0.28
+ * and more on the shared drawings, the juice cup and the generated figures drawn with a body outline.
+ */
+const LINE_BODY = 0.1;
+
+/**
+ * Where each limb of a stick figure is joined to the body (working px, BONES order; null for the torso,
+ * the head, the lower limbs and a limb joined at its pivot): the nearest pixel of its region that
+ * borders the torso's, when that lies further from its pivot (shoulder or hip) than twice the limb's
+ * half thickness. A stick figure's arm leaves its body's line below the shoulder, and its legs part
+ * below the crotch: the strokes run together first and the torso wins them, so the limb is joined to
+ * the torso only at the end of that shared stretch. Turning about its pivot, the limb's start swung
+ * away from the torso's stub and the figure came apart at the shoulders and hips (seed 6 on tpl_dance:
+ * 33 of 36 frames). The rig's joint, which the renderer turns the limb about, is moved there; the
+ * regions and weights stay those of the old joints.
+ */
+function limbAttachments(labels: Uint8Array, w: number, joints: Point[], radius: number[]): Array<Point | null> {
+  return BONES.map((def, b) => {
+    if (b < 2 || def.parent !== 0) return null;
+    const pivot = joints[def.from];
+    const start = nearestJoined(labels, w, chainCode(b), pivot);
+    return start && Math.hypot(start.x - pivot.x, start.y - pivot.y) > 2 * radius[b] ? start : null;
+  });
+}
+
+/**
+ * Centre of the pixel labelled `code` nearest to `p` that borders the torso's (a 4-neighbour labelled
+ * 1), or null when none does: where the limb is joined to the body, not to another limb running
+ * beside it (legs drawn together).
+ */
+function nearestJoined(labels: Uint8Array, w: number, code: number, p: Point): Point | null {
+  let best: Point | null = null,
+    bd = Infinity;
+  for (let i = 0; i < labels.length; i++) {
+    if (labels[i] !== code) continue;
+    const x = i % w;
+    const joined = (x > 0 && labels[i - 1] === 1) || (x < w - 1 && labels[i + 1] === 1) || labels[i - w] === 1 || labels[i + w] === 1;
+    if (!joined) continue;
+    const d = Math.hypot(x + 0.5 - p.x, Math.floor(i / w) + 0.5 - p.y);
+    if (d < bd) [bd, best] = [d, { x: x + 0.5, y: Math.floor(i / w) + 0.5 }];
+  }
+  return best;
+}
+
 /** The longest side of the grid the rig is computed on. */
 const WORK_SIZE = 400;
 
@@ -154,7 +200,8 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
   const drawn = analysis.poseMethod === 'skeleton' && analysis.figure !== 'quadruped';
   // A drawing's strokes are borders between its parts even where its mask is solid (ink.ts).
   const drawing = drawn ? drawnInk(textureRgba, w, h, scale, dil, mask.data) : undefined;
-  const field = regionField(dil, distanceToOutside(mask), joints, analysis.figure === 'quadruped' ? joints[1].y : Infinity, drawn, drawing);
+  const depth = distanceToOutside(mask);
+  const field = regionField(dil, depth, joints, analysis.figure === 'quadruped' ? joints[1].y : Infinity, drawn, drawing);
   collapseRigidLimbs(field.scores, analysis.rigidLimbs);
   const boneIdx = new Int32Array(nv * MAX_INFLUENCES);
   const boneW = new Float32Array(nv * MAX_INFLUENCES);
@@ -190,6 +237,11 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
     for (let b = 1; b < BONE_COUNT; b++) if (acc[b] > acc[best]) best = b;
     triBone[t] = best;
   }
+  const labels = chainLabels(field.scores, dil.data);
+  if (drawn && limbThickness(mask, depth, joints[0], joints[1]) <= LINE_BODY * torsoLen)
+    limbAttachments(labels, dil.w, joints, field.radius).forEach((p, b) => {
+      if (p) texJoints[BONES[b].from] = { x: p.x / scale, y: p.y / scale };
+    });
   // Split torso/limb contact seams away from the shoulders and hips (see seams.ts). The radius
   // kept smooth around each joint: twice the limb's half-thickness, at least a fifth of the torso.
   const seamInput = {
@@ -229,7 +281,7 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
     influences: MAX_INFLUENCES,
     boneIndices: Array.from(seams.boneIdx),
     boneWeights: Array.from(seams.boneW, (x) => Math.round(x * 1000) / 1000),
-    labels: { width: dil.w, height: dil.h, data: Buffer.from(chainLabels(field.scores, dil.data)).toString('base64') },
+    labels: { width: dil.w, height: dil.h, data: Buffer.from(labels).toString('base64') },
     triangleClip: order.map((t) => clip[t]),
     fullLength: fullLengths(analysis, texJoints),
   };

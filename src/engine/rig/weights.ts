@@ -53,7 +53,7 @@ function quadSeeds(m: Mask, quad: Point[]): number[] {
 }
 
 /** A limb's half thickness: the mask's depth at the best-centred of a few points along its middle. */
-function limbThickness(m: Mask, dist: Float32Array, a: Point, e: Point): number {
+export function limbThickness(m: Mask, dist: Float32Array, a: Point, e: Point): number {
   let best = 0;
   for (const t of [0.4, 0.5, 0.6, 0.7]) {
     const ix = Math.floor(a.x + (e.x - a.x) * t),
