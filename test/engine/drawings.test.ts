@@ -189,6 +189,20 @@ describe('drawings against the artists annotations', () => {
     }
   });
 
+  it("a dress's arms hanging against it: shoulders at the torso's top under the neck, not in the dress", async () => {
+    // Generated drawings 5 and 21 (a dress, arms hanging against its slanted sides, pencil outline): no
+    // armpit is seen and the arm's path runs from the hand into the dress, so the shoulders were put at
+    // the armpit or inside the dress (joints 0.83 and 0.67, shoulders 0.15-0.25 figure sizes below the
+    // annotation's); arm-root.ts shoulderUnderNeck puts them under the neck, the elbows on the arm's line.
+    for (const seed of [5, 21]) {
+      const d = await makeSynthDrawing(seed, join(tmp, `dress-${seed}.png`));
+      const dir = join(tmp, `dress-${seed}`);
+      const r = await analyzeCharacterImage({ tools, imageFile: d.truth.imageFile, outDir: dir, thumbnail: false });
+      const s = await scoreAnalysis(dir, r.analysis, r.textureFile, d.truth);
+      assert.ok(s.joints >= 0.9, `seed ${seed} (${d.label}): joints ${s.joints.toFixed(2)} (missed ${s.misses.join(',')})`);
+    }
+  });
+
   it('a stick figure: the narrow wedges between its arms and body stay open', async () => {
     // Generated drawing 6 (a 1 px pencil stick figure in a top hat) on a 3 MP ruled photo: its head is
     // closed at the smallest closing, and the closing's own fill of the wedges between arms and body grew

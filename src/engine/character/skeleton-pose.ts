@@ -24,7 +24,7 @@
  */
 import type { Keypoint } from '../types.js';
 import { maskBounds } from '../vision/mask-ops.js';
-import { armpitSide, armRootIndex, hangingShoulder } from './arm-root.js';
+import { armpitSide, armRootIndex, hangingShoulder, neckRow, shoulderUnderNeck } from './arm-root.js';
 
 export interface SkeletonPose {
   body: Keypoint[];
@@ -239,6 +239,8 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
   // (The first root in a hand's round, out to the side, gives no body line.)
   const aboveRoot = Math.abs((firstRoot % w) - (root % w)) < 0.25 * bw;
   let stickBody: Set<number> | null = stick && aboveRoot ? bodyLine(pathToRoot(firstRoot)) : null;
+  // The neck's grid row (shoulderUnderNeck), once the head is known; NaN without a head.
+  let neck = NaN;
   // Ends: skeleton pixels reached from the root with no child, that are not spurs. A branch runs from
   // its end up to the first pixel whose subtree holds a longer branch (staircase corners of the
   // thinned line make one-pixel side leaves, which this measures as length 0).
@@ -306,6 +308,8 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
           : gridToImage(lerp(gridPt(path[e]), hung.at, (tip + half - e) / hung.walked));
       return [gridToImage(hung.at), elbow, toImage(path[tip])];
     }
+    const lowered = arm ? shoulderUnderNeck(m, w, rx, neck, gridPt(path[e]), gridPt(path[tip]), r) : null;
+    if (lowered) return [gridToImage(lowered.shoulder), gridToImage(lowered.elbow), toImage(path[tip])];
     const mid = Math.round((tip + e) / 2);
     return [toImage(path[e]), toImage(path[mid]), toImage(path[tip])];
   };
@@ -439,6 +443,7 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
     head = toImage(h0.p);
     used.add(h0.p);
     if (stick) stickBody = bodyLine(h0.path);
+    neck = neckRow(m, w, rx, Math.floor(gridIndex(headCentre(h0.path, toImage(root).y)) / w), ry);
   }
   // Hands: the remaining end reaching furthest out on each side, above the feet, that is not a spike of
   // the head's (hair, a hat's brim): its branch must not join the head's path inside the head's round.
