@@ -47,6 +47,9 @@ const HEAD_FIT = 0.8;
  */
 const HEAD_SPIKE = 0.75;
 const HEAD_REACH = 2.5;
+/** A hand's blob: thicker than its arm's line by this factor, within this many grid px of the end (endsInBlob). */
+const HAND_BLOB = 1.6;
+const HAND_SPAN = 12;
 
 /**
  * A stick figure: the lowest end's path from the root is, from some point on (the neck) and for at least
@@ -330,6 +333,22 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
   };
 
   /**
+   * Whether a branch (its path, end first) ends in a blob: a hand drawn as a mitten or a round, at least
+   * HAND_BLOB times as thick within its first HAND_SPAN grid pixels as along the line after them. Hair and a
+   * brim are lines to their ends; a raised hand beside the head reaches as far out as a big head's hair
+   * (generated seeds 38 and 47: hands 1.6-1.7 head radii sideways, seed 18's hair 1.7-1.9).
+   */
+  const endsInBlob = (path: number[]): boolean => {
+    let blob = 0;
+    for (let i = 0; i < Math.min(path.length, HAND_SPAN); i++) blob = Math.max(blob, dt[path[i]]);
+    const line = path
+      .slice(HAND_SPAN, 2 * HAND_SPAN)
+      .map((q) => dt[q])
+      .sort((a, b) => a - b);
+    return line.length > 0 && blob >= HAND_BLOB * line[line.length >> 1];
+  };
+
+  /**
    * Whether an end is a spike of the head (hair, a hat's brim): it lies within HEAD_REACH head radii of
    * the head's centre and no lower than it (on `headPath`, end first) and its path, before it joins the head's, passes within
    * HEAD_SPIKE radii of that centre, through the head. An arm's path reaches the head's path at the neck,
@@ -349,8 +368,8 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
     };
     return (path) => {
       // Hair and a brim stand on the head, above its centre; a hand hanging beside a big round body whose
-      // arm's path crosses it (a cartoon cup read as a head) ends lower.
-      if (on.has(path[0]) || from(path[0]) > HEAD_REACH * r || gridPt(path[0])[1] > cy) return false;
+      // arm's path crosses it (a cartoon cup read as a head) ends lower; a raised hand ends in a blob.
+      if (on.has(path[0]) || from(path[0]) > HEAD_REACH * r || gridPt(path[0])[1] > cy || endsInBlob(path)) return false;
       for (const q of path) {
         if (on.has(q)) break;
         if (from(q) <= HEAD_SPIKE * r) return true;
