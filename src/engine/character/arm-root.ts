@@ -142,3 +142,73 @@ export function hangingShoulder(
   if (walked < 1) return null;
   return { at: [from[0] + ux * walked, from[1] + uy * walked], walked };
 }
+
+/**
+ * The neck: of the grid rows `from`..`to` (the head's centre down to the root), the one where the run of
+ * the 0/1 grid `m` holding the body's middle column `cx` is narrowest (NaN when the column is empty
+ * there throughout).
+ */
+export function neckRow(m: Uint8Array, w: number, cx: number, from: number, to: number): number {
+  let best = NaN,
+    bestWidth = Infinity;
+  for (let y = from; y <= to; y++) {
+    const [a, b] = runAround(m, w, cx, y);
+    if (b >= a && b - a < bestWidth) [best, bestWidth] = [y, b - a];
+  }
+  return best;
+}
+
+/** First and last column of the run of row y holding column cx (b < a: the column is empty there). */
+function runAround(m: Uint8Array, w: number, cx: number, y: number): [number, number] {
+  if (!m[y * w + cx]) return [1, 0];
+  let a = cx,
+    b = cx;
+  while (a > 0 && m[y * w + a - 1]) a--;
+  while (b < w - 1 && m[y * w + b + 1]) b++;
+  return [a, b];
+}
+
+/** Lowest a hanging arm's shoulder may be found, as a share of the way from the neck down to its hand. */
+const SHOULDER_DROP = 1 / 3;
+
+/** Where a hanging arm's shoulder goes: this share of the way from the neck down to its hand. */
+const SHOULDER_BELOW_NECK = 1 / 8;
+
+/** An arm hangs when its hand lies below the neck by more than this share of its reach out from the body's middle. */
+const HANG_SLOPE = 0.75;
+
+/**
+ * A hanging arm merged with a torso that widens below it (a dress): no armpit is seen where the arm
+ * leaves the torso's top, and the skeleton's path from the hand runs into the torso, so its shoulder was
+ * found at the armpit or deep in the dress (generated dresses with hanging arms, bench/_drawing-synth.ts:
+ * 0.15-0.25 figure sizes below the annotation's, the elbow with it). An artist puts a shoulder at the
+ * torso's top, under the neck. An arm hangs when its hand (`hand`, grid [x, y]) lies below the neck row
+ * `neck` by more than HANG_SLOPE of its reach out from the body's middle column `cx` (a raised or level
+ * arm's hand reaches out further than it drops). When its shoulder found (`shoulder`) lies lower than
+ * SHOULDER_DROP of the way from the neck down to the hand, the shoulder goes SHOULDER_BELOW_NECK of that
+ * way down, halfway between the middle column and the torso's side on that row (inside the torso, as the
+ * annotation's), and the elbow halfway down, one half thickness `r` inside the figure's outer side on the
+ * arm's side (the arm's centre line). Null when the arm does not hang or its shoulder is high enough.
+ */
+export function shoulderUnderNeck(
+  m: Uint8Array,
+  w: number,
+  cx: number,
+  neck: number,
+  shoulder: [number, number],
+  hand: [number, number],
+  r: number,
+): { shoulder: [number, number]; elbow: [number, number] } | null {
+  const drop = hand[1] - neck;
+  if (Number.isNaN(neck) || drop <= HANG_SLOPE * Math.abs(hand[0] - cx) || shoulder[1] - neck <= SHOULDER_DROP * drop) return null;
+  const high = hand[0] > cx;
+  const step = high ? -1 : 1;
+  // The figure's outermost pixel on the elbow's row, on the arm's side.
+  const ey = Math.round(neck + drop / 2);
+  let outer = high ? w - 1 : 0;
+  while (outer !== cx && !m[ey * w + outer]) outer += step;
+  const y = Math.round(neck + SHOULDER_BELOW_NECK * drop);
+  const [a, b] = runAround(m, w, cx, y);
+  if (outer === cx || b < a) return null;
+  return { shoulder: [high ? (cx + b) / 2 : (cx + a) / 2, y], elbow: [outer + step * r, ey] };
+}

@@ -1034,10 +1034,17 @@ function closedStrokes(ink: Uint8Array, w: number, h: number, r: number, off: Ui
   return closed;
 }
 
+/**
+ * The strokes and the paper they enclose once closed at radius r. The pixels the closing itself sets do not
+ * count: closing a wedge between two lines meeting at a narrow angle (a stick figure's arm and body) fills
+ * it and grows with r without sealing anything (generated seed 6 on a ruled photo: its head already closed
+ * at the smallest radius, the wedges grew the area 1.48x at the largest and were filled).
+ */
 function enclosedArea(ink: Uint8Array, w: number, h: number, r: number, off: Uint8Array | null): number {
-  const outside = reachableFromBorder(closedStrokes(ink, w, h, r, off), w, h);
+  const closed = closedStrokes(ink, w, h, r, off);
+  const outside = reachableFromBorder(closed, w, h);
   let n = 0;
-  for (let p = 0; p < w * h; p++) if (!outside[p]) n++;
+  for (let p = 0; p < w * h; p++) if (!outside[p] && (ink[p] || !closed[p])) n++;
   return n;
 }
 

@@ -24,7 +24,7 @@
  */
 import type { Keypoint } from '../types.js';
 import { maskBounds } from '../vision/mask-ops.js';
-import { armpitSide, armRootIndex, hangingShoulder } from './arm-root.js';
+import { armpitSide, armRootIndex, hangingShoulder, neckRow, shoulderUnderNeck } from './arm-root.js';
 
 export interface SkeletonPose {
   body: Keypoint[];
@@ -47,6 +47,9 @@ const HEAD_FIT = 0.8;
  */
 const HEAD_SPIKE = 0.75;
 const HEAD_REACH = 2.5;
+/** A hand's blob: thicker than its arm's line by this factor, within this many grid px of the end (endsInBlob). */
+const HAND_BLOB = 1.6;
+const HAND_SPAN = 12;
 
 /**
  * A stick figure: the lowest end's path from the root is, from some point on (the neck) and for at least
@@ -239,6 +242,8 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
   // (The first root in a hand's round, out to the side, gives no body line.)
   const aboveRoot = Math.abs((firstRoot % w) - (root % w)) < 0.25 * bw;
   let stickBody: Set<number> | null = stick && aboveRoot ? bodyLine(pathToRoot(firstRoot)) : null;
+  // The neck's grid row (shoulderUnderNeck), once the head is known; NaN without a head.
+  let neck = NaN;
   // Ends: skeleton pixels reached from the root with no child, that are not spurs. A branch runs from
   // its end up to the first pixel whose subtree holds a longer branch (staircase corners of the
   // thinned line make one-pixel side leaves, which this measures as length 0).
@@ -306,6 +311,8 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
           : gridToImage(lerp(gridPt(path[e]), hung.at, (tip + half - e) / hung.walked));
       return [gridToImage(hung.at), elbow, toImage(path[tip])];
     }
+    const lowered = arm ? shoulderUnderNeck(m, w, rx, neck, gridPt(path[e]), gridPt(path[tip]), r) : null;
+    if (lowered) return [gridToImage(lowered.shoulder), gridToImage(lowered.elbow), toImage(path[tip])];
     const mid = Math.round((tip + e) / 2);
     return [toImage(path[e]), toImage(path[mid]), toImage(path[tip])];
   };
@@ -323,6 +330,22 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
       if (dt[p] > dt[best] && y + HEAD_FIT * dt[p] * f <= limitY) best = p;
     }
     return toImage(best);
+  };
+
+  /**
+   * Whether a branch (its path, end first) ends in a blob: a hand drawn as a mitten or a round, at least
+   * HAND_BLOB times as thick within its first HAND_SPAN grid pixels as along the line after them. Hair and a
+   * brim are lines to their ends; a raised hand beside the head reaches as far out as a big head's hair
+   * (generated seeds 38 and 47: hands 1.6-1.7 head radii sideways, seed 18's hair 1.7-1.9).
+   */
+  const endsInBlob = (path: number[]): boolean => {
+    let blob = 0;
+    for (let i = 0; i < Math.min(path.length, HAND_SPAN); i++) blob = Math.max(blob, dt[path[i]]);
+    const line = path
+      .slice(HAND_SPAN, 2 * HAND_SPAN)
+      .map((q) => dt[q])
+      .sort((a, b) => a - b);
+    return line.length > 0 && blob >= HAND_BLOB * line[line.length >> 1];
   };
 
   /**
@@ -345,8 +368,8 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
     };
     return (path) => {
       // Hair and a brim stand on the head, above its centre; a hand hanging beside a big round body whose
-      // arm's path crosses it (a cartoon cup read as a head) ends lower.
-      if (on.has(path[0]) || from(path[0]) > HEAD_REACH * r || gridPt(path[0])[1] > cy) return false;
+      // arm's path crosses it (a cartoon cup read as a head) ends lower; a raised hand ends in a blob.
+      if (on.has(path[0]) || from(path[0]) > HEAD_REACH * r || gridPt(path[0])[1] > cy || endsInBlob(path)) return false;
       for (const q of path) {
         if (on.has(q)) break;
         if (from(q) <= HEAD_SPIKE * r) return true;
@@ -439,6 +462,7 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
     head = toImage(h0.p);
     used.add(h0.p);
     if (stick) stickBody = bodyLine(h0.path);
+    neck = neckRow(m, w, rx, Math.floor(gridIndex(headCentre(h0.path, toImage(root).y)) / w), ry);
   }
   // Hands: the remaining end reaching furthest out on each side, above the feet, that is not a spike of
   // the head's (hair, a hat's brim): its branch must not join the head's path inside the head's round.
