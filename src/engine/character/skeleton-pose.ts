@@ -52,11 +52,29 @@ const HAND_BLOB = 1.6;
 const HAND_SPAN = 12;
 
 /**
+ * A stick figure's raised arm running beside its head: the arm's line touches the head's outline, so the
+ * skeleton's path from the hand runs into the head's round like a hair's spike's. A spike stands out at
+ * most 0.5 head radii before its path reaches the head's round, the raised arms of the stick figures
+ * among generated seeds 1-120 0.7-1.4 radii; an end whose path runs further than this outside the round
+ * is an arm.
+ */
+const STICK_ARM_REACH = 0.6;
+
+/**
  * A stick figure: the lowest end's path from the root is, from some point on (the neck) and for at least
  * 0.3 of the figure's height, a line no thicker than this share of the figure's height (an outlined
  * body is thicker).
  */
 const STICK_LINE = 0.03;
+
+/** A head's round as a path meets it: see skeletonPose's headRound. */
+interface HeadRound {
+  spike: (path: number[]) => boolean;
+  entry: (path: number[]) => number;
+}
+
+/** A path that does not enter a head's round (no head found). */
+const noHeadEntry = (): number => -1;
 
 /** Score given to joints read from a skeleton branch: a measurement, but not a pose model's. */
 const SKELETON_SCORE = 0.6;
@@ -268,8 +286,15 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
   const rx = root % w,
     ry = Math.floor(root / w);
 
-  /** Limb joints from an end's path: [attach (shoulder/hip), middle (elbow/knee), end (hand/foot)]. */
-  const limb = ({ path, branch }: { path: number[]; branch: number }, arm = false): [Pt, Pt, Pt] => {
+  /**
+   * Limb joints from an end's path: [attach (shoulder/hip), middle (elbow/knee), end (hand/foot)].
+   * `headEntry` gives the index at which an arm's path enters the head's round (-1 when it does not).
+   */
+  const limb = (
+    { path, branch }: { path: number[]; branch: number },
+    arm = false,
+    headEntry: HeadRound['entry'] = noHeadEntry,
+  ): [Pt, Pt, Pt] => {
     // The limb's own thickness, measured on its branch (not on the body it joins).
     const n = Math.max(4, Math.min(path.length, branch + 1));
     const radii = path
@@ -291,9 +316,15 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
     let tip = 0;
     for (let i = 0; i < Math.max(1, Math.floor(e * 0.3)); i++) if (dt[path[i]] > dt[path[tip]]) tip = i;
     if (dt[path[tip]] < 1.3 * r) tip = Math.min(e, Math.round(r * 0.5));
-    // A stick figure's arm: attached where its path reaches the body's line (at the neck when it runs
-    // through the head's round), its elbow halfway between there and the hand.
+    // A stick figure's arm: attached where its path reaches the body's line, its elbow halfway between
+    // there and the hand. A raised arm whose line runs along the head's outline down to the neck is
+    // attached where its path enters the head's round, where the arm leaves the head: the stretch along
+    // the head's outline stays with the head (attached at the neck, the arm's bones took the head's lower
+    // rim and the arm tore off it as it swung down).
     const onBody = arm && stickBody ? path.findIndex((q) => stickBody!.has(q)) : -1;
+    const intoHead = onBody > tip ? headEntry(path) : -1;
+    if (intoHead > tip && intoHead < onBody)
+      return [toImage(path[intoHead]), toImage(path[Math.round((intoHead + tip) / 2)]), toImage(path[tip])];
     if (onBody > tip) {
       const [hx, hy] = gridPt(path[tip]);
       const [nx, ny] = gridPt(path[onBody]);
@@ -349,16 +380,23 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
   };
 
   /**
+   * The head's round on `headPath` (end first): whether an end is a spike of it (`spike`), and the index
+   * at which a path enters it (`entry`, -1 when it does not).
+   *
    * Whether an end is a spike of the head (hair, a hat's brim): it lies within HEAD_REACH head radii of
    * the head's centre and no lower than it (on `headPath`, end first) and its path, before it joins the head's, passes within
    * HEAD_SPIKE radii of that centre, through the head. An arm's path reaches the head's path at the neck,
    * on the head's rim. A big head's spikes reach further out than a hanging arm's hand and were taken for
-   * hands (generated seeds 8 and 18).
+   * hands (generated seeds 8 and 18). On a stick figure, an end whose path runs more than STICK_ARM_REACH
+   * head radii outside the head's round is a raised arm whose line touches the head (seeds 38, 47, 49,
+   * 107: their wrists were put on the body's line and the arms' bones took the spine, every frame in
+   * pieces); an outlined figure's spikes are wedges reaching as far (seed 18's).
    */
-  const headFeatures = (headPath: number[] | null, limitY: number): ((path: number[]) => boolean) => {
-    if (!headPath) return () => false;
+  const headRound = (headPath: number[] | null, limitY: number): HeadRound => {
+    const none = { spike: () => false, entry: noHeadEntry };
+    if (!headPath) return none;
     const centre = headPath.indexOf(gridIndex(headCentre(headPath, limitY)));
-    if (centre < 0) return () => false;
+    if (centre < 0) return none;
     const on = new Set(headPath);
     const [cx, cy] = gridPt(headPath[centre]);
     const r = dt[headPath[centre]];
@@ -366,16 +404,19 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
       const [x, y] = gridPt(q);
       return Math.hypot(x - cx, y - cy);
     };
-    return (path) => {
+    const entry = (path: number[]): number => path.findIndex((q) => from(q) <= r);
+    const spike = (path: number[]): boolean => {
       // Hair and a brim stand on the head, above its centre; a hand hanging beside a big round body whose
       // arm's path crosses it (a cartoon cup read as a head) ends lower; a raised hand ends in a blob.
       if (on.has(path[0]) || from(path[0]) > HEAD_REACH * r || gridPt(path[0])[1] > cy || endsInBlob(path)) return false;
+      if (stick && entry(path) > STICK_ARM_REACH * r) return false;
       for (const q of path) {
         if (on.has(q)) break;
         if (from(q) <= HEAD_SPIKE * r) return true;
       }
       return false;
     };
+    return { spike, entry };
   };
 
   const used = new Set<number>();
@@ -466,12 +507,12 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
   }
   // Hands: the remaining end reaching furthest out on each side, above the feet, that is not a spike of
   // the head's (hair, a hat's brim): its branch must not join the head's path inside the head's round.
-  const offHead = headFeatures(h0 && head ? h0.path : null, toImage(root).y);
-  const rest = ends.filter((e) => !used.has(e.p) && e.y < y0 + 0.8 * bh && !offHead(e.path));
+  const round = headRound(h0 && head ? h0.path : null, toImage(root).y);
+  const rest = ends.filter((e) => !used.has(e.p) && e.y < y0 + 0.8 * bh && !round.spike(e.path));
   const handR = rest.filter((e) => e.x < rx).sort((a, b) => a.x - b.x)[0];
   const handL = rest.filter((e) => e.x > rx).sort((a, b) => b.x - a.x)[0];
   if (handR && handL && Math.min(rx - handR.x, handL.x - rx) > 0.12 * bw) {
-    arms = [limb(handL, true), limb(handR, true)];
+    arms = [limb(handL, true, round.entry), limb(handR, true, round.entry)];
     fromSkeleton.push(5, 6, 7, 8, 9, 10);
   } else {
     // One arm only (the other not drawn, or lost by the mask: the juice cup's image-left arm): a branch
@@ -480,7 +521,7 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
     // figure is not taken for an arm.
     const single = (e: (typeof ends)[number] | undefined): [Pt, Pt, Pt] | null => {
       if (!e || Math.abs(e.x - rx) <= 0.12 * bw) return null;
-      const l = limb(e, true);
+      const l = limb(e, true, round.entry);
       const top = toImage((y0 + Math.round(0.3 * bh)) * w).y;
       return l[0].y > top && l[0].y - l[2].y < Math.abs(l[2].x - l[0].x) ? l : null;
     };
