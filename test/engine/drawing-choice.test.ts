@@ -124,3 +124,35 @@ test('a thick stick figure whose body and legs are one line is the figure beside
   assert.ok(b, 'a figure is found');
   assert.ok(b.x0 >= 480 && b.x1 <= 640 && b.y0 <= 130 && b.y1 >= 390, `figure's box ${JSON.stringify(b)} on the stick figure`);
 });
+
+test('a figure hatched across its level arms is filled whole: its hatching is no margin', async () => {
+  // A pencil outline (head, arms held level across 60% of the sheet, round body, two legs) whose inside is
+  // hatched in level orange strokes. The strokes across the arms run over 40% of the sheet's width, like a
+  // margin, and taking them out opened the arms' outline: the body and legs were lost (generated seed 25).
+  const shape = (paint: string, grow: number): string => `<g fill="${paint}" stroke="${paint}" stroke-width="${grow}">
+      <circle cx="384" cy="130" r="70"/><rect x="150" y="205" width="468" height="34" rx="17"/>
+      <ellipse cx="384" cy="290" rx="60" ry="65"/><rect x="344" y="330" width="32" height="170"/><rect x="392" y="330" width="32" height="170"/></g>`;
+  const hatch = Array.from({ length: 80 }, (_, i) => {
+    const y = 40 + 6 * i + (((i * 7) % 5) - 2) * 0.9;
+    return `<path d="M0 ${y} L${W} ${y + 3}"/>`;
+  }).join('');
+  const rgba = await sheet(`
+    <defs><mask id="in">${shape('white', 0)}</mask></defs>
+    ${shape('#7a7a7a', 4)}${shape('#f4efe2', 0)}
+    <g mask="url(#in)" stroke="#f0a050" stroke-width="2.5">${hatch}</g>`);
+  const d = drawingMask(rgba, W, H);
+  // Nor are its strokes, at a regular spacing, a ruled sheet's lines (20 were counted).
+  assert.equal(d.evidence.ruledLines, 0, 'no ruled lines');
+  const b = maskBounds(d.mask, W, H);
+  assert.ok(b, 'a figure is found');
+  assert.ok(b.x0 <= 155 && b.x1 >= 613 && b.y0 <= 65 && b.y1 >= 495, `figure's box ${JSON.stringify(b)} from hand to hand, head to feet`);
+  // Inside the body, both legs and both arms: filled, not only the outline.
+  for (const [x, y] of [
+    [384, 290],
+    [360, 450],
+    [408, 450],
+    [200, 222],
+    [570, 222],
+  ])
+    assert.equal(d.mask[y * W + x], 1, `${x},${y} is in the figure`);
+});

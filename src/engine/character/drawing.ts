@@ -288,9 +288,17 @@ export function textureBalance(gains: readonly number[] | undefined): [number, n
 
 /**
  * Long straight runs along rows (or columns), allowing a 1 px wobble: marks the ink pixels on runs of at
- * least `minRun`, and returns the centre of each separate band of such rows.
+ * least `minRun`, and returns the centre of each separate band of such rows. A run for which `keep`
+ * (line, first, past-last index) says true is neither marked nor counted.
  */
-function straightRuns(ink: Uint8Array, w: number, h: number, minRun: number, vertical: boolean): { marks: Uint8Array; bands: number[] } {
+function straightRuns(
+  ink: Uint8Array,
+  w: number,
+  h: number,
+  minRun: number,
+  vertical: boolean,
+  keep?: (line: number, start: number, end: number) => boolean,
+): { marks: Uint8Array; bands: number[] } {
   const marks = new Uint8Array(w * h);
   const n = vertical ? w : h,
     len = vertical ? h : w;
@@ -305,7 +313,7 @@ function straightRuns(ink: Uint8Array, w: number, h: number, minRun: number, ver
       if (i < len) for (let d = -1; d <= 1 && !on; d++) on = line + d >= 0 && line + d < n && ink[at(line + d, i)] === 1;
       if (on && start < 0) start = i;
       if (!on && start >= 0) {
-        if (i - start >= minRun) {
+        if (i - start >= minRun && !keep?.(line, start, i)) {
           for (let k = start; k < i; k++) if (ink[at(line, k)]) marks[at(line, k)] = 1;
           had = true;
         }
@@ -319,6 +327,41 @@ function straightRuns(ink: Uint8Array, w: number, h: number, minRun: number, ver
     }
   }
   return { marks, bands };
+}
+
+/** A long run is a fill's stroke when both its sides lie within an outline along this share of its length. */
+const ENCLOSED_RUN = 0.8;
+/** A long run is one of the sheet's lines only when both its sides are bare paper along this share of its length. */
+const PAPER_LINED_RUN = 0.3;
+
+/** Where a long straight run lies (see runSides): shares of its length with both sides within an outline, or both outside. */
+type RunSides = (vertical: boolean, line: number, start: number, end: number) => { inside: number; outside: number };
+
+/**
+ * What lies on both sides of a long straight run, `off` px away: the ink (closed by 1 px) with what it
+ * encloses, or paper outside every outline. A hatched or scribbled fill's strokes lie within the outline
+ * on both sides (drawn across arms held level they reach over 40% of the picture like a margin, and
+ * taking them out took the arm's outline with them, so the body leaked out: generated seed 25 kept only
+ * its head and one arm). A figure's own straight strokes (a leg's side, a coloured-in edge) have it on one
+ * side. The sheet's lines, a margin or a fold have bare paper on both sides over most of their length,
+ * even where they cross a figure.
+ */
+function runSides(ink: Uint8Array, w: number, h: number, off: number): RunSides {
+  const filled = fillHoles(close(ink, w, h, 1), w, h);
+  return (vertical, line, start, end) => {
+    const n = vertical ? w : h;
+    if (line - off < 0 || line + off >= n) return { inside: 0, outside: 1 };
+    const at = (l: number, i: number): number => (vertical ? i * w + l : l * w + i);
+    let inside = 0,
+      outside = 0;
+    for (let i = start; i < end; i++) {
+      const a = filled[at(line - off, i)],
+        b = filled[at(line + off, i)];
+      inside += a & b;
+      outside += (a | b) ^ 1;
+    }
+    return { inside: inside / (end - start), outside: outside / (end - start) };
+  };
 }
 
 /**
@@ -743,9 +786,21 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
   // Ruled / squared paper. Only pixels of the lines' own colour (relative to the paper) are removed, so
   // a stroke that is long and straight, or that crosses a line, stays.
   // The sheet may be turned in the photo: lines are looked for along the angle at which the ink lines up best.
+  // Only runs with bare paper on both sides are the sheet's lines (runSides): not a hatched fill's strokes,
+  // nor a figure's own straight strokes (char1's and char3's coloured-in edges were read as 6 and 8 ruled
+  // lines). On squared paper the cells are closed by the other family's lines, left out of the walls.
+  const thinLine = Math.max(3, Math.round((hint?.long ?? Math.max(w, h)) * 0.005));
   const lineRuns = (mask: Uint8Array, deg: number) => {
     const level = deg ? rotateMask(mask, w, h, deg) : mask;
-    const found = [straightRuns(level, w, h, Math.round(0.15 * w), false), straightRuns(level, w, h, Math.round(0.15 * h), true)];
+    const runs = (vertical: boolean, keep?: (line: number, start: number, end: number) => boolean) =>
+      straightRuns(level, w, h, Math.round(0.15 * (vertical ? h : w)), vertical, keep);
+    const all = [runs(false), runs(true)];
+    const found = all.map((_, k) => {
+      const other = all[1 - k];
+      const walls = regularBands(other.bands) ? level.map((v, p) => v & (other.marks[p] ^ 1)) : level;
+      const sides = runSides(walls, w, h, thinLine + 1);
+      return runs(k === 1, (line, start, end) => sides(k === 1, line, start, end).outside < PAPER_LINED_RUN);
+    });
     if (deg) for (const run of found) run.marks = rotateMask(run.marks, w, h, -deg);
     return found;
   };
@@ -762,7 +817,6 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
     if (faintRuns.some((run) => regularBands(run.bands))) [angle, runs] = [faintAngle, faintRuns];
   }
   let ruledLines = 0;
-  const thinLine = Math.max(3, Math.round((hint?.long ?? Math.max(w, h)) * 0.005));
   for (const [k, run] of runs.entries()) {
     const known = hint?.lines?.families.find((f) => f.vertical === (k === 1));
     if (hint ? !known : !regularBands(run.bands)) continue;
@@ -793,8 +847,10 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
   // A single long straight line (a margin, a fold) crossing a doodle is not caught as a component: its
   // thin pixels on runs over 40% of the picture go, along the rows and columns of the sheet's angle.
   const levelNow = angle ? rotateMask(ink, w, h, angle) : ink;
+  const sides = runSides(levelNow, w, h, thinLine + 1);
   for (const vertical of [false, true]) {
-    const long = straightRuns(levelNow, w, h, Math.round(0.4 * (vertical ? h : w)), vertical);
+    const fill = (line: number, start: number, end: number): boolean => sides(vertical, line, start, end).inside >= ENCLOSED_RUN;
+    const long = straightRuns(levelNow, w, h, Math.round(0.4 * (vertical ? h : w)), vertical, fill);
     const marks = angle ? rotateMask(long.marks, w, h, -angle) : long.marks;
     const across = runLengths(ink, w, h, !vertical);
     for (let p = 0; p < w * h; p++) if (marks[p] && across[p] <= thinLine) ink[p] = 0;
