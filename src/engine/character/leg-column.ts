@@ -37,9 +37,11 @@ export interface LegColumn {
 
 /**
  * The column holding the lowest foot's path (`path`, foot end first, grid pixels `y * w + x` of the 0/1
- * grid `m`), split into two legs; null when the path is too short to hold a leg.
+ * grid `m`), split into two legs; null when the path is too short to hold a leg or the column is
+ * narrower than `minWidth` grid px (an outline's loose stroke, not two legs: generated seed 7 as drawn,
+ * whose mask kept the head and a stroke of a leg).
  */
-export function legColumn(m: Uint8Array, w: number, path: number[]): LegColumn | null {
+export function legColumn(m: Uint8Array, w: number, path: number[], minWidth: number): LegColumn | null {
   const at = (i: number): GridPt => [path[i] % w, Math.floor(path[i] / w)];
   const widthAt = (i: number): number => {
     const [a, b] = runAround(m, w, ...at(i));
@@ -51,6 +53,7 @@ export function legColumn(m: Uint8Array, w: number, path: number[]): LegColumn |
   const widths: number[] = [];
   for (let i = from; i < to; i++) widths.push(widthAt(i));
   const width = widths.sort((a, b) => a - b)[widths.length >> 1];
+  if (width < minWidth) return null;
   // Up from the foot past a shoe (wider than the column), then up to the row where the body widens it.
   let i = 0;
   while (i < to && widthAt(i) > width) i++;

@@ -61,6 +61,9 @@ const HAND_SPAN = 12;
  */
 const STICK_LINE = 0.03;
 
+/** Narrowest column of legs drawn together, as a share of the figure's width (leg-column.ts). */
+const LEG_COLUMN_MIN = 0.06;
+
 /** Score given to joints read from a skeleton branch: a measurement, but not a pose model's. */
 const SKELETON_SCORE = 0.6;
 
@@ -460,8 +463,8 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
   // for the hands (an arm hanging beside the legs; the column's other toe lies too low for a hand).
   const lowest = [footR, footL].filter((e) => e !== undefined).sort((a, b) => b.y - a.y)[0];
   const second = lowest === footR ? footL : footR;
-  const column = lowest && !stick ? legColumn(m, w, lowest.path) : null;
-  const secondColumn = column && second ? legColumn(m, w, second.path) : null;
+  const column = lowest && !stick ? legColumn(m, w, lowest.path, LEG_COLUMN_MIN * bw) : null;
+  const secondColumn = column && second ? legColumn(m, w, second.path, 0) : null;
   if (column && !(secondColumn && isOtherLeg(w, column, lowest.path, secondColumn, second.path))) {
     legs = column.legs.map((l) => l.map(gridToImage) as [Pt, Pt, Pt]);
     hipsOnColumn = true;
