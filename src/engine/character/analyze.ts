@@ -183,7 +183,9 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
     // On an upright figure the skeleton puts the hips where the legs leave a fat belly, deep inside it;
     // the silhouette proportions place them better (char1: 78 px vs within 12% of the figure), and better
     // than a photo model on a drawing (char3 on paper: the model's hips missed, the proportions' did not).
-    const isHip = (i: number): boolean => skeleton.kind === 'biped' && (i === 11 || i === 12);
+    // Legs drawn together have their hips on their column's top, which a dress's proportions miss
+    // (generated seed 29: both hips more than 0.1 figure sizes off).
+    const isHip = (i: number): boolean => skeleton.kind === 'biped' && !skeleton.hipsOnColumn && (i === 11 || i === 12);
     const own = (k: Keypoint, i: number): boolean => k.score > 0 && !isHip(i);
     const fallbackAt = (i: number): 'model' | 'heuristic' | null =>
       isHip(i) && drawn && proportions ? 'heuristic' : modelPose ? 'model' : proportions ? 'heuristic' : null;

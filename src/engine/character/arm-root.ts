@@ -159,7 +159,7 @@ export function neckRow(m: Uint8Array, w: number, cx: number, from: number, to: 
 }
 
 /** First and last column of the run of row y holding column cx (b < a: the column is empty there). */
-function runAround(m: Uint8Array, w: number, cx: number, y: number): [number, number] {
+export function runAround(m: Uint8Array, w: number, cx: number, y: number): [number, number] {
   if (!m[y * w + cx]) return [1, 0];
   let a = cx,
     b = cx;

@@ -25,12 +25,15 @@
 import type { Keypoint } from '../types.js';
 import { maskBounds } from '../vision/mask-ops.js';
 import { armpitSide, armRootIndex, hangingShoulder, neckRow, shoulderUnderNeck } from './arm-root.js';
+import { isOtherLeg, legColumn } from './leg-column.js';
 
 export interface SkeletonPose {
   body: Keypoint[];
   kind: 'biped' | 'quadruped';
   /** COCO indices whose joint came from a skeleton branch (others are filled from proportions). */
   fromSkeleton: number[];
+  /** The hips lie on the top of legs drawn together (leg-column.ts), not where a leg's branch enters the body. */
+  hipsOnColumn?: boolean;
 }
 
 interface Pt {
@@ -75,6 +78,9 @@ interface HeadRound {
 
 /** A path that does not enter a head's round (no head found). */
 const noHeadEntry = (): number => -1;
+
+/** Narrowest column of legs drawn together, as a share of the figure's width (leg-column.ts). */
+const LEG_COLUMN_MIN = 0.06;
 
 /** Score given to joints read from a skeleton branch: a measurement, but not a pose model's. */
 const SKELETON_SCORE = 0.6;
@@ -491,7 +497,21 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
   const footR = lowHalf.filter((e) => e.x < rx).sort((a, b) => b.y - a.y)[0];
   const footL = lowHalf.filter((e) => e.x >= rx).sort((a, b) => b.y - a.y)[0];
   const fromSkeleton: number[] = [];
-  if (footR && footL) {
+  let hipsOnColumn = false;
+  // An outlined figure's legs drawn together are one column (a stick figure's legs are lines, rooted
+  // where they part, above): unless the second foot's column stands on the lowest one's hip
+  // line (legs apart), the lowest column is split into two legs (leg-column.ts); the second foot stays
+  // for the hands (an arm hanging beside the legs; the column's other toe lies too low for a hand).
+  const lowest = [footR, footL].filter((e) => e !== undefined).sort((a, b) => b.y - a.y)[0];
+  const second = lowest === footR ? footL : footR;
+  const column = lowest && !stick ? legColumn(m, w, lowest.path, LEG_COLUMN_MIN * bw) : null;
+  const secondColumn = column && second ? legColumn(m, w, second.path, 0) : null;
+  if (column && !(secondColumn && isOtherLeg(w, column, lowest.path, secondColumn, second.path))) {
+    legs = column.legs.map((l) => l.map(gridToImage) as [Pt, Pt, Pt]);
+    hipsOnColumn = true;
+    used.add(lowest.p);
+    fromSkeleton.push(11, 12, 13, 14, 15, 16);
+  } else if (footR && footL) {
     legs = [limb(footL), limb(footR)];
     used.add(footR.p).add(footL.p);
     fromSkeleton.push(11, 12, 13, 14, 15, 16);
@@ -537,7 +557,7 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
   const shoulderYs = arms.flatMap((a) => (a ? [a[0].y] : []));
   if (head && h0) head = headCentre(h0.path, shoulderYs.length ? Math.min(...shoulderYs) : toImage(root).y);
   const body = buildBody(head, arms, legs, toImage(root), false);
-  return body ? { body, kind, fromSkeleton } : null;
+  return body ? { body, kind, fromSkeleton, hipsOnColumn } : null;
 }
 
 interface HangingLeg {
