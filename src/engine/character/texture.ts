@@ -8,7 +8,7 @@
 import { writeFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { EngineError } from '../types.js';
-import { dilate, erode, maskBounds } from '../vision/mask-ops.js';
+import { dilate, erode, maskBounds, reachableFromBorder } from '../vision/mask-ops.js';
 import { cleanEdges, pullPush } from './edge-colour.js';
 import { LINE_TONE_TOLERANCE, textureBalance, type PaperModel } from './drawing.js';
 import { INK, liftLines, paperOverLines } from './paper-lines.js';
@@ -815,32 +815,8 @@ function outlineRim(out8: Uint8ClampedArray, rim: RimInput, tw: number, th: numb
  * inside the annotation's outline changes, nor the inside of a figure whose outline it leaves open.
  */
 function trimBeyondAnnotation(out8: Uint8ClampedArray, barrier: Uint8Array, tw: number, th: number): void {
-  const n = tw * th;
-  const beyond = new Uint8Array(n);
-  const stack = new Int32Array(n);
-  let top = 0;
-  const visit = (u: number): void => {
-    if (beyond[u] || barrier[u]) return;
-    beyond[u] = 1;
-    stack[top++] = u;
-    out8[u * 4 + 3] = Math.min(out8[u * 4 + 3], 127);
-  };
-  for (let x = 0; x < tw; x++) {
-    visit(x);
-    visit(n - tw + x);
-  }
-  for (let y = 1; y < th - 1; y++) {
-    visit(y * tw);
-    visit(y * tw + tw - 1);
-  }
-  while (top > 0) {
-    const t = stack[--top];
-    const x = t % tw;
-    if (x > 0) visit(t - 1);
-    if (x < tw - 1) visit(t + 1);
-    if (t >= tw) visit(t - tw);
-    if (t + tw < n) visit(t + tw);
-  }
+  const beyond = reachableFromBorder(barrier, tw, th);
+  for (let t = 0; t < beyond.length; t++) if (beyond[t]) out8[t * 4 + 3] = Math.min(out8[t * 4 + 3], 127);
 }
 
 /** The next front: the 8-neighbours of the front's pixels (in order) that `take` accepts, marking them. */
