@@ -138,6 +138,17 @@ async function analyse(file: string, name: string) {
   return { analysis, mask: await maskFromTexture(dir, analysis, textureFile) };
 }
 
+/** `image` (upright) with everything off `mask` painted black, written under the test's folder as `name`. */
+async function cutOutOnBlack(image: string, mask: Uint8Array, name: string): Promise<string> {
+  const { data, info } = await sharp(image).rotate().removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  for (let p = 0; p < info.width * info.height; p++) if (!mask[p]) data.fill(0, p * 3, p * 3 + 3);
+  const file = join(tmp, name);
+  await sharp(data, { raw: { width: info.width, height: info.height, channels: 3 } })
+    .png({ compressionLevel: 1 })
+    .toFile(file);
+  return file;
+}
+
 describe('a person whose picture the person model reads in part', () => {
   it(
     'keeps an illustrated person under a cool cast whole, as BlazePose sees her',
@@ -163,13 +174,7 @@ describe('a person whose picture the person model reads in part', () => {
     async () => {
       const image = mediaPath('images/4d-humans--pexels-anete-lusina-4793258.jpg');
       const original = await analyse(image, '4dhumans');
-      const { data, info } = await sharp(image).rotate().removeAlpha().raw().toBuffer({ resolveWithObject: true });
-      for (let p = 0; p < info.width * info.height; p++) if (!original.mask[p]) data.fill(0, p * 3, p * 3 + 3);
-      const file = join(tmp, '4dhumans-on-black.png');
-      await sharp(data, { raw: { width: info.width, height: info.height, channels: 3 } })
-        .png({ compressionLevel: 1 })
-        .toFile(file);
-      const onBlack = await analyse(file, '4dhumans-on-black');
+      const onBlack = await analyse(await cutOutOnBlack(image, original.mask, '4dhumans-on-black.png'), '4dhumans-on-black');
       // Before: the black's own cut took his black vest and shorts for background (IoU 0.60).
       const overlap = iou(onBlack.mask, original.mask);
       assert.ok(overlap >= 0.85, `mask IoU ${overlap.toFixed(3)} with the original's`);
@@ -181,13 +186,7 @@ describe('a person whose picture the person model reads in part', () => {
     await runFfmpeg(tools, ['-v', 'error', '-ss', '3', '-i', mediaPath('videos/animate-x--dance_1.mp4'), '-frames:v', '1', frame]);
     const original = await analyse(frame, 'dance1');
     assert.equal(original.analysis.poseMethod, 'model');
-    const { data, info } = await sharp(frame).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-    for (let p = 0; p < info.width * info.height; p++) if (!original.mask[p]) data.fill(0, p * 3, p * 3 + 3);
-    const file = join(tmp, 'dance1-on-black.png');
-    await sharp(data, { raw: { width: info.width, height: info.height, channels: 3 } })
-      .png({ compressionLevel: 1 })
-      .toFile(file);
-    const onBlack = await analyse(file, 'dance1-on-black');
+    const onBlack = await analyse(await cutOutOnBlack(frame, original.mask, 'dance1-on-black.png'), 'dance1-on-black');
     // Before: the black's cut lost her black hair and top, BlazePose on its box found no body (0.39) and
     // she was rigged as a drawing (`classical`, skeleton: 5 of 12 joints, mask IoU 0.81).
     assert.equal(onBlack.analysis.poseMethod, 'model');
