@@ -192,6 +192,19 @@ function elbowLine(upper: Float64Array, fore: Float64Array, w: number, a: Point,
 }
 
 /**
+ * An arm hangs when its wrist lies below its shoulder by more than it lies to the side (within 45 degrees
+ * of straight down). Between a hanging arm and the body beside it (a dress's slanted side) the drawing
+ * mask seals a narrow wedge of paper, so the chords armJunction walks measure arm and wedge together and
+ * widen well below the shoulder: on generated seed 21 (pencil dress, arms hanging) the cut ran across the
+ * dress's side and each arm took a slab of dress, which tore as the arms swung (tpl_dance 18 of 36 frames
+ * in pieces). The strokes say where the arm is (inkSeam), so for a hanging arm they are asked first and
+ * the silhouette's junction only when they cannot tell.
+ */
+function hanging(shoulder: Point, wrist: Point): boolean {
+  return wrist.y - shoulder.y > Math.abs(wrist.x - shoulder.x);
+}
+
+/**
  * The drawn-arm rules on a region field's scores (regionField, `drawn`): per arm, the armpit seam, the
  * junction cut and the elbow line. `joints` in working px, RIG_JOINTS order.
  */
@@ -203,9 +216,12 @@ export function drawnArms(m: Mask, scores: Float64Array[], radius: number[], joi
       wr = joints[BONES[b + 1].to];
     // An arm, upper arm and forearm, stays on its side of where it meets the body.
     const rooted = armRoot(m, [scores[b], scores[b + 1]], a, e, wr, radius[b], joints[0], mid);
-    const joined = armJunction(m, [scores[b], scores[b + 1]], a, e, wr, mid);
     // No junction in the silhouette: where the arm's and the body's strokes meet (an arm beside a dress).
-    if (drawing && !rooted && !joined) inkSeam(m, drawing, [scores[b], scores[b + 1]], a, e, wr, radius[b], joints[0], mid);
+    // A hanging arm's strokes are asked before the silhouette's chords (see hanging).
+    const ink = (): boolean => !!drawing && !rooted && inkSeam(m, drawing, [scores[b], scores[b + 1]], a, e, wr, radius[b], joints[0], mid);
+    if (hanging(a, wr)) {
+      if (!ink()) armJunction(m, [scores[b], scores[b + 1]], a, e, wr, mid);
+    } else if (!armJunction(m, [scores[b], scores[b + 1]], a, e, wr, mid)) ink();
     elbowLine(scores[b], scores[b + 1], m.w, a, e, wr);
   }
 }

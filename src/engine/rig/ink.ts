@@ -6,7 +6,7 @@
  * say where the arm ends and the body begins.
  */
 import { BEHIND_JOINT, geodesic } from './fields.js';
-import { boneFrame, distanceToOutside, mostConcaveEdge, type Mask } from './mask.js';
+import { boneFrame, distanceToOutside, mostConcaveEdge, segmentDistance, type Mask } from './mask.js';
 import type { Point } from './skeleton.js';
 
 /**
@@ -173,25 +173,32 @@ export function inkSeam(
   if (armpit < 0) return false;
   const ax = (armpit % w) + 0.5,
     ay = Math.floor(armpit / w) + 0.5;
-  // The seam: from the armpit through the shoulder joint on to the figure's outside.
+  // The seam: from the armpit to the shoulder joint, then on to the figure's outside.
   const sl = Math.hypot(a.x - ax, a.y - ay);
   if (sl < 1) return false;
-  const cx = (a.x - ax) / sl,
-    cy = (a.y - ay) / sl;
-  let cl = 0;
-  while (cl < w + h && inMaskAt(m, ax + cx * (cl + 1), ay + cy * (cl + 1))) cl++;
-  if (cl < sl) return false;
+  for (let s = 1; s < sl; s++) if (!inMaskAt(m, ax + ((a.x - ax) * s) / sl, ay + ((a.y - ay) * s) / sl)) return false;
+  const exit = seamExit(m, { x: ax, y: ay }, a);
+  if (!exit) return false;
+  const seam: Array<[Point, Point]> = [
+    [{ x: ax, y: ay }, a],
+    [a, exit],
+  ];
   const open = new Uint8Array(fill);
-  for (let s = -1; s <= cl + 3; s += 0.5)
-    for (const [ox, oy] of [
-      [0, 0],
-      [1, 0],
-      [0, 1],
-    ]) {
-      const x = Math.floor(ax + cx * s) + ox,
-        y = Math.floor(ay + cy * s) + oy;
-      if (x >= 0 && y >= 0 && x < w && y < h) open[y * w + x] = 0;
-    }
+  for (const [p, q] of seam) {
+    const len = Math.hypot(q.x - p.x, q.y - p.y);
+    const ux = (q.x - p.x) / len,
+      uy = (q.y - p.y) / len;
+    for (let s = -1; s <= len + 3; s += 0.5)
+      for (const [ox, oy] of [
+        [0, 0],
+        [1, 0],
+        [0, 1],
+      ]) {
+        const x = Math.floor(p.x + ux * s) + ox,
+          y = Math.floor(p.y + uy * s) + oy;
+        if (x >= 0 && y >= 0 && x < w && y < h) open[y * w + x] = 0;
+      }
+  }
   // The arm's fill: reached from its bones (elbow to wrist) inside the fill, not across the seam.
   const seeds: number[] = [];
   const along: number[] = [];
@@ -204,14 +211,14 @@ export function inkSeam(
     if (open[y * w + x]) seeds.push(y * w + x);
   }
   if (seeds.length === 0) return false;
-  const reach = geodesic({ w, h, data: open }, seeds);
+  const reach = flood4(open, w, h, seeds);
   // The body's fill: what its middle reaches the same way (not a speck of paper in the notch).
   const body = nearestFill(open, w, h, mid, R);
   if (body < 0 || Number.isFinite(reach[body])) return false;
   let got = 0;
   for (const i of along) if (Number.isFinite(reach[i])) got++;
   if (got < ARM_REACHED * along.length) return false;
-  const rest = geodesic({ w, h, data: open }, [body]);
+  const rest = flood4(open, w, h, [body]);
   // Strokes and rim go to the nearer fill: the arm's, or the body's.
   const armSeeds: number[] = [],
     restSeeds: number[] = [];
@@ -223,13 +230,65 @@ export function inkSeam(
     dRest = geodesic(m, restSeeds);
   for (let i = 0; i < fill.length; i++) {
     if (!m.data[i] || !(dRest[i] < dArm[i])) continue;
-    const x = (i % w) + 0.5 - ax,
-      y = Math.floor(i / w) + 0.5 - ay;
-    const s = Math.min(cl, Math.max(0, x * cx + y * cy));
-    const add = BEHIND_JOINT * Math.hypot(x - s * cx, y - s * cy);
+    const x = (i % w) + 0.5,
+      y = Math.floor(i / w) + 0.5;
+    const add = BEHIND_JOINT * Math.min(segmentDistance(x, y, seam[0][0], seam[0][1]), segmentDistance(x, y, seam[1][0], seam[1][1]));
     for (const sc of ds) sc[i] += add;
   }
   return true;
+}
+
+/**
+ * Where an armpit seam leaves the figure past the shoulder joint `a`: the nearest point outside the mask
+ * ahead of the joint (on the far side of the line through it square to the armpit's way to it). Straight
+ * on from the armpit through the joint is that point for a shoulder at the figure's side; a hanging arm's
+ * shoulder under the neck (arm-root.ts, shoulderUnderNeck) lies well inside the body, and the straight
+ * line ran on through the neck and the head (seed 21: 89 working px past the joint, the outline 15 px off).
+ * Null when nothing outside lies within the grid.
+ */
+function seamExit(m: Mask, armpit: Point, a: Point): Point | null {
+  const { w, h } = m;
+  const l = Math.hypot(a.x - armpit.x, a.y - armpit.y);
+  const ux = (a.x - armpit.x) / l,
+    uy = (a.y - armpit.y) / l;
+  let best: Point | null = null,
+    bd = Infinity;
+  for (let y = -1; y <= h; y++)
+    for (let x = -1; x <= w; x++) {
+      if (x >= 0 && y >= 0 && x < w && y < h && m.data[y * w + x] === 1) continue;
+      const dx = x + 0.5 - a.x,
+        dy = y + 0.5 - a.y;
+      if (dx * ux + dy * uy < 0) continue;
+      const d = dx * dx + dy * dy;
+      if (d < bd) [bd, best] = [d, { x: x + 0.5, y: y + 0.5 }];
+    }
+  return best;
+}
+
+/**
+ * Pixels of `open` reached from `seeds` through 4-neighbours (0 reached, Infinity not, as geodesic's
+ * distances read). A pencil stroke one pixel wide, drawn slanted, is a chain of diagonal steps: an
+ * 8-neighbour walk slips through it (seed 21's arm reached its dress's fill across the 1 px lines between them).
+ */
+function flood4(open: Uint8Array, w: number, h: number, seeds: number[]): Float64Array {
+  const d = new Float64Array(w * h).fill(Infinity);
+  const stack: number[] = [];
+  const push = (p: number): void => {
+    if (open[p] && d[p] !== 0) {
+      d[p] = 0;
+      stack.push(p);
+    }
+  };
+  for (const s of seeds) push(s);
+  while (stack.length) {
+    const p = stack.pop()!;
+    const x = p % w;
+    if (x > 0) push(p - 1);
+    if (x < w - 1) push(p + 1);
+    if (p >= w) push(p - w);
+    if (p < (h - 1) * w) push(p + w);
+  }
+  return d;
 }
 
 /** The fill pixel nearest `p` within `r` px, or -1. */
