@@ -29,7 +29,13 @@ const work = workDir('marionette-ink-seam-');
  * closing to a point under the shoulder, sealed in the mask above 170 (as a segmentation's closing seals
  * it). `fill`: a colour, or white paper; `hatch`: crayon lines 4 units apart across every part.
  */
-async function dressDrawing(k: number, fill: string | null, hatch = false): Promise<{ rgba: Uint8Array; w: number; h: number }> {
+async function dressDrawing(
+  k: number,
+  fill: string | null,
+  hatch = false,
+  pen = 4,
+  ink = '#222',
+): Promise<{ rgba: Uint8Array; w: number; h: number }> {
   const left = [
     [120, 72],
     [62, 92],
@@ -55,9 +61,9 @@ async function dressDrawing(k: number, fill: string | null, hatch = false): Prom
     : '';
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${260 * k}" height="${300 * k}">
     <defs><clipPath id="f">${shapes}</clipPath></defs>
-    <g fill="${paint}" stroke="#222" stroke-width="${4 * k}">${shapes}</g>
+    <g fill="${paint}" stroke="${ink}" stroke-width="${pen * k}">${shapes}</g>
     <g clip-path="url(#f)" stroke="#e08a2a" stroke-width="${1.5 * k}">${lines}</g>
-    <g fill="none" stroke="#222" stroke-width="${4 * k}">${shapes}</g>
+    <g fill="none" stroke="${ink}" stroke-width="${pen * k}">${shapes}</g>
   </svg>`;
   const { data, info } = await sharp(Buffer.from(svg)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   const rgba = new Uint8Array(data);
@@ -73,52 +79,79 @@ async function dressDrawing(k: number, fill: string | null, hatch = false): Prom
   return { rgba, w: info.width, h: info.height };
 }
 
+/**
+ * Shares of the dress's sides below the armpits (their strokes and a little fill) and of the arms' middles
+ * that the arms' regions win, on a drawing from dressDrawing at `k`. `shoulders` (design units): where
+ * the shoulder joints sit.
+ */
+function armShares(
+  { rgba, w, h }: { rgba: Uint8Array; w: number; h: number },
+  k: number,
+  shoulders: [number, number],
+  withInk: boolean,
+): { side: number; arm: number } {
+  const scale = Math.min(1, 400 / Math.max(w, h));
+  const { mask } = keepLargeComponents(maskFromAlpha(rgba, w, h, scale), 0.02);
+  const dil = dilate(mask, 2);
+  const P = (x: number, y: number): Point => ({ x: x * k * scale, y: y * k * scale });
+  const [sx, sy] = shoulders;
+  // RIG_JOINTS order.
+  const joints = [P(120, 200), P(120, 85), P(120, 45), P(sx, sy), P(64, 150), P(64, 210), P(240 - sx, sy), P(176, 150), P(176, 210)];
+  joints.push(P(107, 200), P(107, 250), P(107, 280), P(133, 200), P(133, 250), P(133, 280));
+  const drawing = drawnInk(rgba, w, h, scale, dil, mask.data);
+  assert.ok(drawing, 'an outlined drawing has strokes to part it by');
+  const f = regionField(dil, distanceToOutside(mask), joints, Infinity, true, withInk ? drawing : undefined);
+  let side = 0,
+    sideArm = 0,
+    arm = 0,
+    armArm = 0;
+  for (let i = 0; i < dil.data.length; i++) {
+    if (!dil.data[i]) continue;
+    let win = 0;
+    for (let b = 1; b < BONE_COUNT; b++) if (f.scores[b][i] < f.scores[win][i]) win = b;
+    const x = ((i % dil.w) + 0.5) / (k * scale),
+      y = (Math.floor(i / dil.w) + 0.5) / (k * scale);
+    const isArm = win >= 2 && win <= 5;
+    if (y > 125 && y < 215 && ((x > 80 && x < 90) || (x > 150 && x < 160))) {
+      side++;
+      if (isArm) sideArm++;
+    }
+    if (y > 125 && y < 205 && ((x > 56 && x < 72) || (x > 168 && x < 184))) {
+      arm++;
+      if (isArm) armArm++;
+    }
+  }
+  return { side: sideArm / side, arm: armArm / arm };
+}
+
 test('a drawn arm hanging close beside a dress leaves the dress its sides, at any size, coloured or not', async () => {
   for (const k of [1, 2.5]) {
     for (const fill of ['#e8685a', null]) {
-      const { rgba, w, h } = await dressDrawing(k, fill);
-      const scale = Math.min(1, 400 / Math.max(w, h));
-      const { mask } = keepLargeComponents(maskFromAlpha(rgba, w, h, scale), 0.02);
-      const dil = dilate(mask, 2);
-      const P = (x: number, y: number): Point => ({ x: x * k * scale, y: y * k * scale });
-      // RIG_JOINTS order; the shoulders inside the dress's top, as the hanging-arm rule places them.
-      const joints = [P(120, 200), P(120, 85), P(120, 45), P(96, 92), P(64, 150), P(64, 210), P(144, 92), P(176, 150), P(176, 210)];
-      joints.push(P(107, 200), P(107, 250), P(107, 280), P(133, 200), P(133, 250), P(133, 280));
-      const drawing = drawnInk(rgba, w, h, scale, dil, mask.data);
-      assert.ok(drawing, 'an outlined drawing has strokes to part it by');
-      const shares = (withInk: boolean): { side: number; arm: number } => {
-        const f = regionField(dil, distanceToOutside(mask), joints, Infinity, true, withInk ? drawing : undefined);
-        let side = 0,
-          sideArm = 0,
-          arm = 0,
-          armArm = 0;
-        for (let i = 0; i < dil.data.length; i++) {
-          if (!dil.data[i]) continue;
-          let win = 0;
-          for (let b = 1; b < BONE_COUNT; b++) if (f.scores[b][i] < f.scores[win][i]) win = b;
-          const x = ((i % dil.w) + 0.5) / (k * scale),
-            y = (Math.floor(i / dil.w) + 0.5) / (k * scale);
-          const isArm = win >= 2 && win <= 5;
-          // The dress's sides below the armpits (their strokes and a little fill), and the arms' middles.
-          if (y > 125 && y < 215 && ((x > 80 && x < 90) || (x > 150 && x < 160))) {
-            side++;
-            if (isArm) sideArm++;
-          }
-          if (y > 125 && y < 205 && ((x > 56 && x < 72) || (x > 168 && x < 184))) {
-            arm++;
-            if (isArm) armArm++;
-          }
-        }
-        return { side: sideArm / side, arm: armArm / arm };
-      };
+      const picture = await dressDrawing(k, fill);
       const label = `${k}x, ${fill ?? 'uncoloured'}`;
+      // The shoulders inside the dress's top, as the hanging-arm rule placed them then.
       // By the silhouette alone the arms took 0.69-0.70 of the dress's sides; by the strokes 0.02-0.03.
-      const silhouette = shares(false),
-        drawn = shares(true);
+      const silhouette = armShares(picture, k, [96, 92], false),
+        drawn = armShares(picture, k, [96, 92], true);
       assert.ok(silhouette.side > 0.5, `${label}: by the silhouette the arms take ${silhouette.side.toFixed(2)} of the dress's sides`);
       assert.ok(drawn.side <= 0.1, `${label}: the arms take ${drawn.side.toFixed(2)} of the dress's sides`);
       assert.ok(drawn.arm >= 0.95, `${label}: the arms keep ${drawn.arm.toFixed(2)} of themselves`);
     }
+  }
+});
+
+/**
+ * Guards the hanging arm's seam (rig/drawings.ts, hanging; rig/ink.ts, inkSeam and seamExit) on a 1 px grey
+ * pencil outline with the shoulders under the neck, where the hanging-arm rule (arm-root.ts,
+ * shoulderUnderNeck) puts them: the notch between arm and dress lies outside the upper arm's bone, an
+ * 8-neighbour walk slips through a slanted 1 px line, and the seam straight on through the shoulder ran
+ * into the head. Before: the arms took 0.47 (1x) and 0.45 (2.5x) of the dress's sides; now 0.05.
+ */
+test('a pencil dress: arms hanging from shoulders under the neck leave the dress its sides', async () => {
+  for (const k of [1, 2.5]) {
+    const drawn = armShares(await dressDrawing(k, null, false, 1, '#777'), k, [106, 82], true);
+    assert.ok(drawn.side <= 0.1, `${k}x: the arms take ${drawn.side.toFixed(2)} of the dress's sides`);
+    assert.ok(drawn.arm >= 0.95, `${k}x: the arms keep ${drawn.arm.toFixed(2)} of themselves`);
   }
 });
 
@@ -149,4 +182,28 @@ test('generated drawing 13 (dress, arms down): the dress keeps its outline while
   // Before: 21.5 % of the figure's edge bare (the dress's sides went with the arms); now 5.2 %.
   assert.ok(bare / frames <= 0.1, `mean bare edge ${((100 * bare) / frames).toFixed(1)}%`);
   assert.equal(split, 0, `${split} of ${frames} frames in pieces`);
+});
+
+/**
+ * Guards the same seam on the generated drawing it was found on: a pencil dress whose arms hang against
+ * its slanted sides, shoulders under the neck. The silhouette's junction cut (armJunction) ran across the
+ * dress's sides and each arm took a slab of dress, which tore off as the arms swung: 16 of 24 frames of
+ * tpl_jacks in pieces (every 4th frame) before, 0 now.
+ */
+test('generated drawing 21 (pencil dress, arms hanging): the arms swing without tearing the dress', async () => {
+  const engine = createEngine({ tools: resolveTools(process.env) });
+  const d = await makeSynthDrawing(21, join(work(), 'synth-21.png'));
+  const c = await engine.analyzeCharacter({ imageFile: d.truth.imageFile, outDir: join(work(), 'c21'), thumbnail: false });
+  const rig = (JSON.parse(await readFile(join(c.dir, c.characterFile), 'utf8')) as { rig: Rig }).rig;
+  const motion = await engine.writeTemplateMotion('tpl_jacks', join(work(), 'jacks'));
+  const fr = await createFrameRenderer({ rig, textureFile: join(c.dir, c.textureFile), motion, background: { mode: 'transparent' } });
+  const frame = new Uint8Array(fr.width * fr.height * 4);
+  let frames = 0,
+    split = 0;
+  for (let i = 0; i < fr.frameCount; i += 4) {
+    fr.draw(i, frame);
+    frames++;
+    if (figurePieces(frame, fr.width, fr.height, { stride: 4, offset: 3 }).pieces > 1) split++;
+  }
+  assert.ok(split <= 0.05 * frames, `${split} of ${frames} frames in pieces`);
 });

@@ -148,8 +148,17 @@ export function inkSeam(
   mid: Point,
 ): boolean {
   const { w, h } = m;
-  const frame = r > 0 ? boneFrame(a, e, root) : null;
-  if (!frame) return false;
+  const upper = r > 0 ? boneFrame(a, e, root) : null;
+  if (!upper) return false;
+  // The armpit lies on the hips' side of the upper arm's line or of the forearm's, and on the arm's side
+  // of the body's middle line: a hanging arm's shoulder under the neck (arm-root.ts, shoulderUnderNeck)
+  // puts the upper arm's bone across the top of the dress, and the notch between arm and dress can lie
+  // outside that line.
+  const fore = boneFrame(e, wr, root);
+  const axis = boneFrame(root, mid, e);
+  const armSide = (x: number, y: number): boolean =>
+    (upper.side(x, y) === upper.hipSide || (!!fore && fore.side(x, y) === fore.hipSide)) && (!axis || axis.side(x, y) === axis.hipSide);
+  const frame = { ...upper, side: (x: number, y: number): number => (armSide(x, y) ? 1 : -1), hipSide: 1 };
   const fill = new Uint8Array(w * h);
   for (let i = 0; i < fill.length; i++) fill[i] = d.inside[i] && !d.ink[i] ? 1 : 0;
   const isFill = (x: number, y: number): boolean => x >= 0 && y >= 0 && x < w && y < h && fill[y * w + x] === 1;
