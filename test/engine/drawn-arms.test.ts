@@ -127,9 +127,11 @@ test('char1: with the elbows folded each arm keeps its drawn shape', { skip: mis
   }
   assert.ok(folded >= 20, `${folded} arms with the elbow folded by 60 degrees or more`);
   // Before (the whole band at the elbow, the arm's seam below the armpit): mean 0.80, worst 0.77;
-  // now 0.90 and 0.89.
+  // then 0.90 and 0.89. The shoulder cap (drawings.ts, capWeights) bends the arm's part of the shoulder
+  // above the pivot with the body on purpose, and its triangles count in the upper arm's region: 0.88
+  // and 0.83.
   assert.ok(sum / folded >= 0.86, `mean overlap of a folded arm with its drawn shape ${(sum / folded).toFixed(3)}`);
-  assert.ok(worst >= 0.84, `worst overlap ${worst.toFixed(3)}`);
+  assert.ok(worst >= 0.82, `worst overlap ${worst.toFixed(3)}`);
 });
 
 test(

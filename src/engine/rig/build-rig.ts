@@ -9,7 +9,7 @@ import { buildMesh } from './mesh.js';
 import { chainCode, chainLabels, clipCodes, cutSeams } from './seams.js';
 import { BONES, BONE_COUNT, BONE_LAYER, RIG_JOINTS, boneLength, jointsFromKeypoints, type Point } from './skeleton.js';
 import { MAX_INFLUENCES, limbThickness, pointWeights, regionField } from './weights.js';
-import { hasNeck, headRamp } from './drawings.js';
+import { capWeights, hasNeck, headRamp } from './drawings.js';
 import { drawnInk } from './ink.js';
 import { SKIRT_REGIONS, findSkirt, skirtWeights } from './skirt.js';
 
@@ -222,6 +222,7 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
   }
   if (unreachable > nv * 0.5) throw new RigError('the skeleton does not lie on the character');
   if (drawn && !hasNeck(mask, joints[1], joints[2])) headRamp(mesh.xs, mesh.ys, joints[1], joints[2], boneIdx, boneW, MAX_INFLUENCES);
+  const caps = field.caps ? capWeights(field.caps, mesh.xs, mesh.ys, boneIdx, boneW, MAX_INFLUENCES) : undefined;
 
   // Dominant bone per triangle = largest summed vertex weight; then stable sort by layer, bone.
   const nt = mesh.triangles.length / 3;
@@ -254,6 +255,7 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
     pivots: BONES.map((b) => joints[b.from]),
     keepRadius: field.radius.map((r) => Math.max(2 * r, 0.2 * torsoLen)),
     skirt: skirt ? inSkirt : undefined,
+    caps,
   };
   const seams = cutSeams(seamInput);
   const clip = clipCodes(seamInput, seams);

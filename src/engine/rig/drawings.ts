@@ -39,13 +39,14 @@ const GAP_ALONG = 0.85;
  * the wrist cannot reach past the cut (the body's side) scores BEHIND_JOINT per pixel of distance from
  * the seam for both arm bones. An armpit whose gap opens along the bone (an arm hanging beside the body:
  * the gap's end is no junction, the arm is joined above it), a seam off the mask, or a cut that does not
- * separate the body's middle from the wrist leaves the arm as it was. Drawings only: on the anime
- * character (musepose) the seam moved the arm's border and cost 0.03-0.06 of its pose fidelity (PCK).
+ * separate the body's middle from the wrist leaves the arm as it was (null; else the armpit). Drawings
+ * only: on the anime character (musepose) the seam moved the arm's border and cost 0.03-0.06 of its pose
+ * fidelity (PCK).
  */
-function armRoot(m: Mask, ds: Float64Array[], a: Point, e: Point, end: Point, r: number, root: Point, mid: Point): boolean {
+function armRoot(m: Mask, ds: Float64Array[], a: Point, e: Point, end: Point, r: number, root: Point, mid: Point): Point | null {
   const { w, h, data } = m;
   const frame = r > 0 ? boneFrame(a, e, root) : null;
-  if (!frame) return false;
+  if (!frame) return null;
   const { ux, uy, side, hipSide } = frame;
   const inside = (x: number, y: number): boolean => x >= 0 && y >= 0 && x < w && y < h && data[y * w + x] === 1;
   const R = Math.max(3, Math.round(r));
@@ -61,7 +62,7 @@ function armRoot(m: Mask, ds: Float64Array[], a: Point, e: Point, end: Point, r:
       }
     return n / k;
   });
-  if (armpit < 0) return false;
+  if (armpit < 0) return null;
   const ax = (armpit % w) + 0.5,
     ay = Math.floor(armpit / w) + 0.5;
   // The way the gap at the armpit opens: across the bone under an arm held out from the body; along it
@@ -76,17 +77,17 @@ function armRoot(m: Mask, ds: Float64Array[], a: Point, e: Point, end: Point, r:
         gy += dy;
       }
   const gl = Math.hypot(gx, gy);
-  if (!(gl > 0) || Math.abs(gx * ux + gy * uy) > GAP_ALONG * gl) return false;
+  if (!(gl > 0) || Math.abs(gx * ux + gy * uy) > GAP_ALONG * gl) return null;
   // The seam: from the armpit through the shoulder joint (the pivot, so the seam stays closed near it)
   // on to the outline beyond.
   const sl = Math.hypot(a.x - ax, a.y - ay);
-  if (sl < 1) return false;
+  if (sl < 1) return null;
   const cx = (a.x - ax) / sl,
     cy = (a.y - ay) / sl;
   let bestD = 0;
   while (inside(Math.floor(ax + cx * (bestD + 1)), Math.floor(ay + cy * (bestD + 1))) && bestD < w + h) bestD++;
-  if (bestD < 2) return false;
-  return cutArm(m, ds, { x: ax, y: ay }, cx, cy, bestD, end, mid);
+  if (bestD < 2) return null;
+  return cutArm(m, ds, { x: ax, y: ay }, cx, cy, bestD, end, mid) ? { x: ax, y: ay } : null;
 }
 
 /**
@@ -130,6 +131,18 @@ function cutArm(m: Mask, ds: Float64Array[], p: Point, cx: number, cy: number, l
 /** A chord this many times the arm's own width (its median chord) is the body's, not the arm's. */
 const JUNCTION_WIDENING = 1.6;
 
+/** An arm's own width: the median chord square to its forearm (elbow `e` to wrist `wr`) along its middle. */
+function armWidth(m: Mask, e: Point, wr: Point): number {
+  const len2 = Math.hypot(wr.x - e.x, wr.y - e.y);
+  if (len2 < 1e-6) return 0;
+  const fx = (wr.x - e.x) / len2,
+    fy = (wr.y - e.y) / len2;
+  const own: number[] = [];
+  for (let t = 0.2; t <= 0.8; t += 0.1) own.push(chord(m, { x: e.x + fx * len2 * t, y: e.y + fy * len2 * t }, -fy, fx).width);
+  own.sort((p, q) => p - q);
+  return own[own.length >> 1];
+}
+
 /**
  * A drawn arm that joins the body on its upper arm (char3's thin arms on the flanks of a candy-corn
  * body whose shoulder joints sit inside it) ends where it meets the body: the chord square to the upper
@@ -145,13 +158,7 @@ function armJunction(m: Mask, ds: Float64Array[], a: Point, e: Point, wr: Point,
   if (len < 4 || len2 < 4) return false;
   const ux = (a.x - e.x) / len,
     uy = (a.y - e.y) / len;
-  // The arm's own width: the median chord square to the forearm along its middle.
-  const fx = (wr.x - e.x) / len2,
-    fy = (wr.y - e.y) / len2;
-  const own: number[] = [];
-  for (let t = 0.2; t <= 0.8; t += 0.1) own.push(chord(m, { x: e.x + fx * len2 * t, y: e.y + fy * len2 * t }, -fy, fx).width);
-  own.sort((p, q) => p - q);
-  const width = own[own.length >> 1];
+  const width = armWidth(m, e, wr);
   if (!(width > 0)) return false;
   let last: { p: Point; from: number; width: number } | null = null;
   for (let s = 0; s <= len; s += 1) {
@@ -208,14 +215,19 @@ function hanging(shoulder: Point, wrist: Point): boolean {
  * The drawn-arm rules on a region field's scores (regionField, `drawn`): per arm, the armpit seam, the
  * junction cut and the elbow line. `joints` in working px, RIG_JOINTS order.
  */
-export function drawnArms(m: Mask, scores: Float64Array[], radius: number[], joints: Point[], drawing?: DrawnInk): void {
+export function drawnArms(m: Mask, scores: Float64Array[], radius: number[], joints: Point[], drawing?: DrawnInk): ShoulderCap[] {
   const mid = { x: (joints[0].x + joints[1].x) / 2, y: (joints[0].y + joints[1].y) / 2 };
+  const torsoLen = Math.hypot(joints[1].x - joints[0].x, joints[1].y - joints[0].y);
+  const caps: ShoulderCap[] = [];
   for (const b of ARM_ROOTS) {
     const a = joints[BONES[b].from],
       e = joints[BONES[b].to],
       wr = joints[BONES[b + 1].to];
     // An arm, upper arm and forearm, stays on its side of where it meets the body.
-    const rooted = armRoot(m, [scores[b], scores[b + 1]], a, e, wr, radius[b], joints[0], mid);
+    const armpit = armRoot(m, [scores[b], scores[b + 1]], a, e, wr, radius[b], joints[0], mid);
+    const rooted = armpit !== null;
+    const cap = armpit ? shoulderCap(m, b, a, e, wr, armpit, torsoLen) : null;
+    if (cap) caps.push(cap);
     // No junction in the silhouette: where the arm's and the body's strokes meet (an arm beside a dress).
     // A hanging arm's strokes are asked before the silhouette's chords (see hanging).
     const ink = (): boolean => !!drawing && !rooted && inkSeam(m, drawing, [scores[b], scores[b + 1]], a, e, wr, radius[b], joints[0], mid);
@@ -224,6 +236,7 @@ export function drawnArms(m: Mask, scores: Float64Array[], radius: number[], joi
     } else if (!armJunction(m, [scores[b], scores[b + 1]], a, e, wr, mid)) ink();
     elbowLine(scores[b], scores[b + 1], m.w, a, e, wr);
   }
+  return caps;
 }
 
 /** Per bone, the share of the blend band with its parent on a drawing (see ELBOW_BAND). */
@@ -421,4 +434,153 @@ export function closedEnds(m: Mask, drawing: DrawnInk, scores: Float64Array[], j
       for (let b = 0; b < BONE_COUNT; b++) scores[b][p] = b === bone ? best : Infinity;
     }
   }
+}
+
+/**
+ * A drawn arm's shoulder cap (working px), where armRoot cut it off the body: the part of the shoulder
+ * above the pivot, between the arm's own direction and the armpit seam carried on past the pivot.
+ */
+export interface ShoulderCap {
+  /** The upper arm (BONES order). */
+  bone: number;
+  pivot: Point;
+  /** Unit vectors: along the arm (shoulder to elbow), and square to it away from the armpit. */
+  u: Point;
+  n: Point;
+  /** Angle from the arm to the seam's part past the pivot, radians (more than a right angle). */
+  seamAngle: number;
+  /** Distance from the pivot to the outline along `n`: the shoulder's height above the pivot. */
+  height: number;
+  /**
+   * Per whole degree from the arm's direction (0) to the seam's (seamAngle), the distance from the
+   * pivot to where the ray first leaves the figure; 0 for a ray still inside it at CAP_REACH heights.
+   */
+  reach: number[];
+}
+
+/**
+ * The cap of an arm cut off at `armpit` through its shoulder `a` (elbow `e`, wrist `wr`), or null when the
+ * seam past the pivot lies within a right angle of the arm (nothing of the shoulder above the pivot is the
+ * torso's), the arm is thinner than CAP_WIDTH torso lengths, or the figure above the pivot is taller than
+ * CAP_HEIGHT times the arm's width (the body goes on there, not the arm's shoulder).
+ */
+function shoulderCap(m: Mask, bone: number, a: Point, e: Point, wr: Point, armpit: Point, torsoLen: number): ShoulderCap | null {
+  const len = Math.hypot(e.x - a.x, e.y - a.y),
+    sl = Math.hypot(a.x - armpit.x, a.y - armpit.y);
+  if (len < 1e-6 || sl < 1e-6) return null;
+  const u = { x: (e.x - a.x) / len, y: (e.y - a.y) / len };
+  const side = (armpit.x - a.x) * -u.y + (armpit.y - a.y) * u.x > 0 ? -1 : 1;
+  const n = { x: -u.y * side, y: u.x * side };
+  const cx = (a.x - armpit.x) / sl,
+    cy = (a.y - armpit.y) / sl;
+  const seamAngle = Math.atan2(cx * n.x + cy * n.y, cx * u.x + cy * u.y);
+  if (seamAngle <= Math.PI / 2) return null;
+  // Distance from the pivot to the figure's outside along the ray at `angle` from the arm.
+  const ray = (angle: number, cap: number): number => {
+    const dx = u.x * Math.cos(angle) + n.x * Math.sin(angle),
+      dy = u.y * Math.cos(angle) + n.y * Math.sin(angle);
+    let s = 0;
+    for (;;) {
+      const x = Math.floor(a.x + dx * (s + 1)),
+        y = Math.floor(a.y + dy * (s + 1));
+      if (s >= cap || x < 0 || y < 0 || x >= m.w || y >= m.h || m.data[y * m.w + x] !== 1) return s;
+      s++;
+    }
+  };
+  const height = ray(Math.PI / 2, m.w + m.h);
+  const width = armWidth(m, e, wr);
+  if (height < 2 || height > CAP_HEIGHT * width || width < CAP_WIDTH * torsoLen) return null;
+  // A ray that runs on into the body (past CAP_REACH heights) holds no shoulder: nothing along it.
+  const reach = Array.from({ length: Math.floor((seamAngle * 180) / Math.PI) + 1 }, (_, deg) => {
+    const s = ray((deg * Math.PI) / 180, CAP_REACH * height + 1);
+    return s > CAP_REACH * height ? 0 : s;
+  });
+  return { bone, pivot: a, u, n, seamAngle, height, reach };
+}
+
+/** A shoulder cap reaches at most this many times its height from the pivot. */
+const CAP_REACH = 2;
+/**
+ * The shoulder above the pivot is the arm's own (its upper edge running on into the shoulder's top) when
+ * it is at most this many times the arm's own width tall: char1 0.6-0.7, char2 0.8-1.0, the juice cup's
+ * arm 0.6; char3's thin arms on a tall cone 2.2 and 7.
+ */
+const CAP_HEIGHT = 1.25;
+/**
+ * A thick arm, whose shoulder is its own: at least this share of the torso's length wide. char1 1.0-1.07,
+ * the juice cup 1.2; the generated drawings' tube arms 0.14-0.30 on a body and their thin arms lose a
+ * corner of a box-shaped body to the cap (seed 16).
+ */
+const CAP_WIDTH = 0.4;
+/**
+ * Past the outline (where a ray from the pivot leaves the rig's mask) the cap still holds the mesh's rim
+ * in full for CAP_RIM working px, then fades out over as many again.
+ */
+const CAP_RIM = 3;
+/** Largest weight of bones other than the torso, the head and the upper arm on a vertex the cap blends. */
+const CAP_OTHERS = 0.02;
+
+const smooth = (t: number): number => t * t * (3 - 2 * t);
+
+/**
+ * A thick drawn arm keeps its shoulder's outline as it swings. armRoot cuts the arm off along the seam
+ * from the armpit through the shoulder pivot; past the pivot the seam runs on through the shoulder to
+ * its top, and what lies beyond it, the shoulder above the pivot, stayed with the torso. Lowered, the arm
+ * turned its part of the shoulder's top out from under it and left the torso's fill there as a wedge
+ * with a cut edge and no outline (char1 on animate-x dance_3, frames 76 and 127). The cap is the part of
+ * the figure on the far side of the arm from the armpit, from the arm's direction round to the seam, out
+ * along each ray from the pivot to where it leaves the figure (and the mesh's rim, CAP_RIM): its vertices
+ * share the arm's and the body's weight by angle, all the arm's up to square to it, none at the seam
+ * (smoothstep), the body's share split between torso and head as it was. Lowered, the shoulder's top
+ * bends down into the arm's outline like a fan; raised, it folds over the body, as before. Writes the
+ * weights in place; returns per vertex the cap's upper arm + 1 (0 outside every cap), so the seam cutter
+ * neither cuts nor clips a triangle all of whose vertices are in one cap.
+ */
+export function capWeights(
+  caps: readonly ShoulderCap[],
+  xs: Float64Array,
+  ys: Float64Array,
+  boneIdx: Int32Array,
+  boneW: Float32Array,
+  influences: number,
+): Uint8Array {
+  const inCap = new Uint8Array(xs.length);
+  for (const c of caps) {
+    for (let v = 0; v < xs.length; v++) {
+      const px = xs[v] - c.pivot.x,
+        py = ys[v] - c.pivot.y;
+      const d = Math.hypot(px, py);
+      const angle = Math.atan2(px * c.n.x + py * c.n.y, px * c.u.x + py * c.u.y);
+      if (angle < 0 || angle > c.seamAngle) continue;
+      const out = c.reach[Math.min(c.reach.length - 1, Math.round((angle * 180) / Math.PI))];
+      const radial = 1 - smooth(Math.min(1, Math.max(0, (d - out - CAP_RIM) / CAP_RIM)));
+      if (radial <= 0) continue;
+      const o = v * influences;
+      let arm = 0,
+        torso = 0,
+        head = 0;
+      for (let k = 0; k < influences; k++) {
+        const b = boneIdx[o + k];
+        if (b === c.bone) arm += boneW[o + k];
+        else if (b === 0) torso += boneW[o + k];
+        else if (b === 1) head += boneW[o + k];
+      }
+      if (arm + torso + head < 1 - CAP_OTHERS) continue;
+      const t = Math.max(0, (angle - Math.PI / 2) / (c.seamAngle - Math.PI / 2));
+      const s = arm + (1 - smooth(t) - arm) * radial;
+      // The body's share (torso and head as they were, or all torso) goes to what is not the arm's.
+      const body = torso + head;
+      const shares: Array<[number, number]> = [
+        [c.bone, s],
+        [0, body > 0 ? ((1 - s) * torso) / body : 1 - s],
+        [1, body > 0 ? ((1 - s) * head) / body : 0],
+      ];
+      for (let k = 0; k < influences; k++) {
+        boneIdx[o + k] = k < shares.length ? shares[k][0] : 0;
+        boneW[o + k] = k < shares.length ? shares[k][1] : 0;
+      }
+      inCap[v] = c.bone + 1;
+    }
+  }
+  return inCap;
 }

@@ -34,6 +34,20 @@ export interface SeamInput {
    * is cloth stretching between them and is never cut.
    */
   skirt?: Uint8Array;
+  /**
+   * Per vertex, the upper arm + 1 of the drawn shoulder cap it lies in (drawings.ts, capWeights), 0
+   * outside: a triangle all of whose vertices lie in one cap, made of the torso, head and that upper arm only,
+   * bends between them as a fan and is neither cut nor clipped.
+   */
+  caps?: Uint8Array;
+}
+
+/** Whether triangle `t` (vertices `tv`, dominant bones `ds`) lies in one shoulder cap (SeamInput.caps). */
+function inCap(m: SeamInput, tv: number[], ds: number[]): boolean {
+  const caps = m.caps;
+  if (!caps || tv.some((v) => v >= caps.length)) return false;
+  const c = caps[tv[0]];
+  return c > 0 && tv.every((v) => caps[v] === c) && ds.every((d) => d <= 1 || d === c - 1);
 }
 
 export interface SeamOutput {
@@ -94,6 +108,7 @@ export function cutSeams(m: SeamInput): SeamOutput {
     if (!foreign && (!torso || limb < 0)) continue;
     const tv = [m.triangles[t * 3], m.triangles[t * 3 + 1], m.triangles[t * 3 + 2]];
     if (m.skirt && tv.some((v) => m.skirt![v]) && [d0, d1, d2].every((d) => SKIRT_PARTS.has(d))) continue;
+    if (inCap(m, tv, [d0, d1, d2])) continue;
     const cx = (m.xs[m.triangles[t * 3]] + m.xs[m.triangles[t * 3 + 1]] + m.xs[m.triangles[t * 3 + 2]]) / 3;
     const cy = (m.ys[m.triangles[t * 3]] + m.ys[m.triangles[t * 3 + 1]] + m.ys[m.triangles[t * 3 + 2]]) / 3;
     const p = m.pivots[Math.max(limb, 0)];
@@ -216,6 +231,15 @@ export function clipCodes(m: SeamInput, seams: SeamOutput): Uint8Array {
       // Skirt cloth carries torso and leg texels on purpose and blends between them: never clipped.
       const sk = m.skirt;
       if (sk && SKIRT_PARTS.has(seams.triBone[t]) && [0, 1, 2].some((k) => triangles[t * 3 + k] < sk.length && sk[triangles[t * 3 + k]]))
+        continue;
+      if (
+        m.caps &&
+        inCap(
+          m,
+          [0, 1, 2].map((k) => triangles[t * 3 + k]),
+          [seams.triBone[t]],
+        )
+      )
         continue;
       const cx = (xs[triangles[t * 3]] + xs[triangles[t * 3 + 1]] + xs[triangles[t * 3 + 2]]) / 3;
       const cy = (ys[triangles[t * 3]] + ys[triangles[t * 3 + 1]] + ys[triangles[t * 3 + 2]]) / 3;

@@ -9,7 +9,7 @@
  * parent/children, and only within a band around the region border: limbs move rigidly and joints
  * bend smoothly.
  */
-import { DRAWN_PARENT_BAND, closedEnds, drawnArms } from './drawings.js';
+import { DRAWN_PARENT_BAND, closedEnds, drawnArms, type ShoulderCap } from './drawings.js';
 import type { DrawnInk } from './ink.js';
 import { BEHIND_JOINT, geodesic, pastLine, type InkWalls } from './fields.js';
 import { BONES, BONE_COUNT, type Point } from './skeleton.js';
@@ -128,6 +128,8 @@ export interface RegionField {
    * band). Absent = 1 everywhere.
    */
   parentBand?: number[];
+  /** A drawing's shoulder caps (drawings.ts, capWeights); absent = none. */
+  caps?: ShoulderCap[];
 }
 
 /**
@@ -194,11 +196,11 @@ export function regionField(
     const child = BONES.findIndex((c) => c.parent === b);
     if (child >= 0) pastJoint(scores[b], m.w, J(BONES[b].from), J(BONES[b].to), radius[b] - radius[child]);
   }
-  if (drawn) drawnArms(m, scores, radius, joints, drawing);
+  const caps = drawn ? drawnArms(m, scores, radius, joints, drawing) : [];
   if (drawn && drawing) closedEnds(m, drawing, scores, joints);
   absorbIslands(m, scores, seedSets);
   const parentBand = drawn ? [...DRAWN_PARENT_BAND] : undefined;
-  return { scores, radius, ...(parentBand ? { parentBand } : {}) };
+  return { scores, radius, ...(parentBand ? { parentBand } : {}), ...(caps.length ? { caps } : {}) };
 }
 
 /**
