@@ -98,8 +98,8 @@ export interface DrawnInk {
 const OPEN_FILL_DEPTH = 3;
 /**
  * Below this share of the figure in open fill, its strokes are hatching, not outlines: the hatched
- * generated seeds whose crayon reads as ink 0.00-0.10 (seed 32, a pencil box body hatched in orange,
- * 0.100), outlined and flat-coloured drawings 0.22 and more.
+ * generated seeds of 1-120 whose crayon reads as ink 0.00-0.16 as drawn (seed 32, a pencil box body
+ * hatched in orange, 0.100; seed 112 0.162), outlined, flat-coloured and stick figures 0.22 and more.
  */
 const MIN_OPEN_FILL = 0.19;
 /** A hatched figure's outline: the pixels of its own mask less than this far (working px) from outside it. */
