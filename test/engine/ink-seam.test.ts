@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import sharp from 'sharp';
-import { makeSynthDrawing } from '../../bench/_drawing-synth.js';
+import { makeSynthDrawing, type SynthPlan } from '../../bench/_drawing-synth.js';
 import { createEngine, type Rig } from '../../src/engine/index.js';
 import { resolveTools } from '../../src/engine/media/ffmpeg.js';
 import { bareEdge, figurePieces } from '../../src/engine/render/figure-metrics.js';
@@ -27,7 +27,9 @@ const work = workDir('marionette-ink-seam-');
  * A girl in a dress with both arms hanging close beside it (design units, drawn at `k` times): one
  * outline round body and arms, the paper between each arm and the dress a notch 8 units wide at the hem
  * closing to a point under the shoulder, sealed in the mask above 170 (as a segmentation's closing seals
- * it). `fill`: a colour, or white paper; `hatch`: crayon lines 4 units apart across every part.
+ * it). `fill`: a colour, or white paper; `hatch`: crayon lines 4 units apart across every part; `pen`
+ * and `ink`: the outline's width (units) and colour; `seal` false leaves the notch open in the picture (as
+ * a drawing's cut along its ink leaves it), sealed only by the rig's dilation where it is narrow.
  */
 async function dressDrawing(
   k: number,
@@ -35,6 +37,7 @@ async function dressDrawing(
   hatch = false,
   pen = 4,
   ink = '#222',
+  seal = true,
 ): Promise<{ rgba: Uint8Array; w: number; h: number }> {
   const left = [
     [120, 72],
@@ -73,7 +76,7 @@ async function dressDrawing(
       const sx = x / k,
         sy = y / k;
       const sealed = sy > 100 && sy < 170 && ((sx > 70 && sx < 86) || (sx > 154 && sx < 170));
-      if (rgba[p + 3] < 128 && sealed) rgba.set([255, 255, 255, 255], p);
+      if (rgba[p + 3] < 128 && sealed && seal) rgba.set([255, 255, 255, 255], p);
     }
   }
   return { rgba, w: info.width, h: info.height };
@@ -155,10 +158,23 @@ test('a pencil dress: arms hanging from shoulders under the neck leave the dress
   }
 });
 
-test('a figure coloured by hatching has no strokes to part it by (its lines are not outlines)', async () => {
-  const { rgba, w, h } = await dressDrawing(1, null, true);
+// Guards drawnInk's hatched figures (rig/ink.ts, edgeOnly): their crayon lines are no outlines, and before
+// they got no walls at all (drawnInk gave undefined), so the arms took 0.27 of the dress's sides here as by
+// the silhouette alone; parted by the figure's own edge, 0.00.
+test('a figure coloured by hatching is parted by its own edge, not by its lines', async () => {
+  const picture = await dressDrawing(1, null, true, 4, '#222', false);
+  const { rgba, w, h } = picture;
   const { mask } = keepLargeComponents(maskFromAlpha(rgba, w, h, 1), 0.02);
-  assert.equal(drawnInk(rgba, w, h, 1, dilate(mask, 2), mask.data), undefined);
+  const drawing = drawnInk(rgba, w, h, 1, dilate(mask, 2), mask.data);
+  assert.ok(drawing?.edgeOnly, 'a hatched figure takes its edge as its strokes');
+  const dist = distanceToOutside(mask);
+  let lines = 0;
+  for (let i = 0; i < drawing.ink.length; i++) if (drawing.ink[i] && dist[i] >= 4) lines++;
+  assert.equal(lines, 0, 'no hatching line inside is a stroke');
+  const silhouette = armShares(picture, 1, [96, 92], false).side,
+    drawn = armShares(picture, 1, [96, 92], true).side;
+  assert.ok(silhouette > 0.2, `by the silhouette the arms take ${silhouette.toFixed(2)} of the dress's sides`);
+  assert.ok(drawn <= 0.05, `the arms take ${drawn.toFixed(2)} of the dress's sides`);
 });
 
 test('generated drawing 13 (dress, arms down): the dress keeps its outline while the arms dance', async () => {
@@ -185,25 +201,49 @@ test('generated drawing 13 (dress, arms down): the dress keeps its outline while
 });
 
 /**
+ * Frames in pieces (every 4th frame posed, as sampled; the rest posed too, as a render does) of generated
+ * drawing `seed` analysed as an upload and driven by template `template`.
+ */
+async function framesInPieces(
+  seed: number,
+  template: string,
+): Promise<{ split: number; frames: number; plan: SynthPlan; poseMethod: string }> {
+  const engine = createEngine({ tools: resolveTools(process.env) });
+  const d = await makeSynthDrawing(seed, join(work(), `synth-${seed}.png`));
+  const c = await engine.analyzeCharacter({ imageFile: d.truth.imageFile, outDir: join(work(), `c${seed}`), thumbnail: false });
+  const rig = (JSON.parse(await readFile(join(c.dir, c.characterFile), 'utf8')) as { rig: Rig }).rig;
+  const motion = await engine.writeTemplateMotion(template, join(work(), `${template}-${seed}`));
+  const fr = await createFrameRenderer({ rig, textureFile: join(c.dir, c.textureFile), motion, background: { mode: 'transparent' } });
+  const frame = new Uint8Array(fr.width * fr.height * 4);
+  let frames = 0,
+    split = 0;
+  for (let i = 0; i < fr.frameCount; i++) {
+    fr.draw(i, frame);
+    if (i % 4) continue;
+    frames++;
+    if (figurePieces(frame, fr.width, fr.height, { stride: 4, offset: 3 }).pieces > 1) split++;
+  }
+  return { split, frames, plan: d.plan, poseMethod: c.analysis.poseMethod };
+}
+
+/**
  * Guards the same seam on the generated drawing it was found on: a pencil dress whose arms hang against
  * its slanted sides, shoulders under the neck. The silhouette's junction cut (armJunction) ran across the
  * dress's sides and each arm took a slab of dress, which tore off as the arms swung: 16 of 24 frames of
  * tpl_jacks in pieces (every 4th frame) before, 0 now.
  */
 test('generated drawing 21 (pencil dress, arms hanging): the arms swing without tearing the dress', async () => {
-  const engine = createEngine({ tools: resolveTools(process.env) });
-  const d = await makeSynthDrawing(21, join(work(), 'synth-21.png'));
-  const c = await engine.analyzeCharacter({ imageFile: d.truth.imageFile, outDir: join(work(), 'c21'), thumbnail: false });
-  const rig = (JSON.parse(await readFile(join(c.dir, c.characterFile), 'utf8')) as { rig: Rig }).rig;
-  const motion = await engine.writeTemplateMotion('tpl_jacks', join(work(), 'jacks'));
-  const fr = await createFrameRenderer({ rig, textureFile: join(c.dir, c.textureFile), motion, background: { mode: 'transparent' } });
-  const frame = new Uint8Array(fr.width * fr.height * 4);
-  let frames = 0,
-    split = 0;
-  for (let i = 0; i < fr.frameCount; i += 4) {
-    fr.draw(i, frame);
-    frames++;
-    if (figurePieces(frame, fr.width, fr.height, { stride: 4, offset: 3 }).pieces > 1) split++;
-  }
+  const { split, frames } = await framesInPieces(21, 'tpl_jacks');
   assert.ok(split <= 0.05 * frames, `${split} of ${frames} frames in pieces`);
+});
+
+// Guards the hatched figure's edge as its strokes on a whole drawing: generated seed 32 (a box body
+// hatched in orange crayon with a 1 px pencil outline, one arm hanging against the body, one raised) read
+// its hatching as strokes (10.0 % of it open fill, just over the old line), its regions' borders ran
+// ragged along the crayon lines and every one of the 24 frames sampled here came apart.
+test('generated drawing 32 (hatched box body, an arm hanging against it) stays whole as it waves', async () => {
+  const { split, frames, plan, poseMethod } = await framesInPieces(32, 'tpl_wave');
+  assert.equal(plan.colouring, 'hatch');
+  assert.equal(poseMethod, 'skeleton');
+  assert.equal(split, 0, `${split} of ${frames} frames in pieces`);
 });

@@ -90,19 +90,30 @@ export function inkMap(rgba: Uint8Array, tw: number, th: number, scale: number, 
 export interface DrawnInk {
   ink: Uint8Array;
   inside: Uint8Array;
+  /** The strokes are only the figure's own edge (a hatched figure, see drawnInk): no part inside is closed by them. */
+  edgeOnly?: boolean;
 }
 
 /** Depth (working px) from the nearest stroke at which a pixel is open fill. */
 const OPEN_FILL_DEPTH = 3;
-/** Below this share of the figure in open fill, its strokes are hatching, not outlines. */
-const MIN_OPEN_FILL = 0.1;
+/**
+ * Below this share of the figure in open fill, its strokes are hatching, not outlines: the hatched
+ * generated seeds of 1-120 whose crayon reads as ink 0.00-0.16 as drawn (seed 32, a pencil box body
+ * hatched in orange, 0.100; seed 112 0.162), outlined, flat-coloured and stick figures 0.22 and more.
+ */
+const MIN_OPEN_FILL = 0.19;
+/** A hatched figure's outline: the pixels of its own mask less than this far (working px) from outside it. */
+const EDGE_DEPTH = 3;
 
 /**
- * The drawing's strokes as borders, or undefined where they cannot be: a figure coloured by hatching
- * (the crayon's lines a few px apart across every part, generated seeds 11, 12 and 15: at most 2 % of the
- * figure further than OPEN_FILL_DEPTH from a stroke, 22-90 % on outlined drawings) has no fill between
- * its outlines to tell a border by; walls there made the fill costly to cross and the outline a
- * corridor (a hand's tip went to the torso).
+ * The drawing's strokes as borders. A figure coloured by hatching (the crayon's lines a few px apart
+ * across every part: under MIN_OPEN_FILL of it further than OPEN_FILL_DEPTH from a stroke) has no fill
+ * between its outlines to tell an outline by: its hatching as walls made the fill costly to cross and
+ * the strokes corridors (seed 11: a hand's tip went to the torso; seed 32, just over the old 10 % line,
+ * had its regions' borders run ragged along the hatching, and every motion tore it). Its borders are
+ * then its own edge (edgeOnly): the cut along the ink leaves the paper between an arm and the body
+ * outside the mask, the rig's dilation seals it, and the edge on either side parts them as an outline
+ * would (seed 32's hanging arm).
  */
 export function drawnInk(rgba: Uint8Array, tw: number, th: number, scale: number, m: Mask, inside: Uint8Array): DrawnInk | undefined {
   const ink = inkMap(rgba, tw, th, scale, m);
@@ -116,7 +127,16 @@ export function drawnInk(rgba: Uint8Array, tw: number, th: number, scale: number
     area++;
     if (!ink[i] && depth[i] >= OPEN_FILL_DEPTH) open++;
   }
-  return area > 0 && open >= MIN_OPEN_FILL * area ? { ink, inside } : undefined;
+  if (area === 0) return undefined;
+  return open >= MIN_OPEN_FILL * area ? { ink, inside } : { ink: maskEdge(m.w, m.h, inside), inside, edgeOnly: true };
+}
+
+/** The pixels of `inside` less than EDGE_DEPTH from a pixel outside it: the figure's own edge, as a stroke. */
+function maskEdge(w: number, h: number, inside: Uint8Array): Uint8Array {
+  const depth = distanceToOutside({ w, h, data: inside });
+  const edge = new Uint8Array(w * h);
+  for (let i = 0; i < edge.length; i++) if (inside[i] && depth[i] < EDGE_DEPTH) edge[i] = 1;
+  return edge;
 }
 
 /** Share of a disc round a fill pixel that is fill, from which that pixel is the corner between two strokes. */

@@ -197,7 +197,8 @@ export function regionField(
     if (child >= 0) pastJoint(scores[b], m.w, J(BONES[b].from), J(BONES[b].to), radius[b] - radius[child]);
   }
   const caps = drawn ? drawnArms(m, scores, radius, joints, drawing) : [];
-  if (drawn && drawing) closedEnds(m, drawing, scores, joints);
+  // A hatched figure's edge closes no part inside it (closedEnds would give its whole fill to one joint).
+  if (drawn && drawing && !drawing.edgeOnly) closedEnds(m, drawing, scores, joints);
   absorbIslands(m, scores, seedSets);
   const parentBand = drawn ? [...DRAWN_PARENT_BAND] : undefined;
   return { scores, radius, ...(parentBand ? { parentBand } : {}), ...(caps.length ? { caps } : {}) };
