@@ -50,6 +50,23 @@ export interface SeamOutput {
   triBone: Int32Array;
 }
 
+/**
+ * Whether the copy of vertex `v` for chain `chain` keeps the torso's weight besides its own chain's:
+ * for a limb's copy of a vertex within that limb's keep radius of its pivot. A triangle there that
+ * mixes torso and limb only is never cut and blends; one that also touches a third chain is cut (the
+ * head's round over a stick figure's shoulder, the other leg where legs are drawn together from one
+ * point) and its limb copy was made rigid with the limb, so the limb's first pixels no longer
+ * stretched back to the torso and the limb came off at its joint as soon as it turned (generated stick
+ * figures: seed 70's arm drawn level, hanging on tpl_wave, 24 of 24 frames; seed 37's kicking thigh at
+ * the crotch). Per vertex, not per triangle: every triangle of the chain uses the same copy of a
+ * vertex, so no crack opens inside the limb.
+ */
+function keepsTorso(m: SeamInput, chain: number, v: number): boolean {
+  if (chain < 0) return false;
+  const p = m.pivots[chain];
+  return Math.hypot(m.xs[v] - p.x, m.ys[v] - p.y) <= m.keepRadius[chain];
+}
+
 export function cutSeams(m: SeamInput): SeamOutput {
   const nt = m.triangles.length / 3;
   const dominant = (v: number): number => {
@@ -117,6 +134,9 @@ export function cutSeams(m: SeamInput): SeamOutput {
   }
   // Every triangle of chain C touching a split vertex uses that vertex's C copy (its weights
   // restricted to C's bones), so no crack opens inside one chain and elbows and knees still blend.
+  // A limb's copy of a vertex within that limb's keep radius of its pivot also keeps the torso's
+  // weight (keepsTorso): there torso and limb blend, and a triangle is cut only for touching a third
+  // chain.
   const copies = new Map<number, number>();
   const xs: number[] = Array.from(m.xs),
     ys: number[] = Array.from(m.ys);
@@ -130,6 +150,8 @@ export function cutSeams(m: SeamInput): SeamOutput {
     for (let k = 0; k < 3; k++) {
       const v = m.triangles[t * 3 + k];
       if (!cutBones.get(v)?.has(chain)) continue;
+      const torsoToo = keepsTorso(m, chain, v);
+      const keeps = (ob: number): boolean => chainOf(ob) === chain || (torsoToo && ob === 0);
       const key = v * 16 + chain + 1;
       let c = copies.get(key);
       if (c === undefined) {
@@ -139,14 +161,14 @@ export function cutSeams(m: SeamInput): SeamOutput {
         ys.push(m.ys[v]);
         let sum = 0;
         for (let i = 0; i < MAX_INFLUENCES; i++) {
-          if (chainOf(m.boneIdx[v * MAX_INFLUENCES + i]) === chain) sum += m.boneW[v * MAX_INFLUENCES + i];
+          if (keeps(m.boneIdx[v * MAX_INFLUENCES + i])) sum += m.boneW[v * MAX_INFLUENCES + i];
         }
         for (let i = 0; i < MAX_INFLUENCES; i++) {
           const ob = m.boneIdx[v * MAX_INFLUENCES + i],
             ow = m.boneW[v * MAX_INFLUENCES + i];
           if (sum > 1e-3) {
-            bi.push(chainOf(ob) === chain ? ob : 0);
-            bw.push(chainOf(ob) === chain ? ow / sum : 0);
+            bi.push(keeps(ob) ? ob : 0);
+            bw.push(keeps(ob) ? ow / sum : 0);
           } else {
             bi.push(i === 0 ? b : 0);
             bw.push(i === 0 ? 1 : 0);
