@@ -133,3 +133,22 @@ test("a stick figure's limb stays joined where its junction also touches the hea
     assert.ok(r.split / r.sampled <= 0.05, `seed ${seed} (${d.label}): in pieces on ${r.split}/${r.sampled} frames`);
   }
 });
+
+test("a stick figure's legs drawn from one point both start where they part", async () => {
+  // Guards drawings.ts sharedLegStretch and seams.ts nearJointOf (a leg's attachment). Seed 110's legs
+  // run together below the root and one thigh won that stretch: the other began below it, joined to
+  // that thigh only, and came off at the crotch on tpl_wave (24 of 24 frames before, 0 after). Seed 50's
+  // legs turn about where they leave the torso's region, 27 px from the skeleton's hip, and the seam
+  // there was cut: on tpl_kick the kicking leg came off (8 of 24 before, 0 after).
+  for (const [seed, name] of [
+    [110, 'tpl_wave'],
+    [50, 'tpl_kick'],
+  ] as const) {
+    const m = await engine.writeTemplateMotion(name, join(work(), `m-${name}`));
+    const file = join(work(), `stick-${seed}.png`);
+    const d = await makeSynthDrawing(seed, file);
+    const c = await engine.analyzeCharacter({ imageFile: file, outDir: join(work(), `c-legs-${seed}`), thumbnail: false });
+    const r = await split(c, m);
+    assert.ok(r.split / r.sampled <= 0.05, `seed ${seed} (${d.label}) on ${name}: in pieces on ${r.split}/${r.sampled} frames`);
+  }
+});

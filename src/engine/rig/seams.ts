@@ -29,6 +29,8 @@ export interface SeamInput {
   /** Per bone: pivot position (working px) and blend radius around it that stays smooth. */
   pivots: Array<{ x: number; y: number }>;
   keepRadius: number[];
+  /** Per bone, a second point round which the seam stays smooth (a stick figure's leg attachment), or null. */
+  attachments?: Array<{ x: number; y: number } | null>;
   /**
    * Vertices of a skirt zone (skirt.ts): a triangle touching one, made of torso and leg parts only,
    * is cloth stretching between them and is never cut.
@@ -48,6 +50,20 @@ export interface SeamOutput {
   cutTriangles: Uint8Array;
   /** Dominant bone per output triangle (extras: a bone of the chain they draw). */
   triBone: Int32Array;
+}
+
+/**
+ * Whether (x, y) lies within limb `limb`'s keep radius of its pivot, or of its attachment when it has
+ * one: there torso and limb blend and are neither cut apart nor clipped. A stick figure's hip (the
+ * skeleton's, spread sideways at the root's height, off its strokes) lies 20-30 texture px from
+ * where its leg's region meets the torso's, which the leg turns about (build-rig.ts limbAttachments),
+ * and the seam between them there was cut: the leg came off at the crotch as it turned.
+ */
+function nearJointOf(m: SeamInput, limb: number, x: number, y: number): boolean {
+  if (limb < 0) return false;
+  const p = m.pivots[limb],
+    a = m.attachments?.[limb];
+  return Math.hypot(x - p.x, y - p.y) <= m.keepRadius[limb] || (!!a && Math.hypot(x - a.x, y - a.y) <= m.keepRadius[limb]);
 }
 
 /**
@@ -113,8 +129,7 @@ export function cutSeams(m: SeamInput): SeamOutput {
     if (m.skirt && tv.some((v) => m.skirt![v]) && [d0, d1, d2].every((d) => SKIRT_PARTS.has(d))) continue;
     const cx = (m.xs[m.triangles[t * 3]] + m.xs[m.triangles[t * 3 + 1]] + m.xs[m.triangles[t * 3 + 2]]) / 3;
     const cy = (m.ys[m.triangles[t * 3]] + m.ys[m.triangles[t * 3 + 1]] + m.ys[m.triangles[t * 3 + 2]]) / 3;
-    const p = m.pivots[Math.max(limb, 0)];
-    if (!foreign && Math.hypot(cx - p.x, cy - p.y) <= m.keepRadius[limb]) continue;
+    if (!foreign && nearJointOf(m, limb, cx, cy)) continue;
     cut++;
     cutTriangles[t] = 1;
     // The triangle is drawn once per chain among its vertices, each copy clipped to that chain's
@@ -242,10 +257,7 @@ export function clipCodes(m: SeamInput, seams: SeamOutput): Uint8Array {
       const cx = (xs[triangles[t * 3]] + xs[triangles[t * 3 + 1]] + xs[triangles[t * 3 + 2]]) / 3;
       const cy = (ys[triangles[t * 3]] + ys[triangles[t * 3 + 1]] + ys[triangles[t * 3 + 2]]) / 3;
       let nearJoint = false;
-      for (const root of [2, 4, 6, 8]) {
-        const p = m.pivots[root];
-        if (Math.hypot(cx - p.x, cy - p.y) <= m.keepRadius[root]) nearJoint = true;
-      }
+      for (const root of [2, 4, 6, 8]) if (nearJointOf(m, root, cx, cy)) nearJoint = true;
       if (nearJoint) continue;
     }
     out[t] = chainCode(seams.triBone[t]);
