@@ -117,3 +117,38 @@ test(
     }
   },
 );
+
+test("a stick figure's limb stays joined where its junction also touches the head or the other leg", async () => {
+  // Guards seams.ts keepsTorso. Seed 70 holds its arms out level; on tpl_wave one arm hangs
+  // down. Some triangles where that arm leaves the body's line also touch a third chain (seed 70: the
+  // head's round just above), so they were cut and the arm's copy of their vertices made rigid with the
+  // arm: the arm came off a few pixels from the body's line, 24 of 24 frames before, 0 after (seed 81
+  // the same).
+  const m = await engine.writeTemplateMotion('tpl_wave', join(work(), 'm-wave'));
+  for (const seed of [70]) {
+    const file = join(work(), `stick-${seed}.png`);
+    const d = await makeSynthDrawing(seed, file);
+    const c = await engine.analyzeCharacter({ imageFile: file, outDir: join(work(), `c-wave-${seed}`), thumbnail: false });
+    const r = await split(c, m);
+    assert.ok(r.split / r.sampled <= 0.05, `seed ${seed} (${d.label}): in pieces on ${r.split}/${r.sampled} frames`);
+  }
+});
+
+test("a stick figure's legs drawn from one point both start where they part", async () => {
+  // Guards drawings.ts sharedLegStretch and seams.ts nearJointOf (a leg's attachment). Seed 110's legs
+  // run together below the root and one thigh won that stretch: the other began below it, joined to
+  // that thigh only, and came off at the crotch on tpl_wave (24 of 24 frames before, 0 after). Seed 50's
+  // legs turn about where they leave the torso's region, 27 px from the skeleton's hip, and the seam
+  // there was cut: on tpl_kick the kicking leg came off (8 of 24 before, 0 after).
+  for (const [seed, name] of [
+    [110, 'tpl_wave'],
+    [50, 'tpl_kick'],
+  ] as const) {
+    const m = await engine.writeTemplateMotion(name, join(work(), `m-${name}`));
+    const file = join(work(), `stick-${seed}.png`);
+    const d = await makeSynthDrawing(seed, file);
+    const c = await engine.analyzeCharacter({ imageFile: file, outDir: join(work(), `c-legs-${seed}`), thumbnail: false });
+    const r = await split(c, m);
+    assert.ok(r.split / r.sampled <= 0.05, `seed ${seed} (${d.label}) on ${name}: in pieces on ${r.split}/${r.sampled} frames`);
+  }
+});

@@ -9,7 +9,7 @@ import { buildMesh } from './mesh.js';
 import { chainCode, chainLabels, clipCodes, cutSeams } from './seams.js';
 import { BONES, BONE_COUNT, BONE_LAYER, RIG_JOINTS, boneLength, jointsFromKeypoints, type Point } from './skeleton.js';
 import { MAX_INFLUENCES, limbThickness, pointWeights, regionField } from './weights.js';
-import { capWeights, hasNeck, headRamp } from './drawings.js';
+import { LINE_BODY, capWeights, hasNeck, headRamp } from './drawings.js';
 import { drawnInk } from './ink.js';
 import { SKIRT_REGIONS, findSkirt, skirtWeights } from './skirt.js';
 
@@ -118,13 +118,6 @@ function fullLengths(analysis: CharacterAnalysis, joints: Point[]): number[] | u
 }
 
 /**
- * A drawing's body is a line (a stick figure's) when its half thickness along the torso is at most this
- * share of the torso's length: 0.00-0.05 on 20 of the 22 generated stick figures among seeds 1-120, 0.28
- * and more on the shared drawings, the juice cup and the generated figures drawn with a body outline.
- */
-const LINE_BODY = 0.1;
-
-/**
  * Where each limb of a stick figure is joined to the body (working px, BONES order; null for the torso,
  * the head, the lower limbs and a limb joined at its pivot): the nearest pixel of its region that
  * borders the torso's, when that lies further from its pivot (shoulder or hip) than twice the limb's
@@ -203,6 +196,7 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
   const depth = distanceToOutside(mask);
   const field = regionField(dil, depth, joints, analysis.figure === 'quadruped' ? joints[1].y : Infinity, drawn, drawing);
   collapseRigidLimbs(field.scores, analysis.rigidLimbs);
+  const lineBody = drawn && limbThickness(mask, depth, joints[0], joints[1]) <= LINE_BODY * torsoLen;
   const boneIdx = new Int32Array(nv * MAX_INFLUENCES);
   const boneW = new Float32Array(nv * MAX_INFLUENCES);
   const band = Math.max(2, 0.12 * torsoLen);
@@ -239,9 +233,14 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
     triBone[t] = best;
   }
   const labels = chainLabels(field.scores, dil.data);
-  if (drawn && limbThickness(mask, depth, joints[0], joints[1]) <= LINE_BODY * torsoLen)
+  const attachments: Array<Point | null> = BONES.map(() => null);
+  if (lineBody)
     limbAttachments(labels, dil.w, joints, field.radius).forEach((p, b) => {
       if (p) texJoints[BONES[b].from] = { x: p.x / scale, y: p.y / scale };
+      // The seams stay smooth round a leg's attachment too (seams.ts nearJointOf). Not an arm's: round
+      // seed 6's shoulders (a filled wedge between arm and body) the arms' triangles then held the
+      // spine's texels, and it tore on tpl_jacks (0 -> 20 of 24 frames).
+      if (p && (b === 6 || b === 8)) attachments[b] = p;
     });
   // Split torso/limb contact seams away from the shoulders and hips (see seams.ts). The radius
   // kept smooth around each joint: twice the limb's half-thickness, at least a fifth of the torso.
@@ -254,6 +253,7 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
     boneW,
     pivots: BONES.map((b) => joints[b.from]),
     keepRadius: field.radius.map((r) => Math.max(2 * r, 0.2 * torsoLen)),
+    attachments,
     skirt: skirt ? inSkirt : undefined,
     caps,
   };

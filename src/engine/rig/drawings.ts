@@ -8,7 +8,7 @@
 import { BEHIND_JOINT, chord, geodesic, pastLine } from './fields.js';
 import { inkSeam, type DrawnInk } from './ink.js';
 import { boneFrame, distanceToOutside, mostConcaveEdge, segmentDistance, type Mask } from './mask.js';
-import { BONES, BONE_COUNT, type Point } from './skeleton.js';
+import { BONES, BONE_COUNT, boneLength, type Point } from './skeleton.js';
 
 /** Forearms (BONES order), whose blend with the upper arm a drawing confines to ELBOW_BAND. */
 const FOREARMS = [3, 5];
@@ -583,4 +583,73 @@ export function capWeights(
     }
   }
   return inCap;
+}
+
+/**
+ * A drawing's body is a line (a stick figure's) when its half thickness along the torso is at most this
+ * share of the torso's length: 0.00-0.05 on 20 of the 22 generated stick figures among seeds 1-120, 0.28
+ * and more on the shared drawings, the juice cup and the generated figures drawn with a body outline.
+ */
+export const LINE_BODY = 0.1;
+
+/** A stick figure's legs share their strokes while its mask's row is at most this many times as wide as at the root. */
+const SHARED_WIDTH = 1.5;
+
+/**
+ * A stick figure's legs drawn from one point run together before they part: one stroke, or two strokes
+ * overlapping. One thigh won that stretch and the other began below it, joined to that thigh but not
+ * to the body, so it came off at the crotch as soon as the legs moved apart (generated seeds 44, 49,
+ * 110 on tpl_wave, 24 of 24 frames). Going down from the root, the rows of the mask's run that holds
+ * the body's line, while that run stays one piece and at most SHARED_WIDTH times its width at the root
+ * (the strokes have not yet parted), go to the torso; both legs then begin where they part, and
+ * limbAttachments (build-rig.ts) turns them about there. Only when they part within half a thigh's
+ * length of the root; only on a line body (the caller's test). Rows of the picture: the stick figures
+ * this was measured on are drawn upright.
+ */
+export function sharedLegStretch(m: Mask, scores: Float64Array[], joints: Point[]): void {
+  const root = joints[0];
+  const thigh = (boneLength(joints, 6) + boneLength(joints, 8)) / 2;
+  const y0 = Math.floor(root.y),
+    cx = Math.floor(root.x);
+  if (cx < 0 || cx >= m.w || y0 < 0 || y0 >= m.h || !m.data[y0 * m.w + cx]) return;
+  let [a, b] = rowRun(m, y0, cx);
+  const width = b - a + 1;
+  const rows: Array<[number, number, number]> = [[y0, a, b]];
+  let parted = false;
+  for (let y = y0 + 1; y < Math.min(m.h, y0 + 0.5 * thigh) && !parted; y++) {
+    // Runs of this row that continue the last one (8-connected).
+    const runs: Array<[number, number]> = [];
+    for (let x = Math.max(0, a - 1); x <= Math.min(m.w - 1, b + 1); x++) {
+      if (!m.data[y * m.w + x]) continue;
+      const run = rowRun(m, y, x);
+      runs.push(run);
+      x = run[1];
+    }
+    if (runs.length === 0) return;
+    parted = runs.length > 1 || runs[0][1] - runs[0][0] + 1 > SHARED_WIDTH * width;
+    if (!parted) {
+      [a, b] = runs[0];
+      rows.push([y, a, b]);
+    }
+  }
+  if (!parted) return;
+  const legs = [6, 7, 8, 9];
+  for (const [y, ra, rb] of rows)
+    for (let x = ra; x <= rb; x++) {
+      const i = y * m.w + x;
+      let best = 0;
+      for (let k = 1; k < BONE_COUNT; k++) if (scores[k][i] < scores[best][i]) best = k;
+      if (!legs.includes(best)) continue;
+      scores[0][i] = scores[best][i];
+      for (const k of legs) scores[k][i] = Infinity;
+    }
+}
+
+/** The run of mask pixels on row `y` through column `x`. */
+function rowRun(m: Mask, y: number, x: number): [number, number] {
+  let a = x,
+    b = x;
+  while (a > 0 && m.data[y * m.w + a - 1]) a--;
+  while (b < m.w - 1 && m.data[y * m.w + b + 1]) b++;
+  return [a, b];
 }

@@ -29,6 +29,8 @@ export interface SeamInput {
   /** Per bone: pivot position (working px) and blend radius around it that stays smooth. */
   pivots: Array<{ x: number; y: number }>;
   keepRadius: number[];
+  /** Per bone, a second point round which the seam stays smooth (a stick figure's leg attachment), or null. */
+  attachments?: Array<{ x: number; y: number } | null>;
   /**
    * Vertices of a skirt zone (skirt.ts): a triangle touching one, made of torso and leg parts only,
    * is cloth stretching between them and is never cut.
@@ -62,6 +64,37 @@ export interface SeamOutput {
   cutTriangles: Uint8Array;
   /** Dominant bone per output triangle (extras: a bone of the chain they draw). */
   triBone: Int32Array;
+}
+
+/**
+ * Whether (x, y) lies within limb `limb`'s keep radius of its pivot, or of its attachment when it has
+ * one: there torso and limb blend and are neither cut apart nor clipped. A stick figure's hip (the
+ * skeleton's, spread sideways at the root's height, off its strokes) lies 20-30 texture px from
+ * where its leg's region meets the torso's, which the leg turns about (build-rig.ts limbAttachments),
+ * and the seam between them there was cut: the leg came off at the crotch as it turned.
+ */
+function nearJointOf(m: SeamInput, limb: number, x: number, y: number): boolean {
+  if (limb < 0) return false;
+  const p = m.pivots[limb],
+    a = m.attachments?.[limb];
+  return Math.hypot(x - p.x, y - p.y) <= m.keepRadius[limb] || (!!a && Math.hypot(x - a.x, y - a.y) <= m.keepRadius[limb]);
+}
+
+/**
+ * Whether the copy of vertex `v` for chain `chain` keeps the torso's weight besides its own chain's:
+ * for a limb's copy of a vertex within that limb's keep radius of its pivot. A triangle there that
+ * mixes torso and limb only is never cut and blends; one that also touches a third chain is cut (the
+ * head's round over a stick figure's shoulder, the other leg where legs are drawn together from one
+ * point) and its limb copy was made rigid with the limb, so the limb's first pixels no longer
+ * stretched back to the torso and the limb came off at its joint as soon as it turned (generated stick
+ * figures: seed 70's arm drawn level, hanging on tpl_wave, 24 of 24 frames; seed 37's kicking thigh at
+ * the crotch). Per vertex, not per triangle: every triangle of the chain uses the same copy of a
+ * vertex, so no crack opens inside the limb.
+ */
+function keepsTorso(m: SeamInput, chain: number, v: number): boolean {
+  if (chain < 0) return false;
+  const p = m.pivots[chain];
+  return Math.hypot(m.xs[v] - p.x, m.ys[v] - p.y) <= m.keepRadius[chain];
 }
 
 export function cutSeams(m: SeamInput): SeamOutput {
@@ -111,8 +144,7 @@ export function cutSeams(m: SeamInput): SeamOutput {
     if (inCap(m, tv, [d0, d1, d2])) continue;
     const cx = (m.xs[m.triangles[t * 3]] + m.xs[m.triangles[t * 3 + 1]] + m.xs[m.triangles[t * 3 + 2]]) / 3;
     const cy = (m.ys[m.triangles[t * 3]] + m.ys[m.triangles[t * 3 + 1]] + m.ys[m.triangles[t * 3 + 2]]) / 3;
-    const p = m.pivots[Math.max(limb, 0)];
-    if (!foreign && Math.hypot(cx - p.x, cy - p.y) <= m.keepRadius[limb]) continue;
+    if (!foreign && nearJointOf(m, limb, cx, cy)) continue;
     cut++;
     cutTriangles[t] = 1;
     // The triangle is drawn once per chain among its vertices, each copy clipped to that chain's
@@ -132,6 +164,9 @@ export function cutSeams(m: SeamInput): SeamOutput {
   }
   // Every triangle of chain C touching a split vertex uses that vertex's C copy (its weights
   // restricted to C's bones), so no crack opens inside one chain and elbows and knees still blend.
+  // A limb's copy of a vertex within that limb's keep radius of its pivot also keeps the torso's
+  // weight (keepsTorso): there torso and limb blend, and a triangle is cut only for touching a third
+  // chain.
   const copies = new Map<number, number>();
   const xs: number[] = Array.from(m.xs),
     ys: number[] = Array.from(m.ys);
@@ -145,6 +180,8 @@ export function cutSeams(m: SeamInput): SeamOutput {
     for (let k = 0; k < 3; k++) {
       const v = m.triangles[t * 3 + k];
       if (!cutBones.get(v)?.has(chain)) continue;
+      const torsoToo = keepsTorso(m, chain, v);
+      const keeps = (ob: number): boolean => chainOf(ob) === chain || (torsoToo && ob === 0);
       const key = v * 16 + chain + 1;
       let c = copies.get(key);
       if (c === undefined) {
@@ -154,14 +191,14 @@ export function cutSeams(m: SeamInput): SeamOutput {
         ys.push(m.ys[v]);
         let sum = 0;
         for (let i = 0; i < MAX_INFLUENCES; i++) {
-          if (chainOf(m.boneIdx[v * MAX_INFLUENCES + i]) === chain) sum += m.boneW[v * MAX_INFLUENCES + i];
+          if (keeps(m.boneIdx[v * MAX_INFLUENCES + i])) sum += m.boneW[v * MAX_INFLUENCES + i];
         }
         for (let i = 0; i < MAX_INFLUENCES; i++) {
           const ob = m.boneIdx[v * MAX_INFLUENCES + i],
             ow = m.boneW[v * MAX_INFLUENCES + i];
           if (sum > 1e-3) {
-            bi.push(chainOf(ob) === chain ? ob : 0);
-            bw.push(chainOf(ob) === chain ? ow / sum : 0);
+            bi.push(keeps(ob) ? ob : 0);
+            bw.push(keeps(ob) ? ow / sum : 0);
           } else {
             bi.push(i === 0 ? b : 0);
             bw.push(i === 0 ? 1 : 0);
@@ -244,10 +281,7 @@ export function clipCodes(m: SeamInput, seams: SeamOutput): Uint8Array {
       const cx = (xs[triangles[t * 3]] + xs[triangles[t * 3 + 1]] + xs[triangles[t * 3 + 2]]) / 3;
       const cy = (ys[triangles[t * 3]] + ys[triangles[t * 3 + 1]] + ys[triangles[t * 3 + 2]]) / 3;
       let nearJoint = false;
-      for (const root of [2, 4, 6, 8]) {
-        const p = m.pivots[root];
-        if (Math.hypot(cx - p.x, cy - p.y) <= m.keepRadius[root]) nearJoint = true;
-      }
+      for (const root of [2, 4, 6, 8]) if (nearJointOf(m, root, cx, cy)) nearJoint = true;
       if (nearJoint) continue;
     }
     out[t] = chainCode(seams.triBone[t]);
