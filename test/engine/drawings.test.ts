@@ -303,6 +303,24 @@ describe('drawings against the artists annotations', () => {
     }
   });
 
+  it("outlined legs thinner than a stick figure's bound are not a stick figure's lines", async () => {
+    // Generated drawings 88 (a box body, 1 px pencil, one arm up) and 60 (a big head on a small body, arms
+    // level): their outlined legs are tubes under STICK_LINE of the figure's height, so they were read as
+    // a stick figure's lines: the root moved to the crotch and the arms were attached on the "body's line"
+    // (88: joints 0.83, a shoulder and a knee missed; 60: 0.75, both shoulders put at the crotch).
+    // skeleton-pose.ts now also asks the line's median half thickness to be a pen's (STICK_PEN).
+    for (const [seed, floor] of [
+      [88, 0.9],
+      [60, 0.8],
+    ]) {
+      const d = await makeSynthDrawing(seed, join(tmp, `tubes-${seed}.png`));
+      const dir = join(tmp, `tubes-${seed}`);
+      const r = await analyzeCharacterImage({ tools, imageFile: d.truth.imageFile, outDir: dir, thumbnail: false });
+      const s = await scoreAnalysis(dir, r.analysis, r.textureFile, d.truth);
+      assert.ok(s.joints >= floor, `seed ${seed}: joints ${s.joints.toFixed(2)} (missed ${s.misses.join(',')})`);
+    }
+  });
+
   it('legs drawn together are split into two legs; a hanging arm is not taken for one', async () => {
     // Generated drawings 8, 28 and 29 (legs side by side, no gap the mask keeps): the skeleton runs down
     // the pair as one column. Seeds 8 and 29 took a hanging arm for the second leg (joints 0.67 and 0.33:

@@ -69,6 +69,13 @@ const STICK_ARM_REACH = 0.6;
  * body is thicker).
  */
 const STICK_LINE = 0.03;
+/**
+ * ... and whose half thickness along that stretch is, at its median, at most this share of the figure's
+ * height: a pen's line. The outlined legs of a big head or a box body are tubes under STICK_LINE too
+ * (generated seeds 60, 63, 88: median 0.025-0.029 as drawn), a stick figure's lines 0.005-0.012 as
+ * drawn and on a 3 MP photo.
+ */
+const STICK_PEN = 0.018;
 
 /** A head's round as a path meets it: see skeletonPose's headRound. */
 interface HeadRound {
@@ -237,7 +244,9 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
     const low = order.filter((p) => !child[p]).sort((a, b) => b - a);
     const trunk = low.length ? pathToRoot(low[0]).reverse() : [];
     const neck = trunk.findIndex((q) => dt[q] <= thinLine);
-    const thin = neck >= 0 && trunk.length - neck >= 0.3 * bh && trunk.slice(neck).every((q) => dt[q] <= thinLine);
+    const line = neck >= 0 ? trunk.slice(neck).map((q) => dt[q]) : [];
+    const thin =
+      line.length >= 0.3 * bh && line.every((d) => d <= thinLine) && line.sort((a, b) => a - b)[line.length >> 1] <= STICK_PEN * bh;
     if (thin) {
       const onTrunk = new Map(trunk.map((q, i) => [q, i]));
       let crotch = -1;
