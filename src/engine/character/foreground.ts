@@ -62,7 +62,7 @@ export interface ForegroundResult {
 const CONFIDENT_SEGMENTATION = 0.78;
 
 /** A border counts as plain when this share of its pixels sits close to its median colour. */
-const PLAIN_BORDER_SHARE = 0.8;
+export const PLAIN_BORDER_SHARE = 0.8;
 /** Masks smaller than this share of the picture are treated as "nothing found". */
 const MIN_AREA_SHARE = 0.003;
 /** Masks above this share of the picture separated nothing (as the analysis's MAX_FIGURE_SHARE). */

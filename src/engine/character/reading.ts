@@ -10,7 +10,8 @@
 import sharp from 'sharp';
 import { EngineError } from '../types.js';
 import { maskArea, maskBounds } from '../vision/mask-ops.js';
-import { findForeground, type ForegroundResult } from './foreground.js';
+import { findForeground, PLAIN_BORDER_SHARE, type ForegroundResult } from './foreground.js';
+import { borderStats } from './mask-classical.js';
 import type { SheetHint } from './drawing.js';
 
 export const WORK_LONG_SIDE = 768;
@@ -46,6 +47,15 @@ export async function readFigure(imageFile: string, info: Picture, check: () => 
   check();
   const fg = await findForeground(view.work, view.w, view.h, info.hasAlpha);
   const first: FigureReading = { view, fg, bounds: maskBounds(fg.mask, view.w, view.h) };
+  const inset = insetPicture(first, info);
+  if (inset) {
+    // A picture set on a plain canvas is cut as its whole rectangle; its figure is read from it alone.
+    const inner = await workingView(imageFile, inset);
+    check();
+    const again = await findForeground(inner.work, inner.w, inner.h, info.hasAlpha);
+    const againBounds = maskBounds(again.mask, inner.w, inner.h);
+    if (againBounds) return { view: inner, fg: again, bounds: againBounds };
+  }
   const seed = fg.method === 'drawing' ? first.bounds : !fg.confident ? fg.paperInk : null;
   const region = seed ? closerRegion(view, seed, info, false) : null;
   if (!region) return first;
@@ -114,6 +124,102 @@ async function workingView(imageFile: string, region: Region, whole = false): Pr
   } catch (err) {
     throw new EngineError('UNSUPPORTED_MEDIA', `Image cannot be decoded: ${(err as Error).message}`, { imageFile });
   }
+}
+
+/** Radius of the box blur that evens out a canvas's grain before its colour is compared, working px. */
+const CANVAS_BLUR = 3;
+/** A blurred pixel farther than this from the canvas's colour (on some channel) is not canvas. */
+const CANVAS_TOLERANCE = 32;
+/** The least share of each side of a pasted picture's box that is not canvas. */
+const INSET_SIDES = 0.5;
+/** The largest share of the canvas's width or height such a picture spans (beyond, it is the picture). */
+const INSET_SPAN = 0.9;
+
+/** Pixels (0/1) whose colour, averaged over a box of CANVAS_BLUR, is farther than CANVAS_TOLERANCE from `canvas`. */
+function offCanvas(rgba: Buffer, w: number, h: number, canvas: readonly number[]): Uint8Array {
+  const out = new Uint8Array(w * h);
+  const sum = new Float64Array((w + 1) * (h + 1));
+  const r = CANVAS_BLUR;
+  for (let c = 0; c < 3; c++) {
+    for (let y = 0; y < h; y++) {
+      let row = 0;
+      for (let x = 0; x < w; x++) {
+        row += rgba[(y * w + x) * 4 + c];
+        sum[(y + 1) * (w + 1) + x + 1] = sum[y * (w + 1) + x + 1] + row;
+      }
+    }
+    for (let y = 0; y < h; y++) {
+      const [ya, yb] = [Math.max(0, y - r), Math.min(h, y + r + 1)];
+      for (let x = 0; x < w; x++) {
+        const [xa, xb] = [Math.max(0, x - r), Math.min(w, x + r + 1)];
+        const total = sum[yb * (w + 1) + xb] - sum[ya * (w + 1) + xb] - sum[yb * (w + 1) + xa] + sum[ya * (w + 1) + xa];
+        if (Math.abs(total / ((yb - ya) * (xb - xa)) - canvas[c]) > CANVAS_TOLERANCE) out[y * w + x] = 1;
+      }
+    }
+  }
+  return out;
+}
+
+/** First and last index whose count is at least `least` (-1, -1 when none). */
+function span(counts: Uint32Array, least: number): [number, number] {
+  let [a, b] = [-1, -1];
+  for (let i = 0; i < counts.length; i++) {
+    if (counts[i] < least) continue;
+    if (a < 0) a = i;
+    b = i;
+  }
+  return [a, b];
+}
+
+/**
+ * The region of a picture set on a plain canvas (a photo or an illustration pasted on grey noise, on grey
+ * or on white: the border test passes, and the drawing's or the border colour's cut is the pasted
+ * picture, more or less, with grains of noise or less what in it has the canvas's colour), source px,
+ * inside its edge; null when the picture is not one. Blurred, the canvas (flat or grainy) is its border's
+ * colour; the pasted picture is the box of what is not, and runs along at least INSET_SIDES of each of
+ * its sides, where a figure's outline touches its box at a few points (its head, hands and feet).
+ */
+export function insetPicture(first: FigureReading, info: { width: number; height: number }): Region | null {
+  const { view, fg } = first;
+  if ((fg.method !== 'classical' && fg.method !== 'drawing') || (fg.evidence.borderPlainShare ?? 0) < PLAIN_BORDER_SHARE) return null;
+  const { work, w, h, ws, origin } = view;
+  const off = offCanvas(work, w, h, borderStats(work, w, h).median);
+  const rows = new Uint32Array(h),
+    cols = new Uint32Array(w);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      rows[y] += off[y * w + x];
+      cols[x] += off[y * w + x];
+    }
+  }
+  // The box of all that is off the canvas, a figure's thin limbs too; a stray grain left by the blur is not.
+  const [x0, x1] = span(cols, Math.max(3, 0.01 * h));
+  const [y0, y1] = span(rows, Math.max(3, 0.01 * w));
+  const [bw, bh] = [x1 - x0 + 1, y1 - y0 + 1];
+  if (x0 < 0 || y0 < 0 || bw > INSET_SPAN * w || bh > INSET_SPAN * h || bw < 16 || bh < 16) return null;
+  const m = CANVAS_BLUR + 2;
+  const along = (n: number, at: (i: number) => number): number => {
+    let on = 0;
+    for (let i = 0; i < n; i++) on += off[at(i)];
+    return on / n;
+  };
+  const sides = [
+    along(bw - 2 * m, (i) => (y0 + m) * w + x0 + m + i),
+    along(bw - 2 * m, (i) => (y1 - m) * w + x0 + m + i),
+    along(bh - 2 * m, (i) => (y0 + m + i) * w + x0 + m),
+    along(bh - 2 * m, (i) => (y0 + m + i) * w + x1 - m),
+  ];
+  // A pasted picture fills its box's corners; a figure leaves them empty (three of four at least, so a
+  // picture with a corner of the canvas's colour is still seen).
+  const corners = [off[(y0 + m) * w + x0 + m], off[(y0 + m) * w + x1 - m], off[(y1 - m) * w + x0 + m], off[(y1 - m) * w + x1 - m]];
+  if (sides.some((share) => share < INSET_SIDES) || corners.reduce((a, b) => a + b, 0) < 3) return null;
+  // The blur spreads the picture's edge over CANVAS_BLUR pixels; JPEG blends a pixel or two more.
+  const [rx0, ry0] = [Math.ceil(origin.x + (x0 + m) / ws), Math.ceil(origin.y + (y0 + m) / ws)];
+  const [rx1, ry1] = [
+    Math.min(info.width, Math.floor(origin.x + (x1 + 1 - m) / ws)),
+    Math.min(info.height, Math.floor(origin.y + (y1 + 1 - m) / ws)),
+  ];
+  return { x: rx0, y: ry0, width: rx1 - rx0, height: ry1 - ry0 };
 }
 
 /** Whether a figure found in a region touches one of the region's sides that is not the picture's. */
