@@ -152,3 +152,22 @@ test("a stick figure's legs drawn from one point both start where they part", as
     assert.ok(r.split / r.sampled <= 0.05, `seed ${seed} (${d.label}) on ${name}: in pieces on ${r.split}/${r.sampled} frames`);
   }
 });
+
+test("a stick figure's raised arms drawn against its head's outline move with the arms", async () => {
+  // Guards drawings.ts closedEnds (a bounding stroke a limb won stays the limb's away from the neck).
+  // Seeds 22 and 23 raise their arms from the neck against the head's lower outline: arm and outline
+  // are one band of ink, and the upper arm's bone runs through the head's round, off the band. The head
+  // took the whole band, so the upper arm's stroke stayed by the head and the forearm came off below it
+  // on every template frame (seed 22 on tpl_wave, seed 23 on tpl_kick: 24 of 24 before, 0 after).
+  for (const [seed, name] of [
+    [22, 'tpl_wave'],
+    [23, 'tpl_kick'],
+  ] as const) {
+    const m = await engine.writeTemplateMotion(name, join(work(), `m-rim-${name}`));
+    const file = join(work(), `stick-${seed}.png`);
+    const d = await makeSynthDrawing(seed, file);
+    const c = await engine.analyzeCharacter({ imageFile: file, outDir: join(work(), `c-rim-${seed}`), thumbnail: false });
+    const r = await split(c, m);
+    assert.ok(r.split / r.sampled <= 0.05, `seed ${seed} (${d.label}) on ${name}: in pieces on ${r.split}/${r.sampled} frames`);
+  }
+});

@@ -321,6 +321,18 @@ const END_BONES: ReadonlyArray<[number, number]> = [
 ];
 /** A part holds a joint that lies at least this share of the part's greatest depth inside it. */
 const HELD_DEPTH = 0.5;
+/**
+ * A bounding stroke a limb won is left to that limb beyond this share of the torso's length from the neck
+ * (closedEnds); nearer, the head's outline meets the neck and stays the head's.
+ */
+const NECK_KEEP = 0.1;
+
+/** Whether a limb's bone (not the torso's, the head's or `bone`'s) has the best score at pixel `p`. */
+function ownLimb(scores: Float64Array[], p: number, bone: number): boolean {
+  let win = 0;
+  for (let b = 1; b < BONE_COUNT; b++) if (scores[b][p] < scores[win][p]) win = b;
+  return win > 1 && win !== bone && Number.isFinite(scores[win][p]);
+}
 
 /**
  * A small closed part of a drawing (a hole of its strokes filled: a stick figure's round head, a circle
@@ -414,6 +426,7 @@ export function closedEnds(m: Mask, drawing: DrawnInk, scores: Float64Array[], j
       }
       front = next;
     }
+    const torso = Math.hypot(joints[0].x - joints[1].x, joints[0].y - joints[1].y);
     for (const [p] of depth) {
       // A stroke drawn along another bone (an arm's line across the head's outline) stays that bone's.
       const px = (p % w) + 0.5,
@@ -425,6 +438,10 @@ export function closedEnds(m: Mask, drawing: DrawnInk, scores: Float64Array[], j
         const d = segmentDistance(px, py, joints[BONES[b].from], joints[BONES[b].to]);
         if (d <= half + 1.5 && d < mine) along = true;
       }
+      // So does a stroke a limb won (ownLimb) away from the neck: raised arms drawn against the head's
+      // lower outline merge with it into one band of ink, and the upper arm's bone runs through the
+      // head's round, up to 10 px off the band.
+      if (!along && ownLimb(scores, p, bone) && Math.hypot(px - joints[1].x, py - joints[1].y) > NECK_KEEP * torso) along = true;
       if (!along) part.push(p);
     }
     for (const p of part) {
