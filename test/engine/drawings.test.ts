@@ -268,6 +268,24 @@ describe('drawings against the artists annotations', () => {
     assert.ok(s.joints >= 0.9, `joints ${s.joints.toFixed(2)} (missed ${s.misses.join(',')})`);
   });
 
+  it("a big head's raised arms: shoulders at the body's top corners, not where the arms touch the head", async () => {
+    // Generated drawings 51 and 61 (big heads, both arms raised): the root lies in the head, the arms'
+    // paths turn up into it where they touch its outline, and both shoulders were put there, 0.14-0.16
+    // figure sizes above the annotation's (joints 0.83 each); arm-root.ts raisedArmpit follows the arm's
+    // underside down to the armpit's corner.
+    for (const seed of [51, 61]) {
+      const d = await makeSynthDrawing(seed, join(tmp, `big-head-${seed}.png`));
+      const dir = join(tmp, `big-head-${seed}`);
+      const r = await analyzeCharacterImage({ tools, imageFile: d.truth.imageFile, outDir: dir, thumbnail: false });
+      const s = await scoreAnalysis(dir, r.analysis, r.textureFile, d.truth);
+      const shoulders = s.misses.filter((k) => [5, 6].includes(Number(k)));
+      assert.ok(
+        shoulders.length === 0 && s.joints >= 0.9,
+        `seed ${seed} (${d.label}): joints ${s.joints.toFixed(2)} (missed ${s.misses.join(',')})`,
+      );
+    }
+  });
+
   it('raised hands beside a head with hair are hands, not hair', async () => {
     // Generated drawings 38 and 47 (stick figures with hair, arms raised across the head's round, mitten
     // hands): the hands lie as far from the head's centre as a big head's hair spikes and their paths run

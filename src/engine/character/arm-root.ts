@@ -212,3 +212,52 @@ export function shoulderUnderNeck(
   if (outer === cx || b < a) return null;
   return { shoulder: [high ? (cx + b) / 2 : (cx + a) / 2, y], elbow: [outer + step * r, ey] };
 }
+
+/** Least drop from a raised arm's shoulder found down to its armpit's corner for the corner to win, in arm half thicknesses. */
+const CORNER_DROP_RADII = 2;
+
+/**
+ * A raised arm whose path runs into a big head: the figure's root (its thickest point) lies in the head,
+ * the arm's path turns up into it where the arm touches the head's outline, and the skeleton's shoulder
+ * was found there, 0.14-0.16 figure sizes above the body's top corner where the arm is drawn from
+ * (generated big heads with a raised arm, bench/_drawing-synth.ts). The arm's underside still slants
+ * down into the torso's side: walking down the rows from the shoulder found (`from`, grid [x, y]), the
+ * side of the run holding the body's middle column `cx` moves inwards by at most ARMPIT_STEP px a row
+ * (the underside of an arm raised at 45 degrees moves one px a row, too little for armpitSide's jump)
+ * and then holds (the torso's side, or a round body widening below it). That corner is the armpit; the
+ * shoulder is one half thickness `r` inside it and half of one above it (the arm is drawn from inside
+ * the body's top). Null when the hand (`hand`) is not above the shoulder found, the side is not swept
+ * inwards all the way, or the corner lies less than CORNER_DROP_RADII half thicknesses below `from` (the
+ * path already reached the torso: a raised arm leaving a box body's top corner).
+ */
+export function raisedArmpit(
+  m: Uint8Array,
+  w: number,
+  cx: number,
+  bottom: number,
+  from: [number, number],
+  hand: [number, number],
+  r: number,
+): [number, number] | null {
+  if (hand[1] >= from[1]) return null;
+  const high = hand[0] > cx;
+  const sideAt = (y: number): number => {
+    const [a, b] = runAround(m, w, cx, y);
+    return b < a ? NaN : high ? b : a;
+  };
+  const settle = Math.max(3, Math.round(SETTLE_RADII * r));
+  // Inward move of the side from row y down to row y + k (negative: outwards).
+  const inward = (y: number, k: number): number => (high ? sideAt(y) - sideAt(y + k) : sideAt(y + k) - sideAt(y));
+  for (let y = from[1]; y + settle <= bottom; y++) {
+    const step = inward(y, 1);
+    if (!(step <= ARMPIT_STEP)) return null;
+    if (inward(y, settle) * 4 > settle) continue;
+    // The side holds from row y on (moves in by at most a quarter px a row): the corner, if it lies far
+    // enough below the shoulder found.
+    if (y - from[1] <= CORNER_DROP_RADII * r) return null;
+    const x = sideAt(y);
+    const inwards = high ? -1 : 1;
+    return [x + inwards * r, y - r / 2];
+  }
+  return null;
+}

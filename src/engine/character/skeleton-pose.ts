@@ -24,7 +24,7 @@
  */
 import type { Keypoint } from '../types.js';
 import { maskBounds } from '../vision/mask-ops.js';
-import { armpitSide, armRootIndex, hangingShoulder, neckRow, shoulderUnderNeck } from './arm-root.js';
+import { armpitSide, armRootIndex, hangingShoulder, neckRow, raisedArmpit, shoulderUnderNeck } from './arm-root.js';
 import { isOtherLeg, legColumn } from './leg-column.js';
 
 export interface SkeletonPose {
@@ -356,6 +356,16 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
           ? toImage(path[Math.round(tip + half)])
           : gridToImage(lerp(gridPt(path[e]), hung.at, (tip + half - e) / hung.walked));
       return [gridToImage(hung.at), elbow, toImage(path[tip])];
+    }
+    // A raised arm whose path turned up into a big head: the shoulder at the armpit's corner below, the
+    // elbow halfway along the whole arm (the path down to where it turned, then the line to the corner).
+    const corner = arm && !stick ? raisedArmpit(m, w, rx, y1, gridPt(path[e]), gridPt(path[tip]), r) : null;
+    if (corner) {
+      const extra = Math.hypot(corner[0] - (path[e] % w), corner[1] - Math.floor(path[e] / w));
+      const half = (e - tip + extra) / 2;
+      const elbow =
+        tip + half <= e ? toImage(path[Math.round(tip + half)]) : gridToImage(lerp(gridPt(path[e]), corner, (tip + half - e) / extra));
+      return [gridToImage(corner), elbow, toImage(path[tip])];
     }
     const lowered = arm ? shoulderUnderNeck(m, w, rx, neck, gridPt(path[e]), gridPt(path[tip]), r) : null;
     if (lowered) return [gridToImage(lowered.shoulder), gridToImage(lowered.elbow), toImage(path[tip])];
