@@ -8,6 +8,7 @@
 import { BEHIND_JOINT, geodesic } from './fields.js';
 import { boneFrame, distanceToOutside, mostConcaveEdge, segmentDistance, type Mask } from './mask.js';
 import type { Point } from './skeleton.js';
+import { reach4 } from '../vision/mask-ops.js';
 
 /**
  * A stroke is at most this share of the working grid's long side wide (twice it, the closing's
@@ -240,20 +241,22 @@ export function inkSeam(
     if (open[y * w + x]) seeds.push(y * w + x);
   }
   if (seeds.length === 0) return false;
-  const reach = flood4(open, w, h, seeds);
+  // Walked 4-connected: a slanted 1 px pencil line holds (seed 21's arm reached its dress's fill across the
+  // 1 px lines between them when walked 8-connected).
+  const reach = reach4(open, 1, w, h, seeds);
   // The body's fill: what its middle reaches the same way (not a speck of paper in the notch).
   const body = nearestFill(open, w, h, mid, R);
-  if (body < 0 || Number.isFinite(reach[body])) return false;
+  if (body < 0 || reach[body]) return false;
   let got = 0;
-  for (const i of along) if (Number.isFinite(reach[i])) got++;
+  for (const i of along) if (reach[i]) got++;
   if (got < ARM_REACHED * along.length) return false;
-  const rest = flood4(open, w, h, [body]);
+  const rest = reach4(open, 1, w, h, [body]);
   // Strokes and rim go to the nearer fill: the arm's, or the body's.
   const armSeeds: number[] = [],
     restSeeds: number[] = [];
   for (let i = 0; i < fill.length; i++) {
-    if (Number.isFinite(reach[i])) armSeeds.push(i);
-    else if (Number.isFinite(rest[i])) restSeeds.push(i);
+    if (reach[i]) armSeeds.push(i);
+    else if (rest[i]) restSeeds.push(i);
   }
   const dArm = geodesic(m, armSeeds),
     dRest = geodesic(m, restSeeds);
@@ -292,32 +295,6 @@ function seamExit(m: Mask, armpit: Point, a: Point): Point | null {
       if (d < bd) [bd, best] = [d, { x: x + 0.5, y: y + 0.5 }];
     }
   return best;
-}
-
-/**
- * Pixels of `open` reached from `seeds` through 4-neighbours (0 reached, Infinity not, as geodesic's
- * distances read). A pencil stroke one pixel wide, drawn slanted, is a chain of diagonal steps: an
- * 8-neighbour walk slips through it (seed 21's arm reached its dress's fill across the 1 px lines between them).
- */
-function flood4(open: Uint8Array, w: number, h: number, seeds: number[]): Float64Array {
-  const d = new Float64Array(w * h).fill(Infinity);
-  const stack: number[] = [];
-  const push = (p: number): void => {
-    if (open[p] && d[p] !== 0) {
-      d[p] = 0;
-      stack.push(p);
-    }
-  };
-  for (const s of seeds) push(s);
-  while (stack.length) {
-    const p = stack.pop()!;
-    const x = p % w;
-    if (x > 0) push(p - 1);
-    if (x < w - 1) push(p + 1);
-    if (p >= w) push(p - w);
-    if (p < (h - 1) * w) push(p + w);
-  }
-  return d;
 }
 
 /** The fill pixel nearest `p` within `r` px, or -1. */

@@ -87,23 +87,27 @@ export function open(mask: Uint8Array, w: number, h: number, r: number): Uint8Ar
 
 /** Pixels with mask=0 reachable from the image border through mask=0 (4-connected). */
 export function reachableFromBorder(mask: Uint8Array, w: number, h: number): Uint8Array {
+  const border: number[] = [];
+  for (let x = 0; x < w; x++) border.push(x, (h - 1) * w + x);
+  for (let y = 0; y < h; y++) border.push(y * w, y * w + w - 1);
+  return reach4(mask, 0, w, h, border);
+}
+
+/**
+ * Pixels whose `pass` value is `value` reachable from `seeds` through such pixels, 4-connected (a slanted
+ * one-pixel line, a chain of diagonal steps, holds; an 8-neighbour walk slips through it). 1 = reached.
+ */
+export function reach4(pass: Uint8Array, value: number, w: number, h: number, seeds: Iterable<number>): Uint8Array {
   const seen = new Uint8Array(w * h);
   const stack = new Int32Array(w * h);
   let top = 0;
   const push = (p: number) => {
-    if (!mask[p] && !seen[p]) {
+    if (pass[p] === value && !seen[p]) {
       seen[p] = 1;
       stack[top++] = p;
     }
   };
-  for (let x = 0; x < w; x++) {
-    push(x);
-    push((h - 1) * w + x);
-  }
-  for (let y = 0; y < h; y++) {
-    push(y * w);
-    push(y * w + w - 1);
-  }
+  for (const p of seeds) push(p);
   while (top > 0) {
     const p = stack[--top];
     const x = p % w;
