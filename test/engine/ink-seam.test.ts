@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import sharp from 'sharp';
 import { makeSynthDrawing, type SynthPlan } from '../../bench/_drawing-synth.js';
+import { drawingMask } from '../../src/engine/character/drawing.js';
 import { createEngine, type Rig } from '../../src/engine/index.js';
 import { resolveTools } from '../../src/engine/media/ffmpeg.js';
 import { bareEdge, figurePieces } from '../../src/engine/render/figure-metrics.js';
@@ -246,4 +247,32 @@ test('generated drawing 32 (hatched box body, an arm hanging against it) stays w
   assert.equal(plan.colouring, 'hatch');
   assert.equal(poseMethod, 'skeleton');
   assert.equal(split, 0, `${split} of ${frames} frames in pieces`);
+});
+
+// Generated seed 46: an oval body hatched in crayon under a 2 px pencil outline, one arm hanging beside it
+// with the paper between them open at the bottom only through a 3 px gap between the hand and the leg. The
+// drawing mask's smallest closing sealed that paper in; the skeleton then took arm and body for one
+// branch, put the elbow inside the body, and the arm's region took half the body: 24 of 24 sampled frames
+// of tpl_wave in pieces. The gap is opened again (drawing.ts openGaps).
+test('generated drawing 46 (hatched oval, an arm hanging beside it): the paper between arm and body is no figure', async () => {
+  const d = await makeSynthDrawing(46, join(work(), 'mask-46.png'));
+  assert.equal(d.plan.colouring, 'hatch');
+  const { data, info } = await sharp(d.truth.imageFile).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { mask } = drawingMask(data, info.width, info.height);
+  const at = (x: number, y: number): number => mask[y * info.width + x];
+  // The paper between the hanging arm and the body (it was in the mask), then the arm, the body, the head.
+  assert.equal(at(101, 277), 0, 'the gap between arm and body');
+  assert.equal(at(98, 290), 0, 'the gap, lower down');
+  for (const [x, y] of [
+    [80, 280],
+    [130, 277],
+    [150, 150],
+  ])
+    assert.equal(at(x, y), 1, `figure at ${x},${y}`);
+});
+
+test('generated drawing 46 (hatched oval, an arm hanging beside it) stays whole as it waves', async () => {
+  const { split, frames, plan } = await framesInPieces(46, 'tpl_wave');
+  assert.equal(plan.colouring, 'hatch');
+  assert.ok(split <= 0.05 * frames, `${split} of ${frames} frames in pieces`);
 });

@@ -26,6 +26,7 @@
 import {
   close,
   dilate,
+  erode,
   fillHoles,
   forEachComponent8,
   keepLargestComponents,
@@ -33,6 +34,7 @@ import {
   maskBounds,
   open,
   otsuThreshold,
+  reach4,
   reachableFromBorder,
 } from '../vision/mask-ops.js';
 import { strokeBands } from './stroke-bands.js';
@@ -888,7 +890,7 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
     if (growth > bestGrowth) [pick, bestGrowth] = [i, growth];
   }
   const speck = Math.max(1, Math.round(long * 0.003));
-  const fg = pasteMask(fillOutline(boxStrokes, box.w, box.h, radii[pick], boxOff, speck), box, w, h);
+  const fg = openGaps(pasteMask(fillOutline(boxStrokes, box.w, box.h, radii[pick], boxOff, speck), box, w, h), strokes, w, h, size);
   return { mask: fg, ink, inkBox: b, rivals, cover, model, evidence: { ...evidence, sheetEdges: sheet.edges } };
 }
 
@@ -1143,4 +1145,60 @@ function fillOutline(ink: Uint8Array, w: number, h: number, r: number, off: Uint
     }
   }
   return fillHoles(keep, w, h);
+}
+
+/** Depth (share of the figure's long side, at least 2 px) from its strokes at which bare paper is open, not a hatching's gap. */
+const OPEN_PAPER_DEPTH = 0.005;
+/**
+ * Above this share of the figure in open paper its inside is paper (an outline left uncoloured or
+ * coloured in part): nothing is opened. The generated drawings of seeds 1-120 hatched or flat-coloured
+ * 0.00-0.04, every other 0.17 or more.
+ */
+const MAX_OPEN_PAPER = 0.1;
+/**
+ * Half the width (share of the figure's long side) of the widest square of bare paper a gap between
+ * parts must hold to be opened: seed 46's gap between its hanging arm and its body 9 px on a 435 px
+ * figure (0.021); the paper sealed in the other hatched seeds of 1-120 (notches under an arm, between a
+ * raised arm and the head) 4 px or less on 371-537 px figures (under 0.011). Opened too, those narrow
+ * notches only narrow the joint they sit at: opening seed 46's notch between its head and raised arm (3 px)
+ * left that shoulder joined by a thin neck of fill, and it tore on tpl_kick (2 of 24 frames).
+ */
+const GAP_HALF_WIDTH = 0.012;
+
+/**
+ * Bare paper the closing sealed in with a coloured figure (hatched or flat), taken out of the mask
+ * again. A coloured figure's inside is ink (a hatching's lines closed over), so paper wide enough to hold
+ * a square of 2 GAP_HALF_WIDTH, reached from the outside through the paper between the strokes, is the gap
+ * between two parts drawn close together: seed 46 (a hatched oval body, an arm hanging beside it, its
+ * hand 3 px from the leg) was closed at the smallest radius. Left in, the skeleton took arm and body for
+ * one branch, the pose model put the elbow inside the body, the arm's region took half the body, and every
+ * motion tore it. Only the gap's core goes (the paper opened at that width); its narrow tips stay.
+ */
+function openGaps(fg: Uint8Array, strokes: Uint8Array, w: number, h: number, size: number): Uint8Array {
+  const paper = new Uint8Array(w * h);
+  let area = 0;
+  for (let p = 0; p < w * h; p++) {
+    if (!fg[p]) continue;
+    area++;
+    if (!strokes[p]) paper[p] = 1;
+  }
+  if (area === 0) return fg;
+  const openPaper = maskArea(erode(paper, w, h, Math.max(2, Math.round(size * OPEN_PAPER_DEPTH))));
+  if (openPaper > MAX_OPEN_PAPER * area) return fg;
+  const r = Math.max(3, Math.round(size * GAP_HALF_WIDTH));
+  const core = erode(paper, w, h, r);
+  if (maskArea(core) === 0) return fg;
+  const wide = dilate(core, w, h, r);
+  for (let p = 0; p < w * h; p++) wide[p] &= paper[p];
+  const seeds: number[] = [];
+  for (let p = 0; p < w * h; p++) if (!fg[p]) seeds.push(p);
+  const leak = reach4(strokes, 0, w, h, seeds);
+  const out = fg.slice();
+  forEachComponent8(wide, w, h, (members, count) => {
+    let leaks = false;
+    for (let k = 0; k < count && !leaks; k++) if (leak[members[k]]) leaks = true;
+    if (!leaks) return;
+    for (let k = 0; k < count; k++) out[members[k]] = 0;
+  });
+  return out;
 }
