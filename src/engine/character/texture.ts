@@ -693,14 +693,20 @@ function outlineRim(out8: Uint8ClampedArray, rim: RimInput, tw: number, th: numb
   // Elsewhere the figure may be a reduced copy of what was annotated: its annotation's pixel is the
   // figure's size over ANNOTATED_FIGURE, under a picture pixel on a small figure.
   const annotationUnit = annotated ? unit : rim.unit;
-  const reach = annotated ? Math.floor(RIM_UNITS * unit + 0.25) : rim.ringPx;
+  // The rim in whole pixels. Near the picture's own scale it is two of them (a unit of 1-1.37 still gives
+  // 2). On an enlarged drawing it is the nearest whole number of pixels to RIM_UNITS annotation pixels:
+  // rounded down from a quarter past, a rim of 3.5-3.7 px was 3, and a stick figure on a 3 MP photo, whose
+  // mask is mostly rim, lost about a pixel of the artist's mask all round its lines (docs/figures.md,
+  // "A stick figure's rim on paper").
+  const rimPixels = (u: number): number => (enlarged ? Math.round(RIM_UNITS * u) : Math.floor(RIM_UNITS * u + 0.25));
+  const reach = annotated ? rimPixels(unit) : rim.ringPx;
   // The annotation's ink, read before the outermost pixels below take their stroke's strength, and the
   // annotation: that ink grown by its rim, over the sheet's ruled lines too (the artist's mask was drawn
   // on the drawing, before any line).
   const mean = boxMean(strength, tw, th, Math.max(1, Math.round(ANNOTATION_MEAN_RADIUS * annotationUnit)));
   const ink = new Uint8Array(n);
   for (let t = 0; t < n; t++) if (kept[t] && strength[t] >= mean[t] + ANNOTATION_STEP) ink[t] = 1;
-  const annotation = dilate(ink, tw, th, Math.floor(RIM_UNITS * annotationUnit + 0.25));
+  const annotation = dilate(ink, tw, th, rimPixels(annotationUnit));
   const zone = annotated ? annotation : dilate(kept, tw, th, reach + 1);
   // Where the trim beyond the annotation stops (see trimBeyondAnnotation).
   const barrier = annotation.slice();
