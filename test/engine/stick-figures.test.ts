@@ -171,3 +171,56 @@ test("a stick figure's raised arms drawn against its head's outline move with th
     assert.ok(r.split / r.sampled <= 0.05, `seed ${seed} (${d.label}) on ${name}: in pieces on ${r.split}/${r.sampled} frames`);
   }
 });
+
+test("a stick figure's legs drawn together stay joined at the crotch", async () => {
+  // Guards seams.ts atCrotch. Seed 44's legs run together down to where they part, and the triangles
+  // there touch the torso and both legs: they were cut, the vertex between the legs split, and the
+  // torso's copy of it (rigid with the torso) and the leg's copy opened a crack along the leg's top as
+  // soon as the legs spread (tpl_jacks 20 of 24 frames before, 0 after). Seed 22's kicking leg came off
+  // the same way (tpl_kick 6 of 24 before, 0 after).
+  for (const [seed, name] of [
+    [44, 'tpl_jacks'],
+    [22, 'tpl_kick'],
+  ] as const) {
+    const m = await engine.writeTemplateMotion(name, join(work(), `m-crotch-${name}`));
+    const file = join(work(), `stick-${seed}.png`);
+    const d = await makeSynthDrawing(seed, file);
+    const c = await engine.analyzeCharacter({ imageFile: file, outDir: join(work(), `c-crotch-${seed}`), thumbnail: false });
+    const r = await split(c, m);
+    assert.ok(r.split / r.sampled <= 0.05, `seed ${seed} (${d.label}) on ${name}: in pieces on ${r.split}/${r.sampled} frames`);
+  }
+});
+
+test("a stick figure's legs overlapping below a root beside its body's line both start at the torso", async () => {
+  // Guards drawings.ts sharedLegStretch (the root's row searched for the body's line; the touching rows
+  // below split between the legs). Seed 84's skeleton root lies 6 px beside the body's line, so the
+  // shared stretch was never found; one thigh won the overlapping strokes and the other leg began below
+  // it, joined to it only, and came off on every template frame (tpl_wave 24 of 24 before, 0 after).
+  const m = await engine.writeTemplateMotion('tpl_wave', join(work(), 'm-beside'));
+  const file = join(work(), 'stick-84.png');
+  const d = await makeSynthDrawing(84, file);
+  const c = await engine.analyzeCharacter({ imageFile: file, outDir: join(work(), 'c-beside-84'), thumbnail: false });
+  const r = await split(c, m);
+  assert.ok(r.split / r.sampled <= 0.05, `seed 84 (${d.label}): in pieces on ${r.split}/${r.sampled} frames`);
+});
+
+test("a stick figure's spine is the torso's up to where its arms join it", async () => {
+  // Guards drawings.ts spineLine. Seeds 56 and 119 draw their arms down the body in narrow wedges from
+  // the shoulders; each arm won a sliver along the spine's side below the wedge's tip, and the spine's
+  // vertices there took the arm's weight: with the arms swung out or up the spine's top was pulled after
+  // them and came off below the shoulders (tpl_dance 3 and 33 of 36 frames before, 0 after; seed 119 on
+  // tpl_kick 24 of 24 before, 0 after).
+  for (const [seed, names] of [
+    [56, ['tpl_dance']],
+    [119, ['tpl_dance', 'tpl_kick']],
+  ] as const) {
+    const file = join(work(), `stick-${seed}.png`);
+    const d = await makeSynthDrawing(seed, file);
+    const c = await engine.analyzeCharacter({ imageFile: file, outDir: join(work(), `c-spine-${seed}`), thumbnail: false });
+    for (const name of names) {
+      const m = await engine.writeTemplateMotion(name, join(work(), `m-spine-${seed}-${name}`));
+      const r = await split(c, m);
+      assert.ok(r.split / r.sampled <= 0.05, `seed ${seed} (${d.label}) on ${name}: in pieces on ${r.split}/${r.sampled} frames`);
+    }
+  }
+});

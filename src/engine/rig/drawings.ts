@@ -621,14 +621,17 @@ const SHARED_WIDTH = 1.5;
  * (the strokes have not yet parted), go to the torso; both legs then begin where they part, and
  * limbAttachments (build-rig.ts) turns them about there. Only when they part within half a thigh's
  * length of the root; only on a line body (the caller's test). Rows of the picture: the stick figures
- * this was measured on are drawn upright.
+ * this was measured on are drawn upright. The skeleton's root can lie beside the body's line (seed 84:
+ * 6 px), so the body's line is the mask's pixel on the root's row nearest to it, within LINE_BODY torso
+ * lengths.
  */
 export function sharedLegStretch(m: Mask, scores: Float64Array[], joints: Point[]): void {
   const root = joints[0];
   const thigh = (boneLength(joints, 6) + boneLength(joints, 8)) / 2;
-  const y0 = Math.floor(root.y),
-    cx = Math.floor(root.x);
-  if (cx < 0 || cx >= m.w || y0 < 0 || y0 >= m.h || !m.data[y0 * m.w + cx]) return;
+  const y0 = Math.floor(root.y);
+  if (y0 < 0 || y0 >= m.h) return;
+  const cx = nearestOnRow(m, y0, Math.floor(root.x), Math.ceil(LINE_BODY * boneLength(joints, 0)));
+  if (cx < 0) return;
   let [a, b] = rowRun(m, y0, cx);
   const width = b - a + 1;
   const rows: Array<[number, number, number]> = [[y0, a, b]];
@@ -651,15 +654,84 @@ export function sharedLegStretch(m: Mask, scores: Float64Array[], joints: Point[
   }
   if (!parted) return;
   const legs = [6, 7, 8, 9];
+  const winner = (i: number): number => {
+    let best = 0;
+    for (let k = 1; k < BONE_COUNT; k++) if (scores[k][i] < scores[best][i]) best = k;
+    return best;
+  };
   for (const [y, ra, rb] of rows)
     for (let x = ra; x <= rb; x++) {
       const i = y * m.w + x;
-      let best = 0;
-      for (let k = 1; k < BONE_COUNT; k++) if (scores[k][i] < scores[best][i]) best = k;
+      const best = winner(i);
       if (!legs.includes(best)) continue;
       scores[0][i] = scores[best][i];
       for (const k of legs) scores[k][i] = Infinity;
     }
+  // Below, for half a thigh's length, a leg's pixel goes to the leg whose line from the crotch (the
+  // stretch's end) to its knee is nearer. The region field measures from the thighs' bones, which start
+  // at the skeleton's hips, spread sideways at the root's height: where the parting strokes still
+  // overlap, one thigh won both, and the other leg began below, beside it, joined to it but not to the
+  // torso (seed 84: every template frame in pieces).
+  const [cy, ca, cb] = rows[rows.length - 1];
+  const crotch = { x: (ca + cb + 1) / 2, y: cy + 1 };
+  for (let y = cy + 1; y < Math.min(m.h, cy + 0.5 * thigh); y++)
+    for (let x = 0; x < m.w; x++) {
+      const i = y * m.w + x;
+      const best = winner(i);
+      if (!legs.includes(best)) continue;
+      const near = (t: number): number => segmentDistance(x + 0.5, y + 0.5, crotch, joints[BONES[t].to]);
+      const own = near(6) <= near(8) ? 6 : 8;
+      if (best === own || best === own + 1) continue;
+      scores[own][i] = scores[best][i];
+      for (const k of [14 - own, 15 - own]) scores[k][i] = Infinity;
+    }
+}
+
+/**
+ * A stick figure's spine is the torso's up to where its arms join it. An arm drawn down the body in a
+ * narrow wedge from the shoulders won a sliver along the spine's side below the wedge's tip (the arm's
+ * radius reaches across the gap), and the spine's vertices there took the arm's weight: with the arms
+ * swung out or raised they were pulled after them, the spine's top narrowed to a point and came off
+ * below it (generated seeds 56 and 119: 10 of 49 dance_1 frames each; 119 every tpl_jacks and tpl_kick
+ * frame). Going up from the root, the rows of the mask's run holding the body's line, while it stays
+ * one piece and at most SHARED_WIDTH times its width at the root, go to the torso where an arm won
+ * them. Only on a line body (the caller's test).
+ */
+export function spineLine(m: Mask, scores: Float64Array[], joints: Point[]): void {
+  const root = joints[0],
+    neck = joints[1];
+  const y0 = Math.floor(root.y);
+  if (y0 < 0 || y0 >= m.h || neck.y >= root.y) return;
+  const cx = nearestOnRow(m, y0, Math.floor(root.x), Math.ceil(LINE_BODY * boneLength(joints, 0)));
+  if (cx < 0) return;
+  let [a, b] = rowRun(m, y0, cx);
+  const width = b - a + 1;
+  const arms = [2, 3, 4, 5];
+  for (let y = y0 - 1; y > neck.y; y--) {
+    const runs: Array<[number, number]> = [];
+    for (let x = Math.max(0, a - 1); x <= Math.min(m.w - 1, b + 1); x++) {
+      if (!m.data[y * m.w + x]) continue;
+      const run = rowRun(m, y, x);
+      runs.push(run);
+      x = run[1];
+    }
+    if (runs.length !== 1 || runs[0][1] - runs[0][0] + 1 > SHARED_WIDTH * width) return;
+    [a, b] = runs[0];
+    for (let x = a; x <= b; x++) {
+      const i = y * m.w + x;
+      let best = 0;
+      for (let k = 1; k < BONE_COUNT; k++) if (scores[k][i] < scores[best][i]) best = k;
+      if (!arms.includes(best)) continue;
+      scores[0][i] = scores[best][i];
+      for (const k of arms) scores[k][i] = Infinity;
+    }
+  }
+}
+
+/** The mask pixel on row `y` nearest to column `x`, at most `reach` away, or -1. */
+function nearestOnRow(m: Mask, y: number, x: number, reach: number): number {
+  for (let d = 0; d <= reach; d++) for (const c of [x - d, x + d]) if (c >= 0 && c < m.w && m.data[y * m.w + c]) return c;
+  return -1;
 }
 
 /** The run of mask pixels on row `y` through column `x`. */

@@ -97,6 +97,23 @@ function keepsTorso(m: SeamInput, chain: number, v: number): boolean {
   return Math.hypot(m.xs[v] - p.x, m.ys[v] - p.y) <= m.keepRadius[chain];
 }
 
+/**
+ * Whether (x, y) lies within a leg's keep radius of that leg's attachment (a stick figure's, where the
+ * leg's region meets the torso's). A triangle there made of the torso and the legs only is never cut:
+ * where a stick figure's legs part, the triangles touch the torso and both legs, and cut, the vertex
+ * between the legs was split; the torso's copy, rigid with the torso, and the leg's copy drew the
+ * triangles on either side of the leg's top, and a crack opened along it as soon as the legs moved
+ * (seed 44 on tpl_jacks: 20 of 24 frames; seeds 22, 37, 66, 68, 81 on tpl_kick: 4-8 of 24). Blended
+ * instead, the crotch stretches between the legs like a drawn crotch.
+ */
+function atCrotch(m: SeamInput, x: number, y: number): boolean {
+  for (const b of [6, 8]) {
+    const a = m.attachments?.[b];
+    if (a && Math.hypot(x - a.x, y - a.y) <= m.keepRadius[b]) return true;
+  }
+  return false;
+}
+
 export function cutSeams(m: SeamInput): SeamOutput {
   const nt = m.triangles.length / 3;
   const dominant = (v: number): number => {
@@ -145,6 +162,7 @@ export function cutSeams(m: SeamInput): SeamOutput {
     const cx = (m.xs[m.triangles[t * 3]] + m.xs[m.triangles[t * 3 + 1]] + m.xs[m.triangles[t * 3 + 2]]) / 3;
     const cy = (m.ys[m.triangles[t * 3]] + m.ys[m.triangles[t * 3 + 1]] + m.ys[m.triangles[t * 3 + 2]]) / 3;
     if (!foreign && nearJointOf(m, limb, cx, cy)) continue;
+    if (foreign && [d0, d1, d2].every((d) => d === 0 || d === 6 || d === 8) && atCrotch(m, cx, cy)) continue;
     cut++;
     cutTriangles[t] = 1;
     // The triangle is drawn once per chain among its vertices, each copy clipped to that chain's

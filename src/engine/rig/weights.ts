@@ -9,7 +9,7 @@
  * parent/children, and only within a band around the region border: limbs move rigidly and joints
  * bend smoothly.
  */
-import { DRAWN_PARENT_BAND, LINE_BODY, closedEnds, drawnArms, sharedLegStretch, type ShoulderCap } from './drawings.js';
+import { DRAWN_PARENT_BAND, LINE_BODY, closedEnds, drawnArms, sharedLegStretch, spineLine, type ShoulderCap } from './drawings.js';
 import type { DrawnInk } from './ink.js';
 import { BEHIND_JOINT, geodesic, pastLine, type InkWalls } from './fields.js';
 import { BONES, BONE_COUNT, type Point } from './skeleton.js';
@@ -199,7 +199,10 @@ export function regionField(
   const caps = drawn ? drawnArms(m, scores, radius, joints, drawing) : [];
   // A hatched figure's edge closes no part inside it (closedEnds would give its whole fill to one joint).
   if (drawn && drawing && !drawing.edgeOnly) closedEnds(m, drawing, scores, joints);
-  if (drawn && limbThickness(m, dist, J(0), J(1)) <= LINE_BODY * torsoLen) sharedLegStretch(m, scores, joints);
+  if (drawn && limbThickness(m, dist, J(0), J(1)) <= LINE_BODY * torsoLen) {
+    sharedLegStretch(m, scores, joints);
+    spineLine(m, scores, joints);
+  }
   absorbIslands(m, scores, seedSets);
   const parentBand = drawn ? [...DRAWN_PARENT_BAND] : undefined;
   return { scores, radius, ...(parentBand ? { parentBand } : {}), ...(caps.length ? { caps } : {}) };
