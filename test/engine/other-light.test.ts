@@ -184,6 +184,26 @@ describe('the same picture under other light', () => {
       assert.ok(overlap >= 0.85, `on ${flat}: mask IoU ${overlap.toFixed(3)} with the original's, set small`);
     }
   });
+
+  it('cuts the texture of a picture read alone within the picture', { skip: missingMedia('images/musepose--ref.png') }, async () => {
+    const image = mediaPath('images/musepose--ref.png');
+    const original = await analyse(image, 'musepose-for-grey');
+    const { width: w, height: h } = original.analysis;
+    // As JPEG, as measured: read from the PNG, her mask stops short of the picture's edge.
+    const { file: png, at } = await smallOnNoise(image, original.mask, w, h, 128);
+    const file = join(tmp, 'musepose-small-on-grey.jpg');
+    await sharp(png).jpeg({ quality: 92 }).toFile(file);
+    const { analysis, mask } = await analyse(file, 'musepose-small-on-grey');
+    assert.equal(analysis.poseMethod, 'model');
+    // Before: her floor reaches the pasted picture's bottom edge and the mask's last row was smeared
+    // into the texture past it, down to the crop's margin: a strip of the grey canvas (914 px).
+    const [x0, y0] = at(0, 0);
+    const [x1, y1] = at(w, h);
+    let outside = 0;
+    for (let y = 0; y < h; y++)
+      for (let x = 0; x < w; x++) if (mask[y * w + x] && (x < x0 - 1 || x > x1 || y < y0 - 1 || y > y1)) outside++;
+    assert.equal(outside, 0, `${outside} texture pixels off the pasted picture`);
+  });
 });
 
 describe('a drawing the photo pose models read as a person', () => {

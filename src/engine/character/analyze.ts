@@ -14,7 +14,7 @@ import { createPoseDetector, type PoseDetector } from '../vision/pose-detector.j
 import { segmentPerson } from '../vision/segmentation.js';
 import { detectStillLandmarks, type StillLandmarks } from '../vision/still-landmarks.js';
 import { personForeground, refineSegmentationWithPose } from './foreground.js';
-import { readFigure } from './reading.js';
+import { readFigure, type WorkingView } from './reading.js';
 import { heuristicPose } from './heuristic-pose.js';
 import { skeletonPose } from './skeleton-pose.js';
 import { limbsNotFound } from './limb-presence.js';
@@ -140,8 +140,7 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
   }
   // A drawing's figure box is final here: its texture crop is decoded (on libuv's threads) while the
   // joints are worked out. Other figures' boxes may still change with their pose.
-  const drawingSource =
-    fg.method === 'drawing' ? readTextureSource(imageFile, textureCrop(bounds, view.ws, view.origin, info), true) : undefined;
+  const drawingSource = fg.method === 'drawing' ? readTextureSource(imageFile, textureCrop(bounds, view, info), true) : undefined;
   drawingSource?.catch(() => undefined);
   const blaze = still?.body ?? null;
   const drawn = fg.method === 'drawing' || fg.method === 'classical';
@@ -161,7 +160,16 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
   // under some light or size and by neither under another, and its reading flipped between the model's
   // pose and its skeleton with it.
   const lone = fg.method === 'segmentation' && fg.confident && !(movenet && blaze);
-  const modelPose = lone && !sureAlone(movenet, still) ? null : fusePoses(movenet, blaze);
+  // Both may accept it, each unsure, and disagree (the cup turned 15 degrees on grey: BlazePose 0.61,
+  // MoveNet's mean 0.36, 4 of 12 limb joints together): that is no more a person than one unsure model.
+  const weakPair =
+    fg.method === 'segmentation' &&
+    fg.confident &&
+    !!movenet &&
+    !!blaze &&
+    !sureAlone(movenet, still) &&
+    !readAsPerson(movenet, blaze, bounds, true);
+  const modelPose = (lone && !sureAlone(movenet, still)) || weakPair ? null : fusePoses(movenet, blaze);
   check();
   let body: Keypoint[];
   let poseMethod: CharacterAnalysis['poseMethod'];
@@ -246,7 +254,7 @@ export async function analyzeCharacterImage(opts: AnalyzeCharacterOptions): Prom
   check();
 
   await mkdir(outDir, { recursive: true });
-  const crop = textureCrop(bounds, ws, view.origin, info);
+  const crop = textureCrop(bounds, view, info);
   const textureFile = 'texture.png';
   const thumbnailFile = opts.thumbnail ? 'thumbnail.png' : null;
   const analysis: CharacterAnalysis = {
@@ -326,22 +334,21 @@ function flatCutFilled(flat: Uint8Array, person: Uint8Array, w: number, h: numbe
 }
 
 /** The texture's crop of the picture (source px): the figure's box, with a margin for soft edges and for the deformer to push outlines outwards. */
-function textureCrop(
-  bounds: Bounds,
-  ws: number,
-  origin: { x: number; y: number },
-  info: { width: number; height: number },
-): TextureJob['crop'] {
+function textureCrop(bounds: Bounds, view: WorkingView, info: { width: number; height: number }): TextureJob['crop'] {
+  const { ws, origin } = view;
+  // Within the region the figure was read from: past its edge the mask's last row was smeared into the
+  // texture (a picture set on a canvas read alone, its floor at its bottom edge: a strip of the canvas).
+  const [x1, y1] = view.size ? [origin.x + view.size.width, origin.y + view.size.height] : [info.width, info.height];
   const bw = (bounds.x1 - bounds.x0 + 1) / ws;
   const bh = (bounds.y1 - bounds.y0 + 1) / ws;
   const margin = Math.round(Math.max(bw, bh) * 0.05 + 4);
-  const x = Math.max(0, Math.floor(bounds.x0 / ws + origin.x) - margin);
-  const y = Math.max(0, Math.floor(bounds.y0 / ws + origin.y) - margin);
+  const x = Math.max(origin.x, Math.floor(bounds.x0 / ws + origin.x) - margin);
+  const y = Math.max(origin.y, Math.floor(bounds.y0 / ws + origin.y) - margin);
   return {
     x,
     y,
-    width: Math.min(info.width, Math.ceil((bounds.x1 + 1) / ws + origin.x) + margin) - x,
-    height: Math.min(info.height, Math.ceil((bounds.y1 + 1) / ws + origin.y) + margin) - y,
+    width: Math.min(info.width, x1, Math.ceil((bounds.x1 + 1) / ws + origin.x) + margin) - x,
+    height: Math.min(info.height, y1, Math.ceil((bounds.y1 + 1) / ws + origin.y) + margin) - y,
   };
 }
 /** The figure's bounding box padded by `share` (10%) of its long side, clamped to the picture. */

@@ -9,7 +9,7 @@
  */
 import sharp from 'sharp';
 import { EngineError } from '../types.js';
-import { maskArea, maskBounds } from '../vision/mask-ops.js';
+import { dilate, maskArea, maskBounds, open, reachableFromBorder } from '../vision/mask-ops.js';
 import { findForeground, PLAIN_BORDER_SHARE, type ForegroundResult } from './foreground.js';
 import { borderStats } from './mask-classical.js';
 import type { SheetHint } from './drawing.js';
@@ -51,6 +51,7 @@ export async function readFigure(imageFile: string, info: Picture, check: () => 
   if (inset) {
     // A picture set on a plain canvas is cut as its whole rectangle; its figure is read from it alone.
     const inner = await workingView(imageFile, inset);
+    if (inset.turned) paintOutside(inner, inset.turned);
     check();
     const again = await findForeground(inner.work, inner.w, inner.h, info.hasAlpha);
     const againBounds = maskBounds(again.mask, inner.w, inner.h);
@@ -109,6 +110,8 @@ export interface WorkingView {
   h: number;
   ws: number;
   origin: { x: number; y: number };
+  /** The region's size, source px (the figure's texture is cut within it: nothing is known beyond). */
+  size?: { width: number; height: number };
 }
 
 async function workingView(imageFile: string, region: Region, whole = false): Promise<WorkingView> {
@@ -120,7 +123,7 @@ async function workingView(imageFile: string, region: Region, whole = false): Pr
     // Extracting the whole picture would turn off JPEG shrink-on-load and change the working pixels.
     if (!whole) img = img.extract({ left: region.x, top: region.y, width: region.width, height: region.height });
     const work = await img.resize(w, h, { fit: 'fill', kernel: 'lanczos3' }).ensureAlpha().raw().toBuffer();
-    return { work, w, h, ws, origin: { x: region.x, y: region.y } };
+    return { work, w, h, ws, origin: { x: region.x, y: region.y }, size: { width: region.width, height: region.height } };
   } catch (err) {
     throw new EngineError('UNSUPPORTED_MEDIA', `Image cannot be decoded: ${(err as Error).message}`, { imageFile });
   }
@@ -160,6 +163,107 @@ function offCanvas(rgba: Buffer, w: number, h: number, canvas: readonly number[]
   return out;
 }
 
+/** Half the window (working px) over which a flat block's pixel varies by at most FLAT_RANGE. */
+const FLAT_RADIUS = 2;
+/** The largest range (per channel) over such a window on a flat block (a photo's smooth wall or dark wood spans more). */
+const FLAT_RANGE = 2;
+/** How far a flat block reaches past its flat pixels (working px): over its seam with the next block and its ringing. */
+const FLAT_REACH = 6;
+/** The least share of the border that lies on flat blocks for a canvas of them. */
+const FLAT_BORDER = 0.95;
+
+/**
+ * Pixels (0/1) off a canvas of flat coloured blocks (a picture pasted on a poster, a slide, a page of
+ * colour fields: the border is not one colour, so the plain-border test fails, and the person model or
+ * the colour cut read the whole canvas: the cup small on such blocks was refused, musepose cut to her
+ * floor): what is not within FLAT_REACH of a pixel whose window is flat. Null when less than
+ * FLAT_BORDER of the border is such canvas (photos: their border has texture, grain or gradient).
+ */
+function offFlatBlocks(rgba: Buffer, w: number, h: number): Uint8Array | null {
+  if (!flatBorder(rgba, w, h)) return null;
+  const r = FLAT_RADIUS;
+  const flat = new Uint8Array(w * h).fill(1);
+  const lo = new Uint8Array(w * h),
+    hi = new Uint8Array(w * h);
+  for (let c = 0; c < 3; c++) {
+    // Range over the row's window, then over the column's window of those.
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        let [a, b] = [255, 0];
+        for (let k = Math.max(0, x - r); k <= Math.min(w - 1, x + r); k++) {
+          const v = rgba[(y * w + k) * 4 + c];
+          if (v < a) a = v;
+          if (v > b) b = v;
+        }
+        [lo[y * w + x], hi[y * w + x]] = [a, b];
+      }
+    }
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        const p = y * w + x;
+        if (!flat[p]) continue;
+        let [a, b] = [255, 0];
+        for (let k = Math.max(0, y - r); k <= Math.min(h - 1, y + r); k++) {
+          if (lo[k * w + x] < a) a = lo[k * w + x];
+          if (hi[k * w + x] > b) b = hi[k * w + x];
+        }
+        if (b - a > FLAT_RANGE) flat[p] = 0;
+      }
+    }
+  }
+  const canvas = dilate(flat, w, h, FLAT_REACH);
+  // The canvas is what of it the border reaches: a flat patch inside the picture (a clear sky) is not.
+  for (let p = 0; p < w * h; p++) canvas[p] ^= 1;
+  const reached = reachableFromBorder(canvas, w, h);
+  for (let p = 0; p < w * h; p++) reached[p] ^= 1;
+  // Less the ringing a seam between blocks leaves here and there, a line or a speck of a few pixels.
+  return open(reached, w, h, FLAT_RADIUS);
+}
+
+/**
+ * Whether at least FLAT_BORDER of the border lies within FLAT_REACH of a flat pixel (as offFlatBlocks
+ * finds them), looking at the band along the border only: a photo is turned away for a few milliseconds.
+ */
+function flatBorder(rgba: Buffer, w: number, h: number): boolean {
+  const r = FLAT_RADIUS;
+  // 1 flat, 2 not, 0 not yet looked at.
+  const seen = new Uint8Array(w * h);
+  const isFlat = (x: number, y: number): boolean => {
+    const p = y * w + x;
+    if (!seen[p]) {
+      let flat = true;
+      for (let c = 0; c < 3 && flat; c++) {
+        let [a, b] = [255, 0];
+        for (let yy = Math.max(0, y - r); yy <= Math.min(h - 1, y + r); yy++) {
+          for (let xx = Math.max(0, x - r); xx <= Math.min(w - 1, x + r); xx++) {
+            const v = rgba[(yy * w + xx) * 4 + c];
+            if (v < a) a = v;
+            if (v > b) b = v;
+          }
+        }
+        flat = b - a <= FLAT_RANGE;
+      }
+      seen[p] = flat ? 1 : 2;
+    }
+    return seen[p] === 1;
+  };
+  const R = FLAT_REACH;
+  const near = (x: number, y: number): boolean => {
+    for (let yy = Math.max(0, y - R); yy <= Math.min(h - 1, y + R); yy++)
+      for (let xx = Math.max(0, x - R); xx <= Math.min(w - 1, x + R); xx++) if (isFlat(xx, yy)) return true;
+    return false;
+  };
+  const border = 2 * (w + h) - 4;
+  let off = 0;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      if (x > 0 && y > 0 && x < w - 1 && y < h - 1) x = w - 2;
+      else if (!near(x, y) && ++off > (1 - FLAT_BORDER) * border) return false;
+    }
+  }
+  return true;
+}
+
 /** First and last index whose count is at least `least` (-1, -1 when none). */
 function span(counts: Uint32Array, least: number): [number, number] {
   let [a, b] = [-1, -1];
@@ -177,13 +281,16 @@ function span(counts: Uint32Array, least: number): [number, number] {
  * picture, more or less, with grains of noise or less what in it has the canvas's colour), source px,
  * inside its edge; null when the picture is not one. Blurred, the canvas (flat or grainy) is its border's
  * colour; the pasted picture is the box of what is not, and runs along at least INSET_SIDES of each of
- * its sides, where a figure's outline touches its box at a few points (its head, hands and feet).
+ * its sides, where a figure's outline touches its box at a few points (its head, hands and feet). On a
+ * canvas of flat coloured blocks (no plain border) the canvas is the blocks (offFlatBlocks); a picture
+ * pasted turned is found by its corners (turnedInset).
  */
-export function insetPicture(first: FigureReading, info: { width: number; height: number }): Region | null {
+export function insetPicture(first: FigureReading, info: { width: number; height: number }): InsetRegion | null {
   const { view, fg } = first;
-  if ((fg.method !== 'classical' && fg.method !== 'drawing') || (fg.evidence.borderPlainShare ?? 0) < PLAIN_BORDER_SHARE) return null;
   const { work, w, h, ws, origin } = view;
-  const off = offCanvas(work, w, h, borderStats(work, w, h).median);
+  const plain = (fg.method === 'classical' || fg.method === 'drawing') && (fg.evidence.borderPlainShare ?? 0) >= PLAIN_BORDER_SHARE;
+  const off = plain ? offCanvas(work, w, h, borderStats(work, w, h).median) : fg.method === 'alpha' ? null : offFlatBlocks(work, w, h);
+  if (!off) return null;
   const rows = new Uint32Array(h),
     cols = new Uint32Array(w);
   for (let y = 0; y < h; y++) {
@@ -212,7 +319,9 @@ export function insetPicture(first: FigureReading, info: { width: number; height
   // A pasted picture fills its box's corners; a figure leaves them empty (three of four at least, so a
   // picture with a corner of the canvas's colour is still seen).
   const corners = [off[(y0 + m) * w + x0 + m], off[(y0 + m) * w + x1 - m], off[(y1 - m) * w + x0 + m], off[(y1 - m) * w + x1 - m]];
-  if (sides.some((share) => share < INSET_SIDES) || corners.reduce((a, b) => a + b, 0) < 3) return null;
+  if (sides.some((share) => share < INSET_SIDES) || corners.reduce((a, b) => a + b, 0) < 3) {
+    return turnedInset(off, w, h, { x0, y0, x1, y1 }, view, info, borderStats(work, w, h).median);
+  }
   // The blur spreads the picture's edge over CANVAS_BLUR pixels; JPEG blends a pixel or two more.
   const [rx0, ry0] = [Math.ceil(origin.x + (x0 + m) / ws), Math.ceil(origin.y + (y0 + m) / ws)];
   const [rx1, ry1] = [
@@ -251,4 +360,131 @@ function closerRegion(view: WorkingView, b: Bounds, info: { width: number; heigh
   // from a closer reading is read again whatever its scale (the figure is larger than it was read).
   const closerScale = Math.min(1, WORK_LONG_SIDE / Math.max(region.width, region.height));
   return grown || closerScale >= ws * CLOSER_GAIN ? region : null;
+}
+
+type Point = { x: number; y: number };
+
+/** A pasted picture's region; for a turned one, its corners (source px, clockwise from the top) and the canvas's colour. */
+export type InsetRegion = Region & { turned?: { quad: Point[]; canvas: readonly number[] } };
+
+/** The least offset of a turned picture's top vertex from its box's corners, as a share of the box's width. */
+const TURN_LEAST = 0.04;
+/** How far a turned picture's corners may be from square (cosine of the angle) and its sides from equal. */
+const TURN_SQUARE = 0.08;
+/** The largest share of its box outside a turned picture (grown by the blur's reach) that is off the canvas. */
+const TURN_OUTSIDE = 0.05;
+
+/** Whether (x, y) lies inside the convex quad `q` (clockwise on screen). */
+function inQuad(q: Point[], x: number, y: number): boolean {
+  for (let i = 0; i < 4; i++) {
+    const [a, b] = [q[i], q[(i + 1) % 4]];
+    if ((b.x - a.x) * (y - a.y) - (b.y - a.y) * (x - a.x) < 0) return false;
+  }
+  return true;
+}
+
+/** The quad with each side moved `d` inwards (outwards when negative): each vertex along its two sides. */
+function inset4(q: Point[], d: number): Point[] {
+  return q.map((p, i) => {
+    const [a, b] = [q[(i + 3) % 4], q[(i + 1) % 4]];
+    const [ua, ub] = [Math.hypot(a.x - p.x, a.y - p.y), Math.hypot(b.x - p.x, b.y - p.y)];
+    return { x: p.x + d * ((a.x - p.x) / ua + (b.x - p.x) / ub), y: p.y + d * ((a.y - p.y) / ua + (b.y - p.y) / ub) };
+  });
+}
+
+/**
+ * A picture pasted turned on a plain canvas (a photo straightened the other way, a scan set askew): what
+ * is off the canvas is a rectangle turned in its box, its vertices where it touches the box's sides. Its
+ * box's corners are canvas, so the upright test misses it and its figure was read from the whole canvas
+ * (the cup or musepose turned 15 degrees small on grey noise: their picture cut as one piece). Found when
+ * the four points where it touches its box make a rectangle (square corners, opposite sides equal), the
+ * lines just inside its sides are at least INSET_SIDES off the canvas, three of its corners are, and
+ * next to nothing outside it is (a disc or a figure reaching its box at four points fails one of these).
+ * Its region is the box of the rectangle read inside its edge; the canvas left in that box's corners is
+ * painted flat (paintOutside), as a picture turned on a canvas of one colour is, which the border test
+ * reads by its own edge (mask-classical.ts, filledCorners).
+ */
+function turnedInset(
+  off: Uint8Array,
+  w: number,
+  h: number,
+  b: { x0: number; y0: number; x1: number; y1: number },
+  view: WorkingView,
+  info: { width: number; height: number },
+  canvas: readonly number[],
+): InsetRegion | null {
+  const { x0, y0, x1, y1 } = b;
+  // Where the off-canvas region touches each side of its box: the middle of its pixels on that line.
+  const middle = (n: number, at: (i: number) => number): number => {
+    let [sum, count] = [0, 0];
+    for (let i = 0; i < n; i++) if (off[at(i)]) [sum, count] = [sum + i, count + 1];
+    return count ? sum / count : -1;
+  };
+  const [bw, bh] = [x1 - x0 + 1, y1 - y0 + 1];
+  const top = middle(bw, (i) => y0 * w + x0 + i);
+  const bottom = middle(bw, (i) => y1 * w + x0 + i);
+  const left = middle(bh, (i) => (y0 + i) * w + x0);
+  const right = middle(bh, (i) => (y0 + i) * w + x1);
+  if ([top, bottom, left, right].some((v) => v < 0)) return null;
+  const quad: Point[] = [
+    { x: x0 + top, y: y0 },
+    { x: x1, y: y0 + right },
+    { x: x0 + bottom, y: y1 },
+    { x: x0, y: y0 + left },
+  ];
+  // Turned enough that its vertices are off its box's corners, and a rectangle.
+  const least = TURN_LEAST * Math.min(bw, bh);
+  if (Math.min(top, bw - 1 - top, bottom, bw - 1 - bottom, left, bh - 1 - left, right, bh - 1 - right) < least) return null;
+  const side = (i: number): Point => ({ x: quad[(i + 1) % 4].x - quad[i].x, y: quad[(i + 1) % 4].y - quad[i].y });
+  const len = [0, 1, 2, 3].map((i) => Math.hypot(side(i).x, side(i).y));
+  for (let i = 0; i < 4; i++) {
+    const [u, v] = [side(i), side((i + 1) % 4)];
+    if (Math.abs(u.x * v.x + u.y * v.y) / (len[i] * len[(i + 1) % 4]) > TURN_SQUARE) return null;
+  }
+  if (Math.abs(len[0] - len[2]) > TURN_SQUARE * len[0] || Math.abs(len[1] - len[3]) > TURN_SQUARE * len[1]) return null;
+  const m = CANVAS_BLUR + 2;
+  const inner = inset4(quad, m);
+  const at = (p: Point): number => off[Math.round(p.y) * w + Math.round(p.x)];
+  let cornersOff = 0;
+  for (const p of inner) cornersOff += at(p);
+  if (cornersOff < 3) return null;
+  for (let i = 0; i < 4; i++) {
+    const [a, c] = [inner[i], inner[(i + 1) % 4]];
+    const n = Math.max(2, Math.round(Math.hypot(c.x - a.x, c.y - a.y)));
+    let on = 0;
+    for (let k = 0; k <= n; k++) on += at({ x: a.x + ((c.x - a.x) * k) / n, y: a.y + ((c.y - a.y) * k) / n });
+    if (on / (n + 1) < INSET_SIDES) return null;
+  }
+  const outer = inset4(quad, -m);
+  let [outside, offOutside] = [0, 0];
+  for (let y = y0; y <= y1; y++) {
+    for (let x = x0; x <= x1; x++) {
+      if (inQuad(outer, x, y)) continue;
+      outside++;
+      offOutside += off[y * w + x];
+    }
+  }
+  if (!outside || offOutside > TURN_OUTSIDE * outside) return null;
+  // The picture read inside its edge (as the upright one), in source px; the box of that.
+  const { ws, origin } = view;
+  const src = inner.map((p) => ({ x: origin.x + (p.x + 0.5) / ws, y: origin.y + (p.y + 0.5) / ws }));
+  const rx0 = Math.max(0, Math.ceil(Math.min(...src.map((p) => p.x))));
+  const ry0 = Math.max(0, Math.ceil(Math.min(...src.map((p) => p.y))));
+  const rx1 = Math.min(info.width, Math.floor(Math.max(...src.map((p) => p.x))));
+  const ry1 = Math.min(info.height, Math.floor(Math.max(...src.map((p) => p.y))));
+  if (rx1 - rx0 < 16 || ry1 - ry0 < 16) return null;
+  return { x: rx0, y: ry0, width: rx1 - rx0, height: ry1 - ry0, turned: { quad: src, canvas } };
+}
+
+/** Paints what lies outside a turned picture's quad (source px) in the canvas's colour, flat. */
+function paintOutside(view: WorkingView, turned: NonNullable<InsetRegion['turned']>): void {
+  const { work, w, h, ws, origin } = view;
+  const q = turned.quad.map((p) => ({ x: (p.x - origin.x) * ws - 0.5, y: (p.y - origin.y) * ws - 0.5 }));
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      if (inQuad(q, x, y)) continue;
+      const i = (y * w + x) * 4;
+      [work[i], work[i + 1], work[i + 2], work[i + 3]] = [turned.canvas[0], turned.canvas[1], turned.canvas[2], 255];
+    }
+  }
 }
