@@ -322,6 +322,22 @@ describe('drawings against the artists annotations', () => {
     }
   });
 
+  it("an outlined figure's raised arms beside hair, and arms meeting under a head without a neck", async () => {
+    // Generated seed 30 (a marker dress with hair, arms raised, mitten hands under HAND_BLOB times the arm):
+    // its hands lie 2.4 head radii from the head's centre, within the hair's reach, and were taken for hair
+    // (joints 0.50); skeleton-pose.ts ARM_REACH: an end whose path runs more than a head radius outside
+    // the head's round is an arm. Seed 19 (a pencil dress, arms raised, no head end): the arms' branches,
+    // tied in length, ran on down the dress, whose thickness was read as the arms' and the shoulders put
+    // inside the head (joints 0.83); a limb's own stretch ends where another limb-long branch joins it.
+    for (const seed of [30, 19]) {
+      const d = await makeSynthDrawing(seed, join(tmp, `raised-outlined-${seed}.png`));
+      const dir = join(tmp, `raised-outlined-${seed}`);
+      const r = await analyzeCharacterImage({ tools, imageFile: d.truth.imageFile, outDir: dir, thumbnail: false });
+      const s = await scoreAnalysis(dir, r.analysis, r.textureFile, d.truth);
+      assert.ok(s.joints >= 0.9, `seed ${seed} (${d.label}): joints ${s.joints.toFixed(2)} (missed ${s.misses.join(',')})`);
+    }
+  });
+
   it("a stick figure's limbs hang from its body's line, not from its head", async () => {
     // Generated drawings 22 and 23 (stick figures, arms raised, legs together): the root was found in the
     // head's round, so the shoulders sat inside the head and the knees at the crotch (joints 0.67 each);

@@ -178,6 +178,17 @@ const SHOULDER_BELOW_NECK = 1 / 8;
 const HANG_SLOPE = 0.75;
 
 /**
+ * ... and within this many arm half thicknesses sideways of its shoulder found. The neck is the narrowest
+ * row between the head's centre and the root, and with the root in a big head (generated seed 60) it lies
+ * in the head: a level arm's hand then lies far enough below it to pass for hanging, and its shoulder
+ * (found at the body's side, 0.01-0.02 figure sizes from the annotation's) was moved up into the head.
+ * A hanging arm's hand lies beside its shoulder found (the armpit or in the dress: 0.8-4.3 half
+ * thicknesses sideways on the generated seeds 1-96 where this rule moves a shoulder), a level arm's an
+ * arm's length out (seed 60: 10.7 and 12.7).
+ */
+const HANG_SIDEWAYS_RADII = 6;
+
+/**
  * A hanging arm merged with a torso that widens below it (a dress): no armpit is seen where the arm
  * leaves the torso's top, and the skeleton's path from the hand runs into the torso, so its shoulder was
  * found at the armpit or deep in the dress (generated dresses with hanging arms, bench/_drawing-synth.ts:
@@ -188,7 +199,8 @@ const HANG_SLOPE = 0.75;
  * SHOULDER_DROP of the way from the neck down to the hand, the shoulder goes SHOULDER_BELOW_NECK of that
  * way down, halfway between the middle column and the torso's side on that row (inside the torso, as the
  * annotation's), and the elbow halfway down, one half thickness `r` inside the figure's outer side on the
- * arm's side (the arm's centre line). Null when the arm does not hang or its shoulder is high enough.
+ * arm's side (the arm's centre line). Null when the arm does not hang (its hand also lies within
+ * HANG_SIDEWAYS_RADII half thicknesses sideways of the shoulder found) or its shoulder is high enough.
  */
 export function shoulderUnderNeck(
   m: Uint8Array,
@@ -201,6 +213,7 @@ export function shoulderUnderNeck(
 ): { shoulder: [number, number]; elbow: [number, number] } | null {
   const drop = hand[1] - neck;
   if (Number.isNaN(neck) || drop <= HANG_SLOPE * Math.abs(hand[0] - cx) || shoulder[1] - neck <= SHOULDER_DROP * drop) return null;
+  if (Math.abs(hand[0] - shoulder[0]) > HANG_SIDEWAYS_RADII * r) return null;
   const high = hand[0] > cx;
   const step = high ? -1 : 1;
   // The figure's outermost pixel on the elbow's row, on the arm's side.

@@ -64,6 +64,17 @@ const HAND_SPAN = 12;
 const STICK_ARM_REACH = 0.6;
 
 /**
+ * An outlined figure's raised arm beside a big head with hair: its hand lies as far out as the hair
+ * (2.2-2.4 head radii from the head's centre, generated seeds 30 and 48, a mitten or round hand under
+ * HAND_BLOB times the arm), and the arm's path joins the head's through its round, so the hand was taken
+ * for hair and the arm left to the proportions (joints 0.50 and 0.75). The hair's spikes and wedges of
+ * the outlined figures among generated seeds 1-96 run at most 1.00 head radii of path outside the round
+ * before entering it (seed 57's, seed 18's 0.85), those raised arms 1.16-1.39; an end whose path runs
+ * further than this, halfway between, outside the round is an arm.
+ */
+const ARM_REACH = 1.08;
+
+/**
  * A stick figure: the lowest end's path from the root is, from some point on (the neck) and for at least
  * 0.3 of the figure's height, a line no thicker than this share of the figure's height (an outlined
  * body is thicker).
@@ -280,14 +291,32 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
   // Ends: skeleton pixels reached from the root with no child, that are not spurs. A branch runs from
   // its end up to the first pixel whose subtree holds a longer branch (staircase corners of the
   // thinned line make one-pixel side leaves, which this measures as length 0).
+  // A limb's own stretch (`own`, where its thickness is measured) ends there too, or sooner where another
+  // branch as long as a limb (not a spur) joins it, going elsewhere: two arms of one length met below a
+  // head drawn without a neck (no end of its own, generated seed 19), and each arm's branch, tied with the
+  // other's, ran on down the dress to the root, so the arm's thickness was read on the dress (its shoulder
+  // put where the arms meet, inside the head). A branch whose end lies nearer this end than the junction
+  // does runs alongside it (a round hand's outline thinned into two tracks, seed 67): the same limb.
   const hasChild = new Uint8Array(w * h);
   const height = new Int32Array(w * h);
+  // The end of a pixel's longest child's subtree, and the length (height plus one; 0: none) and end of the
+  // second longest (a tie repeats the longest's length).
+  const deepest = new Int32Array(w * h);
+  for (let p = 0; p < w * h; p++) deepest[p] = p;
+  const runnerUp = new Int32Array(w * h);
+  const runnerEnd = new Int32Array(w * h).fill(-1);
   for (let i = order.length - 1; i > 0; i--) {
     const p = order[i];
-    hasChild[parent[p]] = 1;
-    height[parent[p]] = Math.max(height[parent[p]], height[p] + 1);
+    const q = parent[p];
+    hasChild[q] = 1;
+    if (height[p] + 1 > height[q]) {
+      [runnerUp[q], runnerEnd[q]] = [height[q], deepest[q]];
+      [height[q], deepest[q]] = [height[p] + 1, deepest[p]];
+    } else if (height[p] + 1 > runnerUp[q]) {
+      [runnerUp[q], runnerEnd[q]] = [height[p] + 1, deepest[p]];
+    }
   }
-  const ends: Array<{ p: number; x: number; y: number; path: number[]; branch: number }> = [];
+  const ends: Array<{ p: number; x: number; y: number; path: number[]; branch: number; own: number }> = [];
   for (const p of order) {
     if (hasChild[p]) continue;
     const path = pathToRoot(p);
@@ -295,7 +324,17 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
     while (branch < path.length - 1 && height[path[branch + 1]] === height[path[branch]] + 1) branch++;
     const thick = dt[path[Math.min(path.length - 1, branch + 1)]];
     if (branch < Math.max(3, thick + 2) || path.length < 4) continue;
-    ends.push({ p, x: p % w, y: Math.floor(p / w), path, branch });
+    const [px, py] = gridPt(p);
+    const away = (q: number): number => Math.hypot((q % w) - px, Math.floor(q / w) - py);
+    let own = 0;
+    while (own < branch) {
+      const q = path[own + 1];
+      const mine = deepest[q] === deepest[path[own]];
+      const [other, otherEnd] = mine ? [runnerUp[q], runnerEnd[q]] : [height[q], deepest[q]];
+      if (other >= Math.max(3, dt[q] + 2) && otherEnd >= 0 && away(otherEnd) > away(q)) break;
+      own++;
+    }
+    ends.push({ p, x: p % w, y: Math.floor(p / w), path, branch, own });
   }
   if (ends.length < 3) return null;
   const rx = root % w,
@@ -306,12 +345,14 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
    * `headEntry` gives the index at which an arm's path enters the head's round (-1 when it does not).
    */
   const limb = (
-    { path, branch }: { path: number[]; branch: number },
+    { path, branch, own }: { path: number[]; branch: number; own: number },
     arm = false,
     headEntry: HeadRound['entry'] = noHeadEntry,
   ): [Pt, Pt, Pt] => {
-    // The limb's own thickness, measured on its branch (not on the body it joins).
-    const n = Math.max(4, Math.min(path.length, branch + 1));
+    // The limb's own thickness, measured on its branch (not on the body it joins); an arm's on its own
+    // stretch (a leg's hip comes from the proportions, and its knee stays where it was: char3's moved
+    // 4 px when its legs' stretch ended at the crotch).
+    const n = Math.max(4, Math.min(path.length, (arm ? own : branch) + 1));
     const radii = path
       .slice(Math.floor(n * 0.2), Math.max(Math.floor(n * 0.2) + 1, Math.floor(n * 0.6)))
       .map((p) => dt[p])
@@ -434,7 +475,7 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
       // Hair and a brim stand on the head, above its centre; a hand hanging beside a big round body whose
       // arm's path crosses it (a cartoon cup read as a head) ends lower; a raised hand ends in a blob.
       if (on.has(path[0]) || from(path[0]) > HEAD_REACH * r || gridPt(path[0])[1] > cy || endsInBlob(path)) return false;
-      if (stick && entry(path) > STICK_ARM_REACH * r) return false;
+      if (entry(path) > (stick ? STICK_ARM_REACH : ARM_REACH) * r) return false;
       for (const q of path) {
         if (on.has(q)) break;
         if (from(q) <= HEAD_SPIKE * r) return true;
