@@ -156,6 +156,57 @@ function nearestJoined(labels: Uint8Array, w: number, code: number, p: Point): P
   return best;
 }
 
+/**
+ * Where a drawn arm raised against the head meets the body across its root (working px, BONES order;
+ * null for other bones and arms): the pixels of the arm's region bordering the torso's whose distance
+ * along the upper arm from its pivot is within the arm's half thickness of the nearest such pixel's
+ * (the seam across the arm's start, not one along its side where it hangs against the body), when at
+ * least half of them border pixels the head wins. Returned as that seam's centre and the radius round
+ * it that covers the seam. Such an arm (generated dress seed 29) meets the head and the dress's
+ * shoulder along one long seam, 50 working px, with its pivot beside the head; only the seam's end
+ * within the pivot's keep radius blended, the rest was cut and opened like a hinge as the arm came
+ * down (tpl_dance 9 of 36 frames in pieces, tpl_jacks 8 of 24), whichever point it turned about. With
+ * any head pixel enough, char1's arm (5 of 76 seam pixels by the head) blended into a web at its armpit.
+ */
+function armRoots(
+  labels: Uint8Array,
+  w: number,
+  joints: Point[],
+  radius: number[],
+  torso: Float64Array,
+  head: Float64Array,
+): Array<{ at: Point; reach: number } | null> {
+  return BONES.map((def, b) => {
+    if (b !== 2 && b !== 4) return null;
+    const code = chainCode(b);
+    const p = joints[def.from],
+      e = joints[def.to];
+    const len = Math.hypot(e.x - p.x, e.y - p.y);
+    if (len < 1e-6) return null;
+    const ux = (e.x - p.x) / len,
+      uy = (e.y - p.y) / len;
+    const seam: Point[] = [];
+    const byHead: boolean[] = [];
+    for (let i = 0; i < labels.length; i++) {
+      if (labels[i] !== code) continue;
+      const x = i % w;
+      const body = [x > 0 ? i - 1 : -1, x < w - 1 ? i + 1 : -1, i - w, i + w].filter((j) => j >= 0 && j < labels.length && labels[j] === 1);
+      if (!body.length) continue;
+      seam.push({ x: x + 0.5, y: Math.floor(i / w) + 0.5 });
+      byHead.push(body.some((j) => head[j] < torso[j]));
+    }
+    if (!seam.length) return null;
+    const along = seam.map((q) => (q.x - p.x) * ux + (q.y - p.y) * uy);
+    const s0 = Math.min(...along);
+    const inRoot = seam.map((_, k) => along[k] <= s0 + radius[b]);
+    if (byHead.filter((h, k) => h && inRoot[k]).length < 0.5 * inRoot.filter(Boolean).length) return null;
+    const root = seam.filter((_, k) => inRoot[k]);
+    const at = { x: root.reduce((a, q) => a + q.x, 0) / root.length, y: root.reduce((a, q) => a + q.y, 0) / root.length };
+    const reach = Math.max(...root.map((q) => Math.hypot(q.x - at.x, q.y - at.y)));
+    return { at, reach };
+  });
+}
+
 /** The longest side of the grid the rig is computed on. */
 const WORK_SIZE = 400;
 
@@ -242,6 +293,14 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
       // spine's texels, and it tore on tpl_jacks (0 -> 20 of 24 frames).
       if (p && (b === 6 || b === 8)) attachments[b] = p;
     });
+  // A drawn arm raised against the head stays smooth across its whole root seam (armRoots).
+  const attachRadius: Array<number | undefined> = BONES.map(() => undefined);
+  if (drawn && !lineBody)
+    armRoots(labels, dil.w, joints, field.radius, field.scores[0], field.scores[1]).forEach((r, b) => {
+      if (!r) return;
+      attachments[b] = r.at;
+      attachRadius[b] = r.reach;
+    });
   // Split torso/limb contact seams away from the shoulders and hips (see seams.ts). The radius
   // kept smooth around each joint: twice the limb's half-thickness, at least a fifth of the torso.
   const seamInput = {
@@ -254,6 +313,7 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
     pivots: BONES.map((b) => joints[b.from]),
     keepRadius: field.radius.map((r) => Math.max(2 * r, 0.2 * torsoLen)),
     attachments,
+    attachRadius,
     skirt: skirt ? inSkirt : undefined,
     caps,
   };

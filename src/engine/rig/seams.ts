@@ -32,6 +32,12 @@ export interface SeamInput {
   /** Per bone, a second point round which the seam stays smooth (a stick figure's leg attachment), or null. */
   attachments?: Array<{ x: number; y: number } | null>;
   /**
+   * Per bone, the radius kept smooth round its attachment when it is not keepRadius, or undefined:
+   * a drawn arm's root seam (build-rig.ts armRoots), which round it the arm's copies of vertices also
+   * keep the torso's weight (keepsTorso).
+   */
+  attachRadius?: Array<number | undefined>;
+  /**
    * Vertices of a skirt zone (skirt.ts): a triangle touching one, made of torso and leg parts only,
    * is cloth stretching between them and is never cut.
    */
@@ -77,7 +83,8 @@ function nearJointOf(m: SeamInput, limb: number, x: number, y: number): boolean 
   if (limb < 0) return false;
   const p = m.pivots[limb],
     a = m.attachments?.[limb];
-  return Math.hypot(x - p.x, y - p.y) <= m.keepRadius[limb] || (!!a && Math.hypot(x - a.x, y - a.y) <= m.keepRadius[limb]);
+  const ar = m.attachRadius?.[limb] ?? m.keepRadius[limb];
+  return Math.hypot(x - p.x, y - p.y) <= m.keepRadius[limb] || (!!a && Math.hypot(x - a.x, y - a.y) <= ar);
 }
 
 /**
@@ -93,7 +100,10 @@ function nearJointOf(m: SeamInput, limb: number, x: number, y: number): boolean 
  */
 function keepsTorso(m: SeamInput, chain: number, v: number): boolean {
   if (chain < 0) return false;
-  const p = m.pivots[chain];
+  const p = m.pivots[chain],
+    a = m.attachments?.[chain],
+    ar = m.attachRadius?.[chain];
+  if (a && ar !== undefined && Math.hypot(m.xs[v] - a.x, m.ys[v] - a.y) <= ar) return true;
   return Math.hypot(m.xs[v] - p.x, m.ys[v] - p.y) <= m.keepRadius[chain];
 }
 
@@ -112,6 +122,20 @@ function atCrotch(m: SeamInput, x: number, y: number): boolean {
     if (a && Math.hypot(x - a.x, y - a.y) <= m.keepRadius[b]) return true;
   }
   return false;
+}
+
+/**
+ * Whether a triangle of dominant bones `ds` at (x, y) is made of the torso, the head and one arm only,
+ * within that arm's root seam (SeamInput.attachRadius): a drawn arm raised against the head meets the
+ * head there as well as the body, and cut, that stretch of the seam opened as the arm came down.
+ */
+function atArmRoot(m: SeamInput, ds: number[], x: number, y: number): boolean {
+  const arms = new Set(ds.filter((d) => d > 1).map(limbRoot));
+  if (arms.size !== 1 || !ds.every((d) => d <= 1 || limbRoot(d) === 2 || limbRoot(d) === 4)) return false;
+  const [arm] = arms;
+  const a = m.attachments?.[arm],
+    r = m.attachRadius?.[arm];
+  return !!a && r !== undefined && Math.hypot(x - a.x, y - a.y) <= r;
 }
 
 export function cutSeams(m: SeamInput): SeamOutput {
@@ -163,6 +187,7 @@ export function cutSeams(m: SeamInput): SeamOutput {
     const cy = (m.ys[m.triangles[t * 3]] + m.ys[m.triangles[t * 3 + 1]] + m.ys[m.triangles[t * 3 + 2]]) / 3;
     if (!foreign && nearJointOf(m, limb, cx, cy)) continue;
     if (foreign && [d0, d1, d2].every((d) => d === 0 || d === 6 || d === 8) && atCrotch(m, cx, cy)) continue;
+    if (foreign && atArmRoot(m, [d0, d1, d2], cx, cy)) continue;
     cut++;
     cutTriangles[t] = 1;
     // The triangle is drawn once per chain among its vertices, each copy clipped to that chain's
