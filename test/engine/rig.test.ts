@@ -119,6 +119,7 @@ async function figureFromSvg(
 async function armedFigure(
   right: Array<[number, number]>,
   left: Array<[number, number]>,
+  mitt = 0,
 ): Promise<{ analysis: CharacterAnalysis; rgba: Uint8Array; w: number; h: number }> {
   const w = 300,
     h = 500;
@@ -149,6 +150,7 @@ async function armedFigure(
     <polyline points="125,260 120,360 118,450" stroke="#333" stroke-width="30" fill="none" stroke-linecap="round"/>
     <polyline points="${line(left)}" stroke="#c33" stroke-width="22" fill="none" stroke-linecap="round"/>
     <polyline points="${line(right)}" stroke="#3c3" stroke-width="22" fill="none" stroke-linecap="round"/>
+    ${mitt > 0 ? [left[2], right[2]].map(([x, y]) => `<circle cx="${x}" cy="${y}" r="${mitt}" fill="#963"/>`).join('') : ''}
   </svg>`;
   return figureFromSvg(svg, body, w, h);
 }
@@ -252,6 +254,59 @@ test('a performer bone seen foreshortened shortens the character bone in proport
   assert.ok(Math.abs(full - rest) < 0.5, "in-plane bone keeps the character's length");
   assert.ok(Math.abs(len(1) / full - 0.5) < 0.02, "half the performer's length, half the character's");
   assert.ok(Math.abs(len(2) / full - 0.45) < 0.02, 'never below the floor');
+});
+
+test('a drawn part much broader than its bone is long (a mitt on a short forearm) turns at its drawn length, not squashed', async () => {
+  const { createRetargeter, AFFINE } = await import('../../src/engine/render/retarget.js');
+  const { templateTrack } = await import('../../src/engine/builtins/templates.js');
+  const { deform } = await import('../../src/engine/render/deform.js');
+  const { limbShape } = await import('../../src/engine/render/limb-metrics.js');
+  // char1-like: short forearms (about 32 px) ending in round mitts 30 px in radius, drawn.
+  const arms = (mitt: number): ReturnType<typeof armedFigure> =>
+    armedFigure(
+      [
+        [110, 130],
+        [72, 188],
+        [52, 213],
+      ],
+      [
+        [190, 130],
+        [228, 188],
+        [248, 213],
+      ],
+      mitt,
+    );
+  const base = templateTrack('tpl_idle');
+  // Frame 1: the performer's right forearm (elbow 8 → wrist 10) at half its length, pointing at the camera.
+  const frames = base.frames.map((f) => ({ ...f, body: f.body.map((k) => ({ ...k })) }));
+  const b1 = frames[1].body;
+  b1[10].x = b1[8].x + (b1[10].x - b1[8].x) * 0.5;
+  b1[10].y = b1[8].y + (b1[10].y - b1[8].y) * 0.5;
+  const shorten = async (mitt: number): Promise<{ length: number; shape: number }> => {
+    const { analysis, rgba, w, h } = await arms(mitt);
+    const rig = buildRig({ ...analysis, poseMethod: 'skeleton' }, rgba, w, h);
+    const r = createRetargeter(rig, { ...base, frames }, base.width);
+    const aff = new Float64Array(10 * AFFINE);
+    const pos = new Float32Array(rig.vertices.length);
+    const len = (i: number): number => {
+      const p: Array<{ x: number; y: number }> = [];
+      r.pose(i, aff, p);
+      return Math.hypot(p[8].x - p[7].x, p[8].y - p[7].y);
+    };
+    const full = len(0);
+    const length = len(1) / full;
+    deform(rig, aff, pos);
+    // The forearm's region carried back by its turn and the render's scale only: squashed, it no
+    // longer covers its drawn shape.
+    return { length, shape: limbShape(rig, pos, aff, [5], 2, r.scale).overlap };
+  };
+  const mitt = await shorten(30);
+  // Before: 0.50 and 0.42 (the mitt squashed to half its breadth along the forearm); now 1.00 and 0.98.
+  assert.ok(Math.abs(mitt.length - 1) < 0.02, `the mitted forearm drawn at ${mitt.length.toFixed(2)} of its length`);
+  assert.ok(mitt.shape > 0.95, `the mitt keeps its drawn shape: overlap ${mitt.shape.toFixed(3)}`);
+  // The same thin forearm without its mitt still looks short end-on.
+  const bare = await shorten(0);
+  assert.ok(Math.abs(bare.length - 0.5) < 0.02, `a thin forearm drawn at ${bare.length.toFixed(2)} of its length`);
 });
 
 test("the issue's PCK uses a fresh reference, aligns translation and scale, and does not mirror", async () => {

@@ -40,8 +40,11 @@ function fillTriangle(grid: Uint8Array, gw: number, gh: number, cell: number, p:
 /**
  * Shape kept by the union of `bones` (e.g. an upper arm and its forearm, each measured in its own
  * frame). `posed`: deformed vertices (deform.ts, output px); `aff`: the frame's bone affines.
+ * `rigidScale` (the retargeter's output px per texture px): carry the posed region back by the bone's
+ * turn and that uniform scale only, about its pivot, so a part squashed along its bone (foreshortened)
+ * counts as changed; without it the bone's whole affine is undone and only blending shows.
  */
-export function limbShape(rig: Rig, posed: Float32Array, aff: Float64Array, bones: number[], cell = 2): LimbShape {
+export function limbShape(rig: Rig, posed: Float32Array, aff: Float64Array, bones: number[], cell = 2, rigidScale?: number): LimbShape {
   const gw = Math.ceil(rig.textureWidth / cell) + 1,
     gh = Math.ceil(rig.textureHeight / cell) + 1;
   let inter = 0,
@@ -50,7 +53,18 @@ export function limbShape(rig: Rig, posed: Float32Array, aff: Float64Array, bone
     back = 0;
   for (const b of bones) {
     const o = b * AFFINE;
-    const [a, bb, c, d, e, f] = [aff[o], aff[o + 1], aff[o + 2], aff[o + 3], aff[o + 4], aff[o + 5]];
+    let [a, bb, c, d, e, f] = [aff[o], aff[o + 1], aff[o + 2], aff[o + 3], aff[o + 4], aff[o + 5]];
+    if (rigidScale) {
+      // The affine's rotation (polar decomposition of its 2x2 part) times the uniform scale, fixed at the
+      // bone's pivot where the affine puts it.
+      const piv = rig.joints[rig.bones[b].from];
+      const px = a * piv.x + c * piv.y + e,
+        py = bb * piv.x + d * piv.y + f;
+      const t = Math.atan2(bb - c, a + d);
+      [a, bb, c, d] = [Math.cos(t) * rigidScale, Math.sin(t) * rigidScale, -Math.sin(t) * rigidScale, Math.cos(t) * rigidScale];
+      e = px - (a * piv.x + c * piv.y);
+      f = py - (bb * piv.x + d * piv.y);
+    }
     const det = a * d - bb * c;
     if (Math.abs(det) < 1e-12) continue;
     const R = new Uint8Array(gw * gh),

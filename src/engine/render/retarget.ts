@@ -49,6 +49,42 @@ const HEAD_LIMIT = 0.7;
 const MIN_FORESHORTEN = 0.45;
 
 /**
+ * A limb's part as drawn is broad when its area is at least this many times its bone's length squared
+ * (its mean breadth twice the bone's length or more): char1's thick sleeves and mitts 2.2-6.1, a
+ * quadruped's (char6) stout legs 2.7-7.0; the people (mimicmotion demo1, musepose, 4D-Humans), char2,
+ * char3 and the juice cup at most 1.3. See broadParts.
+ */
+const BROAD_PART = 2;
+
+/**
+ * Per bone (BONES order), whether the limb's part as drawn is broad (BROAD_PART): such a part is not
+ * foreshortened. Foreshortening scales the part along its bone, and a part much broader than its bone
+ * is long is not a limb that looks shorter end-on but a drawn shape squashed flat: char1's mitts (its
+ * forearms' parts) went to 0.45 of their drawn length whenever the performer's forearm pointed at the
+ * camera (a fifth to a third of the frames of animate-x dance_1 and dance_3), a round hand became a thin
+ * lens, and a folded arm a curl of outline. Kept at its drawn length, it turns rigidly (issue 10:
+ * "limbs keep their drawn shape while they move, rigid along the bone"). Measured on the rig's own
+ * triangles (the bone each is drawn with) in texture px; the torso and the head are never broad here
+ * (the torso narrows as before, the head is never foreshortened).
+ */
+function broadParts(rig: Rig): boolean[] {
+  const area = BONES.map(() => 0);
+  const t3 = rig.triangles,
+    v2 = rig.vertices;
+  for (let t = 0; t < rig.triangleBones.length; t++) {
+    const [a, b, c] = [t3[t * 3] * 2, t3[t * 3 + 1] * 2, t3[t * 3 + 2] * 2];
+    area[rig.triangleBones[t]] += Math.abs((v2[b] - v2[a]) * (v2[c + 1] - v2[a + 1]) - (v2[c] - v2[a]) * (v2[b + 1] - v2[a + 1])) / 2;
+  }
+  return BONES.map((def, b) => {
+    if (b < 2) return false;
+    const p = rig.joints[def.from],
+      q = rig.joints[def.to];
+    const len2 = (q.x - p.x) ** 2 + (q.y - p.y) ** 2;
+    return len2 > 0 && area[b] >= BROAD_PART * len2;
+  });
+}
+
+/**
  * A rest torso further than this from upright (radians) lies along the ground: a four-legged animal
  * (its hips at one end, its shoulders at the other). Its body is then kept level instead of being
  * stood up along the performer's spine (see createRetargeter).
@@ -181,6 +217,7 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number, bot
   const refShoulder = percentile(driving.filter((_, i) => scores[i][3] >= MIN_SCORE && scores[i][6] >= MIN_SCORE).map(shoulderW), 0.9);
   // A bone foreshortened in the character's picture is drawn at its full length (rig.fullLength).
   const full = BONES.map((_, b) => rig.fullLength?.[b] ?? 1);
+  const broad = broadParts(rig);
   const ratio = (v: number, ref: number): number => (Number.isFinite(ref) && ref > 1 ? Math.max(MIN_FORESHORTEN, Math.min(1, v / ref)) : 1);
 
   // Angles and length factors carried over between frames for bones whose keypoints are unreliable.
@@ -236,8 +273,9 @@ export function createRetargeter(rig: Rig, track: MotionTrack, outW: number, bot
         py = out[o + 1] * piv.x + out[o + 3] * piv.y + out[o + 5];
       }
       // M = scale · R(angle) · R(φ) · diag(along, across) · R(−φ), φ = the bone's rest direction:
-      // stretched along the bone by its foreshortening, across it only for the torso (turning).
-      const f = along[b] * full[b],
+      // stretched along the bone by its foreshortening (not a broad part's: broadParts), across it only
+      // for the torso (turning).
+      const f = (broad[b] ? 1 : along[b]) * full[b],
         g = b === 0 ? across : 1;
       const cp = Math.cos(restAngle[b]),
         sp = Math.sin(restAngle[b]);
