@@ -10,6 +10,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import sharp from 'sharp';
+import { raisedArmpit } from '../../src/engine/character/arm-root.js';
 import { createEngine } from '../../src/engine/index.js';
 import { resolveTools } from '../../src/engine/media/ffmpeg.js';
 import { thickSleeveDrawing, workDir } from '../helpers/engine-fixtures.js';
@@ -42,3 +43,33 @@ for (const sleeve of [45, 70, 90]) {
     }
   });
 }
+
+test("a raised arm's underside with a jag, below a gap to the head: the shoulder at the armpit's corner", () => {
+  // A 60 x 60 grid: the body's middle column 20, a raised arm on the right. Rows 20-24: the head (to
+  // column 25) and the arm beside it (30-40), apart; from row 25 the arm's underside slants in one px a
+  // row with one jag of 4 px (row 31: a photographed sheet's line), then the torso's side holds at column
+  // 30 from row 37 down. The shoulder found lies where the arm touches the head (38, 20), as armpitSide
+  // put it on the jag on generated seeds 54, 61 and 85 on a 3 MP photo (both shoulders 0.12-0.15 figure
+  // sizes above the annotation's); the walk used to stop at the gap's first row or at the jag (null).
+  const w = 60;
+  const grid = (jump: number): Uint8Array => {
+    const m = new Uint8Array(w * w);
+    const fill = (y: number, a: number, b: number): void => {
+      m.fill(1, y * w + a, y * w + b + 1);
+    };
+    for (let y = 20; y < 25; y++) {
+      fill(y, 10, 25);
+      fill(y, 30, 40);
+    }
+    let side = 45;
+    for (let y = 25; y < w; y++) {
+      fill(y, 10, side);
+      side = Math.max(30, side - (y === 30 ? jump : 1));
+    }
+    return m;
+  };
+  const corner = raisedArmpit(grid(4), w, 20, w - 1, [38, 20], [55, 2], 3);
+  assert.deepEqual(corner, [27, 35.5]);
+  // A step as long as a level arm's underside is a jump, not a jag: no corner.
+  assert.equal(raisedArmpit(grid(12), w, 20, w - 1, [38, 20], [55, 2], 3), null);
+});

@@ -338,6 +338,22 @@ describe('drawings against the artists annotations', () => {
     }
   });
 
+  it('a raised arm running into a head without an end: its thickness read on the arm, not the head', async () => {
+    // Generated seed 87 (a marker dress, one arm raised beside a round head without hair, circle hands):
+    // the head has no skeleton end, so the raised arm's stretch ran on through the head's round to the
+    // dress and its thickness was read on the head (r 15.3 grid px for an arm of 9): the shoulder's 1.6x
+    // jump never fired and the shoulder sat at the head's centre (0.12 figure sizes off, joints 0.83).
+    // skeleton-pose.ts limb: an arm's stretch measured stops where it thickens past 1.6x.
+    const d = await makeSynthDrawing(87, join(tmp, 'raised-87.png'));
+    const dir = join(tmp, 'raised-87');
+    const r = await analyzeCharacterImage({ tools, imageFile: d.truth.imageFile, outDir: dir, thumbnail: false });
+    const s = await scoreAnalysis(dir, r.analysis, r.textureFile, d.truth);
+    assert.ok(
+      !s.misses.includes('5') && s.joints >= 0.9,
+      `seed 87 (${d.label}): joints ${s.joints.toFixed(2)} (missed ${s.misses.join(',')})`,
+    );
+  });
+
   it("a stick figure's limbs hang from its body's line, not from its head", async () => {
     // Generated drawings 22 and 23 (stick figures, arms raised, legs together): the root was found in the
     // head's round, so the shoulders sat inside the head and the knees at the crotch (joints 0.67 each);

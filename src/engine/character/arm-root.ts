@@ -226,6 +226,9 @@ export function shoulderUnderNeck(
   return { shoulder: [high ? (cx + b) / 2 : (cx + a) / 2, y], elbow: [outer + step * r, ey] };
 }
 
+/** Rows over which raisedArmpit judges a step of the side (a jag of the line is no jump). */
+const JAG_ROWS = 5;
+
 /** Least drop from a raised arm's shoulder found down to its armpit's corner for the corner to win, in arm half thicknesses. */
 const CORNER_DROP_RADII = 2;
 
@@ -234,9 +237,11 @@ const CORNER_DROP_RADII = 2;
  * the arm's path turns up into it where the arm touches the head's outline, and the skeleton's shoulder
  * was found there, 0.14-0.16 figure sizes above the body's top corner where the arm is drawn from
  * (generated big heads with a raised arm, bench/_drawing-synth.ts). The arm's underside still slants
- * down into the torso's side: walking down the rows from the shoulder found (`from`, grid [x, y]), the
+ * down into the torso's side: walking down the rows from the shoulder found (`from`, grid [x, y]; from the first row whose body run
+ * reaches it), the
  * side of the run holding the body's middle column `cx` moves inwards by at most ARMPIT_STEP px a row
- * (the underside of an arm raised at 45 degrees moves one px a row, too little for armpitSide's jump)
+ * (the underside of an arm raised at 45 degrees moves one px a row, too little for armpitSide's jump;
+ * a jag of the line passes when the side moves at most that much a row over JAG_ROWS rows around it)
  * and then holds (the torso's side, or a round body widening below it). That corner is the armpit; the
  * shoulder is one half thickness `r` inside it and half of one above it (the arm is drawn from inside
  * the body's top). Null when the hand (`hand`) is not above the shoulder found, the side is not swept
@@ -261,9 +266,16 @@ export function raisedArmpit(
   const settle = Math.max(3, Math.round(SETTLE_RADII * r));
   // Inward move of the side from row y down to row y + k (negative: outwards).
   const inward = (y: number, k: number): number => (high ? sideAt(y) - sideAt(y + k) : sideAt(y + k) - sideAt(y));
-  for (let y = from[1]; y + settle <= bottom; y++) {
-    const step = inward(y, 1);
-    if (!(step <= ARMPIT_STEP)) return null;
+  // The walk starts where the body's run reaches the shoulder found: an armpit found on the arm's
+  // underside by a jag of its outline (armpitSide, on a photographed sheet) puts that shoulder where the
+  // arm touches the head, and the rows just below it still show the gap between the arm and the head.
+  let start = from[1];
+  while (start + settle <= bottom && !(high ? sideAt(start) >= from[0] : sideAt(start) <= from[0])) start++;
+  for (let y = start; y + settle <= bottom; y++) {
+    // A jag of the drawn line (a photographed sheet: 4 px in one row on an underside slanting 1 px a row)
+    // is no jump: the side's move is judged over JAG_ROWS rows around the step.
+    const around = Math.max(start, y - (JAG_ROWS >> 1));
+    if (!(inward(y, 1) <= ARMPIT_STEP || inward(around, JAG_ROWS) <= ARMPIT_STEP * JAG_ROWS)) return null;
     if (inward(y, settle) * 4 > settle) continue;
     // The side holds from row y on (moves in by at most a quarter px a row): the corner, if it lies far
     // enough below the shoulder found.

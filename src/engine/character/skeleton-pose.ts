@@ -353,8 +353,26 @@ export function skeletonPose(mask: Uint8Array, W: number, H: number): SkeletonPo
     // stretch (a leg's hip comes from the proportions, and its knee stays where it was: char3's moved
     // 4 px when its legs' stretch ended at the crotch).
     const n = Math.max(4, Math.min(path.length, (arm ? own : branch) + 1));
+    const lo = Math.floor(n * 0.2);
+    let hi = Math.max(lo + 1, Math.floor(n * 0.6));
+    // An arm's stretch may run on into a head that has no end of its own (a round head without hair, a
+    // dress with one arm raised beside it, generated seed 87): no branch joins there, and its thickness
+    // was read on the head (r 15.3 grid px for an arm of 9), too thick for the shoulder's jump to fire
+    // before the head's centre. The stretch measured stops where the line thickens past 1.6x its
+    // thickness so far (the rule that finds a limb's shoulder, below).
+    if (arm) {
+      const seen: number[] = [];
+      for (let i = lo; i < hi; i++) {
+        const d = dt[path[i]];
+        if (seen.length >= 3 && d > 1.6 * [...seen].sort((a, b) => a - b)[seen.length >> 1] + 1) {
+          hi = i;
+          break;
+        }
+        seen.push(d);
+      }
+    }
     const radii = path
-      .slice(Math.floor(n * 0.2), Math.max(Math.floor(n * 0.2) + 1, Math.floor(n * 0.6)))
+      .slice(lo, hi)
       .map((p) => dt[p])
       .sort((a, b) => a - b);
     const r = radii[radii.length >> 1] ?? 1;
