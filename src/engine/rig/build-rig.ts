@@ -293,14 +293,24 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
       // spine's texels, and it tore on tpl_jacks (0 -> 20 of 24 frames).
       if (p && (b === 6 || b === 8)) attachments[b] = p;
     });
-  // A drawn arm raised against the head stays smooth across its whole root seam (armRoots).
+  // A drawn arm on a body of its own (not a line) whose region meets the torso's only beyond twice its
+  // half thickness from its shoulder: the skeleton put the shoulder at the top of a dress whose side the
+  // arm lies against, and the arm's region was cut off where the arm as drawn leaves the body (drawnArms).
+  // No seam pixel lay within the keep radius of the shoulder, the whole border was cut, and the arm came
+  // off as a piece as soon as it turned (generated seed 45 on tpl_dance: 21 of 36 frames). The seams
+  // stay smooth round where the arm's region meets the body too; the arm still turns about its shoulder.
+  // A drawn arm raised against the head instead stays smooth across its whole root seam (armRoots).
   const attachRadius: Array<number | undefined> = BONES.map(() => undefined);
-  if (drawn && !lineBody)
+  if (drawn && !lineBody) {
+    limbAttachments(labels, dil.w, joints, field.radius).forEach((p, b) => {
+      if (p && (b === 2 || b === 4)) attachments[b] = p;
+    });
     armRoots(labels, dil.w, joints, field.radius, field.scores[0], field.scores[1]).forEach((r, b) => {
       if (!r) return;
       attachments[b] = r.at;
       attachRadius[b] = r.reach;
     });
+  }
   // Split torso/limb contact seams away from the shoulders and hips (see seams.ts). The radius
   // kept smooth around each joint: twice the limb's half-thickness, at least a fifth of the torso.
   const seamInput = {
@@ -314,6 +324,7 @@ export function buildRig(analysis: CharacterAnalysis, textureRgba: Uint8Array, w
     keepRadius: field.radius.map((r) => Math.max(2 * r, 0.2 * torsoLen)),
     attachments,
     attachRadius,
+    lineBody,
     skirt: skirt ? inSkirt : undefined,
     caps,
   };

@@ -399,9 +399,19 @@ export function closedEnds(m: Mask, drawing: DrawnInk, scores: Float64Array[], j
   let half = 1;
   for (let i = 0; i < n; i++) if (ink[i] && strokeDepth[i] > half) half = strokeDepth[i];
   const reach = Math.ceil(2 * half) + 1;
+  const partOf = (j: Point): number => {
+    const x = Math.floor(j.x),
+      y = Math.floor(j.y);
+    return x < 0 || y < 0 || x >= w || y >= h ? -1 : comp[y * w + x];
+  };
   for (const [joint, bone] of END_BONES) {
     const c = comp[Math.floor(joints[joint].y) * w + Math.floor(joints[joint].x)];
     if (c === undefined || c < 0 || held[c].length !== 1 || held[c][0] !== joint) continue;
+    // A part that also holds another end, however near its edge, is no small closed end but a figure's
+    // whole fill inside one outline: its big head's round is the deepest of it, so only the head joint
+    // counted as held (HELD_DEPTH), and the head bone took the arms and legs with it: they kept their drawn
+    // pose while their bones swung (generated seeds 8, 45 and 60).
+    if (END_BONES.some(([other]) => other !== joint && partOf(joints[other]) === c)) continue;
     // The part, then the strokes within `reach` of it (walked through ink only).
     const part: number[] = [];
     const depth = new Map<number, number>();
