@@ -9,12 +9,11 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { createEngine, type CharacterAssets, type MotionAssets, type Rig } from '../../src/engine/index.js';
+import { createEngine, type MotionAssets, type Rig } from '../../src/engine/index.js';
 import { resolveTools } from '../../src/engine/media/ffmpeg.js';
-import { figurePieces } from '../../src/engine/render/figure-metrics.js';
-import { createFrameRenderer } from '../../src/engine/render/render-video.js';
 import { makeSynthDrawing } from '../../bench/_drawing-synth.js';
 import { mediaPath, missingMedia, workDir } from '../helpers/engine-fixtures.js';
+import { framesSplit } from '../helpers/engine-render.js';
 
 const engine = createEngine({ tools: resolveTools(process.env) });
 const work = workDir('marionette-stick-');
@@ -27,30 +26,13 @@ function dance(): Promise<MotionAssets> {
   return danceMotion;
 }
 
-/** Frames in two or more pieces, of the frames sampled at 6 frames/s. */
-async function split(c: CharacterAssets, m: MotionAssets): Promise<{ split: number; sampled: number }> {
-  const rig = (JSON.parse(await readFile(join(c.dir, c.characterFile), 'utf8')) as { rig: Rig }).rig;
-  const fr = await createFrameRenderer({ rig, textureFile: join(c.dir, c.textureFile), motion: m, background: { mode: 'transparent' } });
-  const step = Math.max(1, Math.round(m.track.fps / 6));
-  const frame = new Uint8Array(fr.width * fr.height * 4);
-  let n = 0,
-    sampled = 0;
-  for (let i = 0; i < fr.frameCount; i++) {
-    fr.draw(i, frame, []);
-    if (i % step) continue;
-    sampled++;
-    if (figurePieces(frame, fr.width, fr.height, { stride: 4, offset: 3 }).pieces > 1) n++;
-  }
-  return { split: n, sampled };
-}
-
 test('a stick figure stays one piece on dance_3: its circle hands travel with its arms', { skip: missingMedia(DANCE) }, async () => {
   const m = await dance();
   // Before: seed 6's hands stayed behind at the hips, 38 of 39 frames in pieces.
   const file = join(work(), 'stick-6.png');
   const d = await makeSynthDrawing(6, file);
   const c = await engine.analyzeCharacter({ imageFile: file, outDir: join(work(), 'c-6'), thumbnail: false });
-  const r = await split(c, m);
+  const r = await framesSplit(c, m);
   assert.ok(r.split / r.sampled <= 0.1, `seed 6 (${d.label}): in pieces on ${r.split}/${r.sampled} frames`);
 });
 
@@ -62,7 +44,7 @@ test("a stick figure's limbs turn about where they leave its body's line (tpl_da
     const file = join(work(), `stick-${seed}.png`);
     const d = await makeSynthDrawing(seed, file);
     const c = await engine.analyzeCharacter({ imageFile: file, outDir: join(work(), `c-tpl-${seed}`), thumbnail: false });
-    const r = await split(c, m);
+    const r = await framesSplit(c, m);
     assert.ok(r.split / r.sampled <= 0.05, `seed ${seed} (${d.label}): in pieces on ${r.split}/${r.sampled} frames`);
   }
 });
@@ -112,7 +94,7 @@ test(
         );
       }
       if (seed !== 49) continue;
-      const r = await split(c, await dance());
+      const r = await framesSplit(c, await dance());
       assert.ok(r.split / r.sampled <= 0.1, `seed 49: in pieces on ${r.split}/${r.sampled} frames`);
     }
   },
@@ -129,7 +111,7 @@ test("a stick figure's limb stays joined where its junction also touches the hea
     const file = join(work(), `stick-${seed}.png`);
     const d = await makeSynthDrawing(seed, file);
     const c = await engine.analyzeCharacter({ imageFile: file, outDir: join(work(), `c-wave-${seed}`), thumbnail: false });
-    const r = await split(c, m);
+    const r = await framesSplit(c, m);
     assert.ok(r.split / r.sampled <= 0.05, `seed ${seed} (${d.label}): in pieces on ${r.split}/${r.sampled} frames`);
   }
 });
@@ -148,7 +130,7 @@ test("a stick figure's legs drawn from one point both start where they part", as
     const file = join(work(), `stick-${seed}.png`);
     const d = await makeSynthDrawing(seed, file);
     const c = await engine.analyzeCharacter({ imageFile: file, outDir: join(work(), `c-legs-${seed}`), thumbnail: false });
-    const r = await split(c, m);
+    const r = await framesSplit(c, m);
     assert.ok(r.split / r.sampled <= 0.05, `seed ${seed} (${d.label}) on ${name}: in pieces on ${r.split}/${r.sampled} frames`);
   }
 });
@@ -167,7 +149,7 @@ test("a stick figure's raised arms drawn against its head's outline move with th
     const file = join(work(), `stick-${seed}.png`);
     const d = await makeSynthDrawing(seed, file);
     const c = await engine.analyzeCharacter({ imageFile: file, outDir: join(work(), `c-rim-${seed}`), thumbnail: false });
-    const r = await split(c, m);
+    const r = await framesSplit(c, m);
     assert.ok(r.split / r.sampled <= 0.05, `seed ${seed} (${d.label}) on ${name}: in pieces on ${r.split}/${r.sampled} frames`);
   }
 });
@@ -186,7 +168,7 @@ test("a stick figure's legs drawn together stay joined at the crotch", async () 
     const file = join(work(), `stick-${seed}.png`);
     const d = await makeSynthDrawing(seed, file);
     const c = await engine.analyzeCharacter({ imageFile: file, outDir: join(work(), `c-crotch-${seed}`), thumbnail: false });
-    const r = await split(c, m);
+    const r = await framesSplit(c, m);
     assert.ok(r.split / r.sampled <= 0.05, `seed ${seed} (${d.label}) on ${name}: in pieces on ${r.split}/${r.sampled} frames`);
   }
 });
@@ -200,7 +182,7 @@ test("a stick figure's legs overlapping below a root beside its body's line both
   const file = join(work(), 'stick-84.png');
   const d = await makeSynthDrawing(84, file);
   const c = await engine.analyzeCharacter({ imageFile: file, outDir: join(work(), 'c-beside-84'), thumbnail: false });
-  const r = await split(c, m);
+  const r = await framesSplit(c, m);
   assert.ok(r.split / r.sampled <= 0.05, `seed 84 (${d.label}): in pieces on ${r.split}/${r.sampled} frames`);
 });
 
@@ -219,7 +201,7 @@ test("a stick figure's spine is the torso's up to where its arms join it", async
     const c = await engine.analyzeCharacter({ imageFile: file, outDir: join(work(), `c-spine-${seed}`), thumbnail: false });
     for (const name of names) {
       const m = await engine.writeTemplateMotion(name, join(work(), `m-spine-${seed}-${name}`));
-      const r = await split(c, m);
+      const r = await framesSplit(c, m);
       assert.ok(r.split / r.sampled <= 0.05, `seed ${seed} (${d.label}) on ${name}: in pieces on ${r.split}/${r.sampled} frames`);
     }
   }

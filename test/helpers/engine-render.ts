@@ -4,13 +4,15 @@
  * directory around a trimmed real clip (real source video, plate and audio; template keypoints).
  */
 import { execFile } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { defaultCharacterKeypoints, writeDefaultCharacterImage } from '../../src/engine/builtins/default-character.js';
 import { templateTrack } from '../../src/engine/builtins/templates.js';
-import { rigFromTexture, type CharacterAssets, type MotionAssets } from '../../src/engine/index.js';
+import { rigFromTexture, type CharacterAssets, type MotionAssets, type Rig } from '../../src/engine/index.js';
+import { figurePieces } from '../../src/engine/render/figure-metrics.js';
+import { createFrameRenderer } from '../../src/engine/render/render-video.js';
 import type { MediaTools } from '../../src/engine/media/ffmpeg.js';
 import type { CharacterAnalysis, MotionTrack } from '../../src/engine/types.js';
 import { analysisFromAnimatedDrawings, mediaPath } from './engine-fixtures.js';
@@ -156,4 +158,24 @@ export async function clipMotion(tools: MediaTools, video: string, dir: string, 
   };
   await writeFile(join(dir, 'track.json'), JSON.stringify(track));
   return { dir, track, trackFile: 'track.json', sourceVideoFile: 'source.mp4', plateFile: 'plate.png', audioFile };
+}
+
+/**
+ * Frames of `c` on `m` in two or more pieces, of the frames sampled at 6 frames/s (transparent render;
+ * every frame posed in order, as a render does).
+ */
+export async function framesSplit(c: CharacterAssets, m: MotionAssets): Promise<{ split: number; sampled: number }> {
+  const rig = (JSON.parse(await readFile(join(c.dir, c.characterFile), 'utf8')) as { rig: Rig }).rig;
+  const fr = await createFrameRenderer({ rig, textureFile: join(c.dir, c.textureFile), motion: m, background: { mode: 'transparent' } });
+  const step = Math.max(1, Math.round(m.track.fps / 6));
+  const frame = new Uint8Array(fr.width * fr.height * 4);
+  let n = 0,
+    sampled = 0;
+  for (let i = 0; i < fr.frameCount; i++) {
+    fr.draw(i, frame, []);
+    if (i % step) continue;
+    sampled++;
+    if (figurePieces(frame, fr.width, fr.height, { stride: 4, offset: 3 }).pieces > 1) n++;
+  }
+  return { split: n, sampled };
 }

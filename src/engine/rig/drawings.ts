@@ -647,14 +647,7 @@ export function sharedLegStretch(m: Mask, scores: Float64Array[], joints: Point[
   const rows: Array<[number, number, number]> = [[y0, a, b]];
   let parted = false;
   for (let y = y0 + 1; y < Math.min(m.h, y0 + 0.5 * thigh) && !parted; y++) {
-    // Runs of this row that continue the last one (8-connected).
-    const runs: Array<[number, number]> = [];
-    for (let x = Math.max(0, a - 1); x <= Math.min(m.w - 1, b + 1); x++) {
-      if (!m.data[y * m.w + x]) continue;
-      const run = rowRun(m, y, x);
-      runs.push(run);
-      x = run[1];
-    }
+    const runs = runsAlong(m, y, a, b);
     if (runs.length === 0) return;
     parted = runs.length > 1 || runs[0][1] - runs[0][0] + 1 > SHARED_WIDTH * width;
     if (!parted) {
@@ -718,13 +711,7 @@ export function spineLine(m: Mask, scores: Float64Array[], joints: Point[]): voi
   const width = b - a + 1;
   const arms = [2, 3, 4, 5];
   for (let y = y0 - 1; y > neck.y; y--) {
-    const runs: Array<[number, number]> = [];
-    for (let x = Math.max(0, a - 1); x <= Math.min(m.w - 1, b + 1); x++) {
-      if (!m.data[y * m.w + x]) continue;
-      const run = rowRun(m, y, x);
-      runs.push(run);
-      x = run[1];
-    }
+    const runs = runsAlong(m, y, a, b);
     if (runs.length !== 1 || runs[0][1] - runs[0][0] + 1 > SHARED_WIDTH * width) return;
     [a, b] = runs[0];
     for (let x = a; x <= b; x++) {
@@ -745,6 +732,18 @@ function nearestOnRow(m: Mask, y: number, x: number, reach: number): number {
 }
 
 /** The run of mask pixels on row `y` through column `x`. */
+/** The runs of row y that continue the run [a, b] of the row above or below it (8-connected). */
+function runsAlong(m: Mask, y: number, a: number, b: number): Array<[number, number]> {
+  const runs: Array<[number, number]> = [];
+  for (let x = Math.max(0, a - 1); x <= Math.min(m.w - 1, b + 1); x++) {
+    if (!m.data[y * m.w + x]) continue;
+    const run = rowRun(m, y, x);
+    runs.push(run);
+    x = run[1];
+  }
+  return runs;
+}
+
 function rowRun(m: Mask, y: number, x: number): [number, number] {
   let a = x,
     b = x;
