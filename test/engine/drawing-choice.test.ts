@@ -156,3 +156,30 @@ test('a figure hatched across its level arms is filled whole: its hatching is no
   ])
     assert.equal(d.mask[y * W + x], 1, `${x},${y} is in the figure`);
 });
+
+test("a hat's brim wider than the head under it is the figure's stroke, not a margin", async () => {
+  // A pencil outline: a top hat whose brim runs over 40% of the sheet's width, the head's round meeting
+  // the brim's lower edge along less than half of it, a round body and two legs. The brim's lower edge,
+  // long and straight, was taken out as a margin crossing the drawing: the outline opened at the top and
+  // only the limbs were filled (generated seed 7 as drawn, IoU 0.26).
+  const rgba = await sheet(`
+    <g fill="none" stroke="#7a7a7a" stroke-width="2">
+      <path d="M220 100 L300 100 L300 40 L468 40 L468 100 L548 100 L548 120 L220 120 Z"/>
+      <path d="M313 120 A100 100 0 1 0 455 120"/>
+      <ellipse cx="384" cy="360" rx="60" ry="70"/>
+      <path d="M360 425 L350 540 M408 425 L418 540"/>
+    </g>`);
+  const d = drawingMask(rgba, W, H);
+  const b = maskBounds(d.mask, W, H);
+  assert.ok(b, 'a figure is found');
+  assert.ok(b.x0 <= 222 && b.x1 >= 546 && b.y0 <= 42, `figure's box ${JSON.stringify(b)} takes in the hat`);
+  // The head, the hat's crown, both ends of the brim and the body: filled, not only their strokes.
+  for (const [x, y] of [
+    [384, 200],
+    [384, 70],
+    [235, 110],
+    [533, 110],
+    [384, 360],
+  ])
+    assert.equal(d.mask[y * W + x], 1, `${x},${y} is in the figure`);
+});

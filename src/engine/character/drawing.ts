@@ -848,10 +848,16 @@ export function drawingMask(rgba: Buffer, w: number, h: number, model = paperMod
   if (model.lines) model.lines.mask = dilate(model.lines.mask, w, h, 1);
   // A single long straight line (a margin, a fold) crossing a doodle is not caught as a component: its
   // thin pixels on runs over 40% of the picture go, along the rows and columns of the sheet's angle.
+  // A margin or a fold has bare paper on both sides along much of its length, as the sheet's lines do; a
+  // figure's own long stroke that an outline meets on one side or both (a hat's brim wider than the head
+  // under it: generated seed 7 lost the brim's lower edge, and with it the whole outline's fill) has not.
   const levelNow = angle ? rotateMask(ink, w, h, angle) : ink;
   const sides = runSides(levelNow, w, h, thinLine + 1);
   for (const vertical of [false, true]) {
-    const fill = (line: number, start: number, end: number): boolean => sides(vertical, line, start, end).inside >= ENCLOSED_RUN;
+    const fill = (line: number, start: number, end: number): boolean => {
+      const side = sides(vertical, line, start, end);
+      return side.inside >= ENCLOSED_RUN || side.outside < PAPER_LINED_RUN;
+    };
     const long = straightRuns(levelNow, w, h, Math.round(0.4 * (vertical ? h : w)), vertical, fill);
     const marks = angle ? rotateMask(long.marks, w, h, -angle) : long.marks;
     const across = runLengths(ink, w, h, !vertical);
