@@ -21,6 +21,7 @@ import { dilate, distanceToOutside, keepLargeComponents, maskFromAlpha } from '.
 import { BONE_COUNT, type Point } from '../../src/engine/rig/skeleton.js';
 import { regionField } from '../../src/engine/rig/weights.js';
 import { workDir } from '../helpers/engine-fixtures.js';
+import { generatedOnTemplate } from '../helpers/engine-render.js';
 
 const work = workDir('marionette-ink-seam-');
 
@@ -210,11 +211,7 @@ async function framesInPieces(
   template: string,
 ): Promise<{ split: number; frames: number; plan: SynthPlan; poseMethod: string }> {
   const engine = createEngine({ tools: resolveTools(process.env) });
-  const d = await makeSynthDrawing(seed, join(work(), `synth-${seed}.png`));
-  const c = await engine.analyzeCharacter({ imageFile: d.truth.imageFile, outDir: join(work(), `c${seed}`), thumbnail: false });
-  const rig = (JSON.parse(await readFile(join(c.dir, c.characterFile), 'utf8')) as { rig: Rig }).rig;
-  const motion = await engine.writeTemplateMotion(template, join(work(), `${template}-${seed}`));
-  const fr = await createFrameRenderer({ rig, textureFile: join(c.dir, c.textureFile), motion, background: { mode: 'transparent' } });
+  const { drawing: d, character: c, renderer: fr } = await generatedOnTemplate(engine, seed, template, work());
   const frame = new Uint8Array(fr.width * fr.height * 4);
   let frames = 0,
     split = 0;

@@ -4,16 +4,13 @@
  * figure's pixels. Frames are painted in process by the renderer's frame painter.
  */
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { makeSynthDrawing } from '../../bench/_drawing-synth.js';
-import { createEngine, type Rig } from '../../src/engine/index.js';
+import { createEngine } from '../../src/engine/index.js';
 import { resolveTools } from '../../src/engine/media/ffmpeg.js';
 import { figurePieces } from '../../src/engine/render/figure-metrics.js';
-import { createFrameRenderer } from '../../src/engine/render/render-video.js';
 import type { Point } from '../../src/engine/rig/skeleton.js';
 import { workDir } from '../helpers/engine-fixtures.js';
+import { generatedOnTemplate } from '../helpers/engine-render.js';
 
 const engine = createEngine({ tools: resolveTools(process.env) });
 const work = workDir('marionette-limbs-follow-');
@@ -40,11 +37,7 @@ function offFigure(frame: Uint8Array, W: number, H: number, p: Point, reach: num
  * ankle lies from the rendered figure (output px), and the frames in pieces.
  */
 async function follow(seed: number, template: string): Promise<{ worst: number; split: number; frames: number; bones: Set<number> }> {
-  const d = await makeSynthDrawing(seed, join(work(), `synth-${seed}.png`));
-  const c = await engine.analyzeCharacter({ imageFile: d.truth.imageFile, outDir: join(work(), `c${seed}`), thumbnail: false });
-  const rig = (JSON.parse(await readFile(join(c.dir, c.characterFile), 'utf8')) as { rig: Rig }).rig;
-  const motion = await engine.writeTemplateMotion(template, join(work(), `${template}-${seed}`));
-  const fr = await createFrameRenderer({ rig, textureFile: join(c.dir, c.textureFile), motion, background: { mode: 'transparent' } });
+  const { rig, renderer: fr } = await generatedOnTemplate(engine, seed, template, work());
   const frame = new Uint8Array(fr.width * fr.height * 4);
   const joints: Point[] = [];
   let worst = 0,

@@ -10,9 +10,10 @@ import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { defaultCharacterKeypoints, writeDefaultCharacterImage } from '../../src/engine/builtins/default-character.js';
 import { templateTrack } from '../../src/engine/builtins/templates.js';
-import { rigFromTexture, type CharacterAssets, type MotionAssets, type Rig } from '../../src/engine/index.js';
+import { makeSynthDrawing, type SynthDrawing } from '../../bench/_drawing-synth.js';
+import { rigFromTexture, type CharacterAssets, type Engine, type MotionAssets, type Rig } from '../../src/engine/index.js';
 import { figurePieces } from '../../src/engine/render/figure-metrics.js';
-import { createFrameRenderer } from '../../src/engine/render/render-video.js';
+import { createFrameRenderer, type FrameRenderer } from '../../src/engine/render/render-video.js';
 import type { MediaTools } from '../../src/engine/media/ffmpeg.js';
 import type { CharacterAnalysis, MotionTrack } from '../../src/engine/types.js';
 import { analysisFromAnimatedDrawings, mediaPath } from './engine-fixtures.js';
@@ -178,4 +179,27 @@ export async function framesSplit(c: CharacterAssets, m: MotionAssets): Promise<
     if (figurePieces(frame, fr.width, fr.height, { stride: 4, offset: 3 }).pieces > 1) n++;
   }
   return { split: n, sampled };
+}
+
+/**
+ * Generated drawing `seed` (bench/_drawing-synth.ts) analysed as an upload into `dir` and made ready to
+ * render transparent on template `template`: the drawing, its character, rig and frame renderer.
+ */
+export async function generatedOnTemplate(
+  engine: Engine,
+  seed: number,
+  template: string,
+  dir: string,
+): Promise<{ drawing: SynthDrawing; character: CharacterAssets; rig: Rig; renderer: FrameRenderer }> {
+  const drawing = await makeSynthDrawing(seed, join(dir, `synth-${seed}.png`));
+  const character = await engine.analyzeCharacter({ imageFile: drawing.truth.imageFile, outDir: join(dir, `c${seed}`), thumbnail: false });
+  const rig = (JSON.parse(await readFile(join(character.dir, character.characterFile), 'utf8')) as { rig: Rig }).rig;
+  const motion = await engine.writeTemplateMotion(template, join(dir, `${template}-${seed}`));
+  const renderer = await createFrameRenderer({
+    rig,
+    textureFile: join(character.dir, character.textureFile),
+    motion,
+    background: { mode: 'transparent' },
+  });
+  return { drawing, character, rig, renderer };
 }
